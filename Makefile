@@ -1,0 +1,22 @@
+# ranread: PGXS build, like contrib/pg_prewarm and pgvector.
+EXTENSION = ranread
+EXTVERSION = 1.0
+
+MODULE_big = ranread
+OBJS = src/admin.o src/histogram.o src/osstats.o src/readpath_smgr.o \
+	src/results.o src/run.o src/setup.o src/target.o src/worker.o
+HEADERS = src/compat.h src/histogram.h src/osstats.h src/ranread.h \
+	src/readpath.h src/target.h
+
+DATA = sql/ranread--$(EXTVERSION).sql
+
+TESTS = $(wildcard test/sql/*.sql)
+REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --inputdir=test --load-extension=ranread
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Warnings are errors here, so CI catches every new one.
+override CFLAGS += -Werror

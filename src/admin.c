@@ -1,0 +1,200 @@
+/*-------------------------------------------------------------------------
+ *
+ * admin.c
+ *		ranread_stop(), ranread_reset(), ranread_export(), ranread_drop() and
+ *		ranread_help(): everything around a run.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "catalog/pg_authid.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "pgtime.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "ranread.h"
+#include "target.h"
+
+/* How long ranread_stop() waits for each worker to record and exit. */
+#define STOP_WAIT_MS	5000
+
+PG_FUNCTION_INFO_V1(ranread_stop);
+PG_FUNCTION_INFO_V1(ranread_reset);
+PG_FUNCTION_INFO_V1(ranread_export);
+PG_FUNCTION_INFO_V1(ranread_drop);
+PG_FUNCTION_INFO_V1(ranread_help);
+
+/* Run a query returning one bigint. */
+static int64
+query_int64(const char *sql, bool read_only)
+{
+	int64		result = 0;
+	bool		isnull;
+
+	SPI_connect();
+	if (SPI_execute(sql, read_only, 0) < 0 || SPI_processed != 1)
+		elog(ERROR, "could not run \"%s\"", sql);
+	result = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return result;
+}
+
+/*
+ * Signal every ranread worker of the cluster and wait until each has recorded
+ * what it measured (status "stopped") and exited.
+ */
+Datum
+ranread_stop(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) query_int64(psprintf("SELECT count(*) FILTER (WHERE pg_catalog.pg_terminate_backend(pid, %d)) "
+												 "FROM pg_catalog.pg_stat_activity WHERE backend_type = '%s'",
+												 STOP_WAIT_MS, RANREAD_WORKER_TYPE),
+										false));
+}
+
+/* Delete all history; returns the number of rows deleted from both tables. */
+Datum
+ranread_reset(PG_FUNCTION_ARGS)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+
+	PG_RETURN_INT64(query_int64(psprintf("WITH r AS (DELETE FROM %s.ranread_results RETURNING 1), "
+										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1) "
+										 "SELECT (SELECT count(*) FROM r) + (SELECT count(*) FROM b)",
+										 schema, schema),
+								false));
+}
+
+static void
+check_export_directory(const char *directory)
+{
+	struct stat st;
+
+	if (!superuser() && !has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to export ranread results to a server file"),
+				 errdetail("Only roles with privileges of the \"%s\" role may write server files.",
+						   "pg_write_server_files"),
+				 errhint("Use psql's \\copy to export to a client-side file instead.")));
+	if (!is_absolute_path(directory))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("export directory must be an absolute path"),
+				 errdetail("The directory given is \"%s\".", directory)));
+	if (stat(directory, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not access export directory \"%s\": %m", directory)));
+	if (!S_ISDIR(st.st_mode))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a directory", directory)));
+}
+
+/*
+ * Write ranread_summary to DIRECTORY/ranread_YYYYMMDD-HHMM.tsv: tab-separated
+ * with a header, RanRead's seven columns first, dates YYYY-MM-DD and times
+ * HH:MM:SS.  COPY checks again that the caller may write server files.
+ */
+Datum
+ranread_export(PG_FUNCTION_ARGS)
+{
+	char	   *directory;
+	char		stamp[32];
+	pg_time_t	now = (pg_time_t) time(NULL);
+	char	   *path;
+	StringInfoData sql;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("export directory must not be null")));
+	directory = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	check_export_directory(directory);
+
+	pg_strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M", pg_localtime(&now, session_timezone));
+	path = psprintf("%s%sranread_%s.tsv", directory,
+					directory[strlen(directory) - 1] == '/' ? "" : "/", stamp);
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "COPY (SELECT to_char(run_date, 'YYYY-MM-DD') AS run_date, "
+					 "to_char(run_time, 'HH24:MI:SS') AS run_time, target, iterations, processes, "
+					 "response_time_ms, iops, batch, p50_ms, p95_ms, p99_ms, p999_ms, min_ms, max_ms, "
+					 "mb_per_s, reads, wall_s, status FROM %s.ranread_summary ORDER BY batch) "
+					 "TO %s WITH (FORMAT csv, DELIMITER E'\\t', HEADER)",
+					 quote_identifier(ranread_extension_schema()), quote_literal_cstr(path));
+	SPI_connect();
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not export ranread results");
+	SPI_finish();
+	PG_RETURN_TEXT_P(cstring_to_text(path));
+}
+
+/* Drop a target and forget it. */
+Datum
+ranread_drop(PG_FUNCTION_ARGS)
+{
+	RanreadTarget target;
+	const char *name;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("target name must not be null")));
+	name = NameStr(*PG_GETARG_NAME(0));
+	ranread_target_lookup(name, &target);
+	if (!target.registered)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("ranread target \"%s\" does not exist", name)));
+	ranread_target_forget(&target);
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("dropped ranread target \"%s\"", name)));
+}
+
+static const char *const help_lines[] = {
+	"ranread: random-read storage benchmark for PostgreSQL",
+	"ranread_setup(size text DEFAULT NULL, tablespace name DEFAULT NULL, target name DEFAULT 'ranread_target', log_level int DEFAULT 1)",
+	"    - Creates an unlogged target table and writes every block with incompressible data; size NULL means twice the server's memory; log_level 0 (silent) to 3 (verbose).",
+	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target')",
+	"    - Starts processes background workers that each time iterations random 8 kB reads; records one row per worker in ranread_results and one per batch in ranread_batches.",
+	"ranread_stop()",
+	"    - Stops every running ranread worker; the interrupted batch is recorded with status 'stopped'. Returns the number of workers stopped.",
+	"ranread_reset()",
+	"    - Deletes all history from ranread_results and ranread_batches. Returns the number of rows deleted.",
+	"ranread_export(directory text)",
+	"    - Writes ranread_summary to directory/ranread_YYYYMMDD-HHMM.tsv (tab-separated, for spreadsheets). Returns the file's path.",
+	"ranread_drop(target name DEFAULT 'ranread_target')",
+	"    - Drops a target made by ranread_setup() and forgets it.",
+	"ranread_help()",
+	"    - Shows this text.",
+	"SELECT * FROM ranread_summary ORDER BY batch;",
+	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles and status.",
+};
+
+Datum
+ranread_help(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+		funcctx = SRF_FIRSTCALL_INIT();
+	funcctx = SRF_PERCALL_SETUP();
+	if (funcctx->call_cntr < lengthof(help_lines))
+	{
+		Datum		line = CStringGetTextDatum(help_lines[funcctx->call_cntr]);
+
+		SRF_RETURN_NEXT(funcctx, line);
+	}
+	SRF_RETURN_DONE(funcctx);
+}

@@ -1,0 +1,118 @@
+/*-------------------------------------------------------------------------
+ *
+ * ranread.h
+ *		What the run leader and its background workers share.
+ *
+ * ranread_run() (run.c) creates one dynamic shared memory segment holding a
+ * RanreadShared: the run's parameters, a start barrier and one
+ * RanreadWorkerSlot per worker (worker.c).  Workers record their own result
+ * rows, so what they measured survives a cancelled caller (results.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_H
+#define RANREAD_H
+
+#include "datatype/timestamp.h"
+#include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "storage/block.h"
+#include "storage/relfilenode.h"
+#include "utils/date.h"
+
+#include "histogram.h"
+
+#define RANREAD_SHARED_MAGIC		0x52414e52	/* "RANR" */
+#define RANREAD_WORKER_TYPE			"ranread worker"
+#define RANREAD_DEFAULT_TARGET		"ranread_target"
+#define RANREAD_MAX_PROCESSES		1024
+
+/* Advisory lock keys (first key) that serialise runs and name the running batch. */
+#define RANREAD_LOCK_RUN			0x52524e31
+#define RANREAD_LOCK_BATCH			0x52524e32
+
+/* How a worker's part of the run ended. */
+typedef enum RanreadStatus
+{
+	RANREAD_STATUS_RUNNING = 0,
+	RANREAD_STATUS_COMPLETED,	/* read every iteration */
+	RANREAD_STATUS_STOPPED,		/* ranread_stop() or a signal to the worker */
+	RANREAD_STATUS_CANCELLED,	/* the calling session was cancelled or ended */
+	RANREAD_STATUS_FAILED		/* an error in the worker; see error_message */
+} RanreadStatus;
+
+/* Why the leader asked its workers to stop early (RanreadShared.stop_reason). */
+typedef enum RanreadStopReason
+{
+	RANREAD_STOP_NONE = 0,
+	RANREAD_STOP_CALLER_GONE
+} RanreadStopReason;
+
+typedef struct RanreadWorkerSlot
+{
+	int			pgprocno;		/* for the leader to set our latch */
+	pid_t		pid;
+	RanreadStatus status;
+	bool		recorded;		/* its ranread_results row is committed */
+	instr_time	end_time;		/* when its last read returned */
+	char		error_message[256];
+	RanreadHistogram hist;		/* one entry per timed read */
+} RanreadWorkerSlot;
+
+typedef struct RanreadShared
+{
+	uint32		magic;
+
+	/* parameters, fixed before the first worker starts */
+	int64		batch;
+	Oid			database_id;
+	Oid			user_id;
+	int			leader_pgprocno;
+	int			processes;
+	int64		iterations;
+	RelFileNode target_node;
+	BlockNumber target_blocks;
+	uint64		seed;
+	char		target_name[NAMEDATALEN];
+	char		schema_name[NAMEDATALEN];
+
+	/* start barrier */
+	pg_atomic_uint32 ready;		/* workers ready to read */
+	pg_atomic_uint32 released;	/* set once by the leader */
+	instr_time	release_time;	/* monotonic clock at release */
+	TimestampTz started_at;		/* wall clock at release */
+	DateADT		run_date;		/* started_at in the caller's time zone */
+	TimeADT		run_time;
+
+	/* end of run */
+	pg_atomic_uint32 stop_reason;	/* RanreadStopReason */
+	pg_atomic_uint32 unrecorded;	/* released workers yet to record */
+
+	RanreadWorkerSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} RanreadShared;
+
+#define RanreadSharedSize(processes) \
+	add_size(offsetof(RanreadShared, slots), \
+			 mul_size((processes), sizeof(RanreadWorkerSlot)))
+
+/* A batch's totals, computed from the worker slots (results.c). */
+typedef struct RanreadBatchSummary
+{
+	int64		reads;
+	double		wall_s;
+	RanreadLatency latency;
+	double		iops;
+	double		mb_per_s;
+	RanreadStatus status;
+} RanreadBatchSummary;
+
+/* results.c */
+extern const char *ranread_status_name(RanreadStatus status);
+extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
+extern void ranread_record_worker(const RanreadShared *shared, int worker);
+extern void ranread_record_batch(const RanreadShared *shared);
+
+/* worker.c */
+extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
+
+#endif							/* RANREAD_H */

@@ -1,0 +1,377 @@
+/*-------------------------------------------------------------------------
+ *
+ * run.c
+ *		ranread_run(): the leader of one batch of timed random reads.
+ *
+ * The leader checks its arguments and the target, takes the cluster-wide
+ * run lock, evicts the target from the OS page cache, and starts one
+ * background worker per process with the run's parameters in a DSM segment.
+ * No worker reads until every worker is connected and ready; the IOPS clock
+ * starts when the leader releases them.  It then waits (cancellably) for all
+ * workers to exit, and reports in RanRead's words what they measured.
+ *
+ * If the leader's statement is cancelled, times out or its session ends, the
+ * DSM detach callback stops every worker; they record what they measured with
+ * status "cancelled" and exit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/namespace.h"
+#include "commands/sequence.h"
+#include "common/pg_prng.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/pg_bswap.h"
+#include "postmaster/bgworker.h"
+#include "storage/bufmgr.h"
+#include "storage/dsm.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "compat.h"
+#include "osstats.h"
+#include "ranread.h"
+#include "target.h"
+
+/* How long the leader sleeps between checks while workers get ready. */
+#define READY_POLL_MS	100
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(ranread_run);
+
+/* What the DSM detach callback needs: lives in TopTransactionContext. */
+typedef struct RunState
+{
+	RanreadShared *shared;
+	int			registered;
+	BackgroundWorkerHandle **handles;
+} RunState;
+
+/*
+ * Stop every worker of the run.  Runs when the segment is detached: at the
+ * end of a normal run there are none left; on error, cancel or exit it makes
+ * sure no worker outlives its caller.
+ */
+static void
+stop_workers_on_detach(dsm_segment *seg, Datum arg)
+{
+	RunState   *run = (RunState *) DatumGetPointer(arg);
+	int			i;
+
+	pg_atomic_write_u32(&run->shared->stop_reason, RANREAD_STOP_CALLER_GONE);
+	for (i = 0; i < run->registered; i++)
+		TerminateBackgroundWorker(run->handles[i]);
+}
+
+static void
+check_arguments(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("processes, iterations and target must not be null")));
+	if (PG_GETARG_INT32(0) < 1 || PG_GETARG_INT32(0) > RANREAD_MAX_PROCESSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
+				 errdetail("The value given is %d.", PG_GETARG_INT32(0))));
+	if (PG_GETARG_INT64(1) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("iterations must be at least 1"),
+				 errdetail("The value given is " INT64_FORMAT ".", PG_GETARG_INT64(1))));
+}
+
+/*
+ * Take the cluster-wide run lock for this transaction, or fail naming the
+ * batch that holds it.
+ */
+static void
+lock_out_other_runs(void)
+{
+	LOCKTAG		tag;
+	int64		running_batch = -1;
+	int			running_pid = 0;
+
+	SET_LOCKTAG_ADVISORY(tag, InvalidOid, RANREAD_LOCK_RUN, 0, 2);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+		return;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
+							 "WHERE locktype = 'advisory' AND classid = '%u'::oid "
+							 "AND objsubid = 2 AND granted ORDER BY objid DESC LIMIT 1",
+							 (uint32) RANREAD_LOCK_BATCH), true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+
+		running_batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+													SPI_tuptable->tupdesc, 1, &isnull));
+		running_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
+												  SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_finish();
+
+	if (running_batch < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("another ranread run is starting"),
+				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("ranread batch " INT64_FORMAT " is already running", running_batch),
+			 errdetail("Only one run at a time can measure the storage; batch " INT64_FORMAT " was started by process %d.",
+					   running_batch, running_pid),
+			 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+}
+
+/* Draw the next batch number and advertise it while the run lasts. */
+static int64
+start_batch(void)
+{
+	Oid			seq = get_relname_relid("ranread_batch_seq",
+										get_namespace_oid(ranread_extension_schema(), false));
+	int64		batch = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	return batch;
+}
+
+static void
+register_workers(RunState *run, dsm_segment *seg)
+{
+	RanreadShared *shared = run->shared;
+	BackgroundWorker worker;
+	int			i;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker.bgw_library_name, "ranread", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "ranread_worker_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, RANREAD_WORKER_TYPE, BGW_MAXLEN);
+	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
+	worker.bgw_notify_pid = MyProcPid;
+
+	for (i = 0; i < shared->processes; i++)
+	{
+		snprintf(worker.bgw_name, BGW_MAXLEN, "ranread worker %d of batch " INT64_FORMAT,
+				 i + 1, shared->batch);
+		memcpy(worker.bgw_extra, &i, sizeof(int));
+		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+					 errmsg("could not start %d ranread workers", shared->processes),
+					 errdetail("Only %d background worker slots were free; no block was read.", i),
+					 errhint("You might need to increase max_worker_processes, or run with fewer processes.")));
+		run->registered++;
+	}
+}
+
+/* Fail the run if worker i has exited before the barrier was released. */
+static void
+check_worker_alive(RunState *run, int i)
+{
+	pid_t		pid;
+
+	if (GetBackgroundWorkerPid(run->handles[i], &pid) == BGWH_STOPPED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread worker %d exited before the run started", i + 1),
+				 run->shared->slots[i].error_message[0] != '\0' ?
+				 errdetail("%s", run->shared->slots[i].error_message) :
+				 errdetail("It may have been stopped by ranread_stop(); no block was read."),
+				 errhint("See the server log.")));
+}
+
+/* Wait until every worker is connected and has opened its read path. */
+static void
+wait_until_ready(RunState *run)
+{
+	RanreadShared *shared = run->shared;
+
+	for (;;)
+	{
+		int			i;
+
+		ResetLatch(MyLatch);
+		if (pg_atomic_read_u32(&shared->ready) == (uint32) shared->processes)
+			return;
+		for (i = 0; i < shared->processes; i++)
+			check_worker_alive(run, i);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 READY_POLL_MS, PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Start the clock and let every worker read. */
+static void
+release_workers(RanreadShared *shared)
+{
+	int			i;
+	Timestamp	local;
+
+	shared->started_at = GetCurrentTimestamp();
+	shared->run_date = DatumGetDateADT(DirectFunctionCall1(timestamptz_date,
+														   TimestampTzGetDatum(shared->started_at)));
+	local = DatumGetTimestamp(DirectFunctionCall1(timestamptz_timestamp,
+												  TimestampTzGetDatum(shared->started_at)));
+	shared->run_time = DatumGetTimeADT(DirectFunctionCall1(timestamp_time, TimestampGetDatum(local)));
+	shared->run_time -= shared->run_time % USECS_PER_SEC;
+	pg_atomic_write_u32(&shared->unrecorded, shared->processes);
+
+	INSTR_TIME_SET_CURRENT(shared->release_time);
+	(void) pg_atomic_exchange_u32(&shared->released, 1);
+	for (i = 0; i < shared->processes; i++)
+		SetLatch(&ProcGlobal->allProcs[shared->slots[i].pgprocno].procLatch);
+}
+
+/* Report how the run ended; errors out if a worker failed. */
+static void
+report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	int			i;
+
+	for (i = 0; i < shared->processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+
+		if (slot->status == RANREAD_STATUS_RUNNING)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("ranread worker %d of batch " INT64_FORMAT " exited without reporting its results",
+							i + 1, shared->batch),
+					 errhint("See the server log.")));
+		if (slot->status == RANREAD_STATUS_FAILED)
+			ereport(ERROR,
+					(errcode(ERRCODE_IO_ERROR),
+					 errmsg("ranread worker %d of batch " INT64_FORMAT " failed: %s",
+							i + 1, shared->batch, slot->error_message),
+					 errdetail("What the workers measured before the failure is recorded with status \"failed\".")));
+		if (!slot->recorded)
+			ereport(WARNING,
+					(errmsg("results of ranread worker %d of batch " INT64_FORMAT " were not recorded",
+							i + 1, shared->batch),
+					 errdetail("%s", slot->error_message),
+					 errhint("The role running ranread needs INSERT on ranread_results and ranread_batches.")));
+	}
+
+	ereport(NOTICE,
+			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %.2fms",
+					shared->processes, shared->iterations, summary->latency.mean_ms)));
+	ereport(NOTICE,
+			(errmsg("Calculated IOPS = %.0f", summary->iops)));
+	ereport(NOTICE,
+			(errmsg("latency percentiles: p50 = %.2fms, p99 = %.2fms, max = %.2fms",
+					summary->latency.p50_ms, summary->latency.p99_ms, summary->latency.max_ms)));
+	if (summary->status != RANREAD_STATUS_COMPLETED)
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " of " INT64_FORMAT " reads",
+						shared->batch, ranread_status_name(summary->status),
+						summary->reads, shared->iterations * shared->processes)));
+}
+
+static Datum
+result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
+		   const RanreadBatchSummary *summary)
+{
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int64GetDatum(shared->batch);
+	values[1] = Int32GetDatum(shared->processes);
+	values[2] = Int64GetDatum(shared->iterations);
+	values[3] = Float8GetDatum(summary->latency.mean_ms);
+	values[4] = Float8GetDatum(summary->latency.p50_ms);
+	values[5] = Float8GetDatum(summary->latency.p99_ms);
+	values[6] = Float8GetDatum(summary->latency.max_ms);
+	values[7] = Float8GetDatum(summary->iops);
+	values[8] = Float8GetDatum(summary->mb_per_s);
+	values[9] = CStringGetTextDatum(ranread_status_name(summary->status));
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
+Datum
+ranread_run(PG_FUNCTION_ARGS)
+{
+	Relation	target;
+	dsm_segment *seg;
+	RanreadShared *shared;
+	RunState   *run;
+	RanreadBatchSummary summary;
+	Datum		result;
+	int			processes;
+	int			i;
+
+	check_arguments(fcinfo);
+	processes = PG_GETARG_INT32(0);
+	target = ranread_target_open_for_run(NameStr(*PG_GETARG_NAME(2)));
+	lock_out_other_runs();
+
+	seg = dsm_create(RanreadSharedSize(processes), 0);
+	shared = dsm_segment_address(seg);
+	memset(shared, 0, RanreadSharedSize(processes));
+	shared->magic = RANREAD_SHARED_MAGIC;
+	shared->batch = start_batch();
+	shared->database_id = MyDatabaseId;
+	shared->user_id = GetUserId();
+	shared->leader_pgprocno = MyProc->pgprocno;
+	shared->processes = processes;
+	shared->iterations = PG_GETARG_INT64(1);
+	shared->target_node = RANREAD_REL_NODE(target);
+	shared->target_blocks = RelationGetNumberOfBlocks(target);
+	shared->seed = pg_prng_uint64(&pg_global_prng_state);
+	namestrcpy((Name) shared->target_name, NameStr(*PG_GETARG_NAME(2)));
+	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
+	pg_atomic_init_u32(&shared->ready, 0);
+	pg_atomic_init_u32(&shared->released, 0);
+	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
+	pg_atomic_init_u32(&shared->unrecorded, 0);
+
+	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
+	run->shared = shared;
+	run->handles = MemoryContextAllocZero(TopTransactionContext,
+										  sizeof(BackgroundWorkerHandle *) * processes);
+	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
+
+	ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
+	register_workers(run, seg);
+	wait_until_ready(run);
+	release_workers(shared);
+	for (i = 0; i < processes; i++)
+		(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
+
+	ranread_summarize_batch(shared, &summary);
+	report_run(shared, &summary);
+
+	result = result_row(fcinfo, shared, &summary);
+	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
+	dsm_detach(seg);
+	relation_close(target, NoLock);
+	PG_RETURN_DATUM(result);
+}

@@ -1,0 +1,368 @@
+/*-------------------------------------------------------------------------
+ *
+ * setup.c
+ *		ranread_setup(): create a target relation and write every block.
+ *
+ * The target is an UNLOGGED table (no WAL, not replicated) with autovacuum
+ * off.  Every block is written for real, 1 MiB at a time, as a valid empty
+ * heap page (it passes page verification, with a checksum when the cluster
+ * has them) whose free space is filled with pseudo-random bytes: no sparse
+ * file, no preallocated extent and no zero page that the file system or a
+ * compressing array could answer without reading the device.  The files are
+ * synced at the end and evicted from the OS page cache.  The table is created
+ * in the caller's transaction, so an error or a cancel leaves nothing behind.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_tablespace_d.h"
+#include "catalog/pg_type.h"
+#include "commands/tablespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/bufpage.h"
+#include "storage/fd.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "compat.h"
+#include "osstats.h"
+#include "target.h"
+
+#define MIN_TARGET_BYTES		(8 * 1024 * 1024)
+#define WRITE_CHUNK_BLOCKS		128 /* 1 MiB per write() */
+#define PROGRESS_STEPS			10
+#define BYTES_PER_MB			(1024.0 * 1024.0)
+
+PG_FUNCTION_INFO_V1(ranread_setup);
+
+/*
+ * xorshift128+: fast enough to fill pages at several GB/s on one core, and
+ * its output does not compress.  Not for cryptography.
+ */
+typedef struct FillRandom
+{
+	uint64		s0;
+	uint64		s1;
+} FillRandom;
+
+static inline uint64
+fill_random_next(FillRandom *r)
+{
+	uint64		x = r->s0;
+	uint64		y = r->s1;
+
+	r->s0 = y;
+	x ^= x << 23;
+	r->s1 = x ^ y ^ (x >> 17) ^ (y >> 26);
+	return r->s1 + y;
+}
+
+/* Make buf a valid, empty heap page for blkno whose free space is random. */
+static void
+fill_page(char *buf, BlockNumber blkno, FillRandom *random)
+{
+	uint64	   *word = (uint64 *) (buf + MAXALIGN(SizeOfPageHeaderData));
+	uint64	   *end = (uint64 *) (buf + BLCKSZ);
+
+	PageInit((Page) buf, BLCKSZ, 0);
+	while (word < end)
+		*word++ = fill_random_next(random);
+	PageSetChecksumInplace((Page) buf, blkno);
+}
+
+static void
+write_all(int fd, const char *path, const char *buf, size_t len, off_t offset)
+{
+	while (len > 0)
+	{
+		ssize_t		written = pg_pwrite(fd, buf, len, offset);
+
+		if (written < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write to file \"%s\": %m", path)));
+		if (written == 0)
+		{
+			errno = ENOSPC;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write to file \"%s\": %m", path)));
+		}
+		buf += written;
+		len -= written;
+		offset += written;
+	}
+}
+
+/*
+ * Write blocks [0, blocks) of the target's main fork, segment by segment,
+ * and sync each segment.  Reports progress as NOTICEs per log_level.
+ */
+static void
+write_target(RelFileNode node, BlockNumber blocks, int log_level)
+{
+	char	   *chunk = palloc(WRITE_CHUNK_BLOCKS * BLCKSZ);
+	FillRandom	random;
+	BlockNumber blkno = 0;
+	BlockNumber segno;
+	int			next_step = 1;
+	instr_time	start;
+
+	random.s0 = ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp();
+	random.s1 = UINT64CONST(0x9E3779B97F4A7C15) ^ node.relNode;
+	INSTR_TIME_SET_CURRENT(start);
+
+	for (segno = 0; segno < ranread_segment_count(blocks); segno++)
+	{
+		char	   *path = ranread_segment_path(node, segno);
+		BlockNumber seg_end = Min(blocks, (segno + 1) * RELSEG_SIZE);
+		int			fd;
+
+		fd = OpenTransientFile(path, O_RDWR | O_CREAT | PG_BINARY);
+		if (fd < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not open file \"%s\": %m", path)));
+
+		while (blkno < seg_end)
+		{
+			BlockNumber n = Min(WRITE_CHUNK_BLOCKS, seg_end - blkno);
+			BlockNumber i;
+
+			CHECK_FOR_INTERRUPTS();
+			for (i = 0; i < n; i++)
+				fill_page(chunk + i * BLCKSZ, blkno + i, &random);
+			write_all(fd, path, chunk, (size_t) n * BLCKSZ,
+					  (off_t) (blkno - segno * RELSEG_SIZE) * BLCKSZ);
+			blkno += n;
+
+			if (log_level >= 1 && next_step < PROGRESS_STEPS &&
+				(uint64) blkno * PROGRESS_STEPS >= (uint64) blocks * next_step)
+			{
+				instr_time	now;
+				double		mb = (double) blkno * BLCKSZ / BYTES_PER_MB;
+
+				INSTR_TIME_SET_CURRENT(now);
+				INSTR_TIME_SUBTRACT(now, start);
+				ereport(NOTICE,
+						(errmsg("ranread_setup: %d%% written (%.0f of %.0f MB, %.0f MB/s)",
+								next_step * 100 / PROGRESS_STEPS, mb,
+								(double) blocks * BLCKSZ / BYTES_PER_MB,
+								mb / Max(INSTR_TIME_GET_DOUBLE(now), 1e-6))));
+				next_step++;
+			}
+		}
+
+		if (pg_fsync(fd) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not fsync file \"%s\": %m", path)));
+		CloseTransientFile(fd);
+		if (log_level >= 3)
+			ereport(NOTICE,
+					(errmsg("ranread_setup: wrote and synced segment %s (%u blocks)",
+							path, seg_end - segno * RELSEG_SIZE)));
+		pfree(path);
+	}
+	pfree(chunk);
+}
+
+static void
+run_sql(const char *sql, int expected)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "SPI_execute failed: %s", SPI_result_code_string(rc));
+}
+
+/* Create the empty unlogged table; returns its OID. */
+static Oid
+create_target_table(const char *schema, const char *name, const char *tablespace)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "CREATE UNLOGGED TABLE %s () WITH (autovacuum_enabled = false)",
+					 quote_qualified_identifier(schema, name));
+	if (tablespace != NULL)
+		appendStringInfo(&sql, " TABLESPACE %s", quote_identifier(tablespace));
+	SPI_connect();
+	run_sql(sql.data, SPI_OK_UTILITY);
+	SPI_finish();
+	return get_relname_relid(name, get_namespace_oid(schema, false));
+}
+
+static void
+register_target(const char *schema, const char *name, Oid relid,
+				BlockNumber blocks, const char *tablespace)
+{
+	StringInfoData sql;
+	Oid			argtypes[5] = {NAMEOID, OIDOID, INT8OID, INT8OID, NAMEOID};
+	Datum		args[5];
+	NameData	target_name;
+	NameData	tablespace_name;
+
+	namestrcpy(&target_name, name);
+	namestrcpy(&tablespace_name, tablespace);
+	args[0] = NameGetDatum(&target_name);
+	args[1] = ObjectIdGetDatum(relid);
+	args[2] = Int64GetDatum((int64) blocks * BLCKSZ);
+	args[3] = Int64GetDatum((int64) blocks);
+	args[4] = NameGetDatum(&tablespace_name);
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "INSERT INTO %s.ranread_targets (target, relation, bytes, blocks, tablespace) "
+					 "VALUES ($1, $2, $3, $4, $5)",
+					 quote_identifier(schema));
+	SPI_connect();
+	if (SPI_execute_with_args(sql.data, 5, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not register ranread target \"%s\"", name);
+	SPI_finish();
+}
+
+/*
+ * Refuse an intact target of the same name; clear away a stale one (dropped,
+ * or emptied by crash recovery) so that setup can make it anew.
+ */
+static void
+check_target_name_free(const char *schema, const char *name)
+{
+	RanreadTarget existing;
+
+	ranread_target_lookup(name, &existing);
+	if (existing.registered)
+	{
+		if (existing.relation_exists &&
+			(int64) existing.current_blocks == existing.registered_blocks)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("ranread target \"%s\" already exists", name),
+					 errhint("Use another target name, or remove this one first with ranread_drop('%s').", name)));
+		ereport(NOTICE,
+				(errmsg("replacing ranread target \"%s\", which was dropped or emptied", name)));
+		ranread_target_forget(&existing);
+	}
+	else if (OidIsValid(get_relname_relid(name, get_namespace_oid(schema, false))))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s\" already exists", name),
+				 errdetail("ranread_setup() creates its target in schema \"%s\".", schema),
+				 errhint("Choose another target name.")));
+}
+
+/* The size requested, in whole blocks. */
+static BlockNumber
+target_blocks(text *size_text)
+{
+	int64		bytes;
+
+	if (size_text == NULL)
+		bytes = (int64) Min(ranread_physical_memory_bytes() * 2, (uint64) PG_INT64_MAX);
+	else
+		bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PointerGetDatum(size_text)));
+
+	if (bytes < MIN_TARGET_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("target size must be at least 8 MB"),
+				 errdetail("The size given is " INT64_FORMAT " bytes.", bytes)));
+	if (bytes / BLCKSZ > MaxBlockNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("target size is too large"),
+				 errdetail("A relation holds at most %u blocks of %d bytes.",
+						   MaxBlockNumber, BLCKSZ)));
+	return (BlockNumber) (bytes / BLCKSZ);
+}
+
+Datum
+ranread_setup(PG_FUNCTION_ARGS)
+{
+	text	   *size_text = PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0);
+	const char *tablespace = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
+	const char *name;
+	int			log_level;
+	const char *schema = ranread_extension_schema();
+	BlockNumber blocks;
+	Oid			relid;
+	Relation	rel;
+	RelFileNode node;
+	char	   *first_segment;
+	uint64		free_bytes;
+	uint64		memory = ranread_physical_memory_bytes();
+	double		mb;
+	double		seconds;
+	instr_time	start;
+	instr_time	elapsed;
+
+	if (PG_ARGISNULL(2) || NameStr(*PG_GETARG_NAME(2))[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("target name must not be null or empty")));
+	if (PG_ARGISNULL(3) || PG_GETARG_INT32(3) < 0 || PG_GETARG_INT32(3) > 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("log_level must be between 0 and 3")));
+	name = NameStr(*PG_GETARG_NAME(2));
+	log_level = PG_GETARG_INT32(3);
+	blocks = target_blocks(size_text);
+	if (tablespace != NULL)
+		(void) get_tablespace_oid(tablespace, false);
+
+	check_target_name_free(schema, name);
+	relid = create_target_table(schema, name, tablespace);
+	rel = table_open(relid, AccessExclusiveLock);
+	node = RANREAD_REL_NODE(rel);
+	first_segment = psprintf("%s/%s", DataDir, ranread_segment_path(node, 0));
+
+	free_bytes = ranread_free_bytes(first_segment);
+	if (free_bytes < (uint64) blocks * BLCKSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_DISK_FULL),
+				 errmsg("not enough free space for a target of %.0f MB",
+						(double) blocks * BLCKSZ / BYTES_PER_MB),
+				 errdetail("The file system holding \"%s\" has %.0f MB free.",
+						   first_segment, (double) free_bytes / BYTES_PER_MB),
+				 errhint("Choose a smaller size or another tablespace.")));
+	if (log_level >= 2)
+		ereport(NOTICE,
+				(errmsg("ranread_setup: writing %u blocks of %d bytes to %s (%.0f MB free)",
+						blocks, BLCKSZ, first_segment, (double) free_bytes / BYTES_PER_MB)));
+
+	INSTR_TIME_SET_CURRENT(start);
+	write_target(node, blocks, log_level);
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	ranread_evict_from_page_cache(node, blocks);
+
+	register_target(schema, name, relid, blocks,
+					tablespace != NULL ? tablespace : "pg_default");
+	table_close(rel, NoLock);
+
+	if ((uint64) blocks * BLCKSZ < 2 * memory)
+		ereport(WARNING,
+				(errmsg("ranread target \"%s\" is smaller than twice the server's memory", name),
+				 errdetail("The target has %.0f MB and the server %.0f MB of memory.",
+						   (double) blocks * BLCKSZ / BYTES_PER_MB, (double) memory / BYTES_PER_MB),
+				 errhint("Runs evict the target from the OS page cache, but a storage array's cache can still answer reads: size targets at least twice the server's memory and four times the storage cache.")));
+
+	mb = (double) blocks * BLCKSZ / BYTES_PER_MB;
+	seconds = INSTR_TIME_GET_DOUBLE(elapsed);
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("ranread target \"%s\": %.0f MB (%u blocks) at %s, written in %.2f s (%.0f MB/s)",
+											  name, mb, blocks, first_segment,
+											  seconds, mb / Max(seconds, 1e-6))));
+}

@@ -1,0 +1,202 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *		The ranread background worker: wait at the barrier, time every read.
+ *
+ * A worker attaches to the run's shared memory, connects to the caller's
+ * database as the caller's role, opens its read path and reports ready.  Once
+ * the leader releases the barrier it reads `iterations` uniformly random
+ * blocks, timing each read with the monotonic clock into its histogram.
+ * SIGTERM (ranread_stop(), or the leader ending the run) and SIGINT end the
+ * loop early.  Whatever ended it, the worker then records its own result row;
+ * the last worker of the batch also records the batch row (results.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "common/pg_prng.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/pmsignal.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include "compat.h"
+#include "ranread.h"
+#include "readpath.h"
+
+/* How often the read loop checks that the postmaster is alive. */
+#define POSTMASTER_CHECK_INTERVAL	1024
+
+static volatile sig_atomic_t stop_requested = false;
+
+static void
+handle_stop_signal(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	stop_requested = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Wait for the leader to release the barrier; false if told to stop first. */
+static bool
+wait_for_release(RanreadShared *shared)
+{
+	for (;;)
+	{
+		ResetLatch(MyLatch);
+		if (pg_atomic_read_u32(&shared->released) != 0)
+			return true;
+		if (stop_requested)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+						 PG_WAIT_EXTENSION);
+	}
+}
+
+/* The timed loop: one histogram entry per read. */
+static void
+read_random_blocks(RanreadShared *shared, RanreadWorkerSlot *slot,
+				   const RanreadReadPath *path, void *state, int worker)
+{
+	pg_prng_state rng;
+	int64		i;
+
+	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
+	for (i = 0; i < shared->iterations && !stop_requested; i++)
+	{
+		BlockNumber blkno = (BlockNumber) pg_prng_uint64_range(&rng, 0, shared->target_blocks - 1);
+		instr_time	start;
+		instr_time	end;
+
+		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
+			proc_exit(1);
+
+		INSTR_TIME_SET_CURRENT(start);
+		path->read_block(state, blkno);
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		ranread_hist_record(&slot->hist, ranread_instr_time_ns(end));
+	}
+	INSTR_TIME_SET_CURRENT(slot->end_time);
+}
+
+/*
+ * Everything between connecting and the end of the read loop.  Returns false
+ * if the worker was stopped before the barrier was released.
+ */
+static bool
+run_worker(RanreadShared *shared, int worker)
+{
+	RanreadWorkerSlot *slot = &shared->slots[worker];
+	const RanreadReadPath *path = &ranread_readpath_smgr;
+	void	   *state;
+	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
+
+	StartTransactionCommand();
+	state = path->open(shared);
+
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d waiting to start",
+									shared->batch, worker + 1, shared->processes));
+	pg_atomic_add_fetch_u32(&shared->ready, 1);
+	SetLatch(&leader->procLatch);
+	if (!wait_for_release(shared))
+	{
+		path->close(state);
+		CommitTransactionCommand();
+		return false;
+	}
+
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d reading",
+									shared->batch, worker + 1, shared->processes));
+	read_random_blocks(shared, slot, path, state, worker);
+	path->close(state);
+	CommitTransactionCommand();
+
+	if (!stop_requested)
+		slot->status = RANREAD_STATUS_COMPLETED;
+	else if (pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_CALLER_GONE)
+		slot->status = RANREAD_STATUS_CANCELLED;
+	else
+		slot->status = RANREAD_STATUS_STOPPED;
+	return true;
+}
+
+void
+ranread_worker_main(Datum main_arg)
+{
+	dsm_segment *seg;
+	RanreadShared *shared;
+	RanreadWorkerSlot *slot;
+	int			worker;
+	volatile bool released;
+	MemoryContext worker_context = CurrentMemoryContext;
+
+	pqsignal(SIGTERM, handle_stop_signal);
+	pqsignal(SIGINT, handle_stop_signal);
+	BackgroundWorkerUnblockSignals();
+
+	/* The leader may already be gone: then there is nothing to do. */
+	seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (seg == NULL)
+		proc_exit(0);
+	shared = dsm_segment_address(seg);
+	memcpy(&worker, MyBgworkerEntry->bgw_extra, sizeof(int));
+	if (shared->magic != RANREAD_SHARED_MAGIC || worker < 0 || worker >= shared->processes)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread worker started with bad shared memory")));
+	slot = &shared->slots[worker];
+
+	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
+	slot->pid = MyProcPid;
+	slot->pgprocno = MyProc->pgprocno;
+	ranread_hist_init(&slot->hist);
+
+	PG_TRY();
+	{
+		released = run_worker(shared, worker);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(worker_context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		INSTR_TIME_SET_CURRENT(slot->end_time);
+		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
+		slot->status = RANREAD_STATUS_FAILED;
+		released = pg_atomic_read_u32(&shared->released) != 0;
+		ereport(LOG,
+				(errmsg("ranread worker %d of batch " INT64_FORMAT " failed: %s",
+						worker + 1, shared->batch, edata->message)));
+	}
+	PG_END_TRY();
+
+	if (released)
+	{
+		pgstat_report_activity(STATE_RUNNING,
+							   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d recording",
+										shared->batch, worker + 1, shared->processes));
+		ranread_record_worker(shared, worker);
+		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)
+			ranread_record_batch(shared);
+	}
+	pgstat_report_activity(STATE_IDLE, NULL);
+	dsm_detach(seg);
+	proc_exit(0);
+}
