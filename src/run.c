@@ -18,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/namespace.h"
@@ -51,6 +53,9 @@
 
 /* How long the leader sleeps between checks while workers get ready. */
 #define READY_POLL_MS	100
+
+/* Warn when more than this fraction of reads will re-read a block. */
+#define REREAD_WARNING_FRACTION	0.05
 
 PG_MODULE_MAGIC;
 
@@ -155,6 +160,29 @@ start_batch(void)
 	SET_LOCKTAG_ADVISORY(tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
 	(void) LockAcquire(&tag, ShareLock, false, false);
 	return batch;
+}
+
+/*
+ * Uniform random reads revisit blocks: of R reads over B blocks, about
+ * B * (1 - exp(-R / B)) touch a block for the first time.  Every other read
+ * re-reads a block this run has already brought into the OS page cache, and
+ * may be answered from memory.  Warn before the run when that is more than a
+ * few percent.
+ */
+static void
+warn_about_rereads(const RanreadShared *shared)
+{
+	double		reads = (double) shared->processes * (double) shared->iterations;
+	double		blocks = (double) shared->target_blocks;
+	double		rereads = 1.0 - blocks * (1.0 - exp(-reads / blocks)) / reads;
+
+	if (rereads > REREAD_WARNING_FRACTION)
+		ereport(WARNING,
+				(errmsg("about %.0f%% of this run's reads will re-read a block read earlier in the run",
+						rereads * 100.0),
+				 errdetail("%.0f random reads over a target of %.0f blocks; re-reads can be answered by the OS page cache instead of the device.",
+						   reads, blocks),
+				 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 }
 
 static void
@@ -359,6 +387,7 @@ ranread_run(PG_FUNCTION_ARGS)
 										  sizeof(BackgroundWorkerHandle *) * processes);
 	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
+	warn_about_rereads(shared);
 	ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
 	register_workers(run, seg);
 	wait_until_ready(run);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# install-deps.sh: install what ranread needs to build, test and benchmark on
+# Debian 12 (bookworm), as root.  Safe to run again; it only installs.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (it calls apt-get install)" >&2
+	exit 1
+fi
+
+# postgresql-15 includes the contrib modules the tests use (dblink, amcheck, pageinspect).
+packages=(
+	build-essential
+	postgresql-15 postgresql-server-dev-15 postgresql-client-15
+	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	libipc-run-perl
+	fio
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt-get update -q
+	# postgresql-15 and postgresql-server-dev-15 in one call, so their minor versions match.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${packages[@]}"
+fi

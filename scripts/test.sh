@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root.
+#
+# Installs dependencies, builds with warnings as errors, installs, then runs
+# test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
+# clusters made by pg_virtualenv: without and with data checksums.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+make clean >/dev/null
+make
+make install
+
+# Workers: the suite needs up to 24 dynamic workers at once.
+cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)
+
+echo "=== cluster without data checksums ==="
+pg_virtualenv -t "${cluster_opts[@]}" test/run-suite.sh
+echo "=== cluster with data checksums ==="
+pg_virtualenv -t -i --data-checksums "${cluster_opts[@]}" test/run-suite.sh
+echo "ranread: all test suites passed on both clusters"
