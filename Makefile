@@ -3,7 +3,8 @@ EXTENSION = ranread
 EXTVERSION = 1.0
 
 MODULE_big = ranread
-OBJS = src/admin.o src/histogram.o src/osstats.o src/readpath_smgr.o \
+OBJS = src/admin.o src/histogram.o src/osstats.o src/readpath.o \
+	src/readpath_buffer.o src/readpath_direct.o src/readpath_smgr.o \
 	src/results.o src/run.o src/setup.o src/target.o src/worker.o
 HEADERS = src/compat.h src/histogram.h src/osstats.h src/ranread.h \
 	src/readpath.h src/target.h

@@ -11,6 +11,8 @@ fi
 # postgresql-15 includes the contrib modules the tests use (dblink, amcheck, pageinspect).
 packages=(
 	build-essential
+	# libpq/libpq.h (pq_check_connection) includes GSSAPI headers
+	libkrb5-dev
 	postgresql-15 postgresql-server-dev-15 postgresql-client-15
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl

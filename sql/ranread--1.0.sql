@@ -23,8 +23,12 @@ CREATE TABLE ranread_results (
 	run_time time(0) NOT NULL,
 	started_at timestamptz NOT NULL,
 	target name NOT NULL,
+	mode text NOT NULL,
+	block_size int NOT NULL,
 	processes int NOT NULL,
-	iterations bigint NOT NULL,
+	iterations bigint,
+	duration_s float8,
+	evicted boolean NOT NULL,
 	reads bigint NOT NULL,
 	elapsed_s float8 NOT NULL,
 	response_time_ms float8,
@@ -35,6 +39,10 @@ CREATE TABLE ranread_results (
 	p99_ms float8,
 	p999_ms float8,
 	iops float8 NOT NULL,
+	bytes_physical bigint NOT NULL,
+	physical_pct float8,
+	buffer_hits bigint,
+	buffer_misses bigint,
 	status text NOT NULL,
 	histogram bigint[] NOT NULL,
 	PRIMARY KEY (batch, worker)
@@ -47,8 +55,12 @@ CREATE TABLE ranread_batches (
 	run_time time(0) NOT NULL,
 	started_at timestamptz NOT NULL,
 	target name NOT NULL,
+	mode text NOT NULL,
+	block_size int NOT NULL,
 	processes int NOT NULL,
-	iterations bigint NOT NULL,
+	iterations bigint,
+	duration_s float8,
+	evicted boolean NOT NULL,
 	reads bigint NOT NULL,
 	wall_s float8 NOT NULL,
 	response_time_ms float8,
@@ -60,6 +72,16 @@ CREATE TABLE ranread_batches (
 	p999_ms float8,
 	iops float8 NOT NULL,
 	mb_per_s float8 NOT NULL,
+	pct_over_2ms float8,
+	pct_over_5ms float8,
+	pct_over_10ms float8,
+	physical_pct float8,
+	buffer_hits bigint,
+	buffer_misses bigint,
+	device text,
+	device_reads_per_s float8,
+	device_read_wait_ms float8,
+	device_util_pct float8,
 	status text NOT NULL
 );
 
@@ -78,15 +100,29 @@ SELECT run_date,
 	   round(response_time_ms::numeric, 2) AS response_time_ms,
 	   round(iops::numeric) AS iops,
 	   batch,
+	   mode,
+	   block_size,
 	   round(p50_ms::numeric, 3) AS p50_ms,
 	   round(p95_ms::numeric, 3) AS p95_ms,
 	   round(p99_ms::numeric, 3) AS p99_ms,
 	   round(p999_ms::numeric, 3) AS p999_ms,
 	   round(min_ms::numeric, 3) AS min_ms,
 	   round(max_ms::numeric, 3) AS max_ms,
+	   round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
+	   round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
+	   round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
 	   round(mb_per_s::numeric, 1) AS mb_per_s,
+	   round(physical_pct::numeric, 1) AS physical_pct,
+	   buffer_hits,
+	   buffer_misses,
+	   device,
+	   round(device_reads_per_s::numeric) AS device_reads_per_s,
+	   round(device_read_wait_ms::numeric, 3) AS device_read_wait_ms,
+	   round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
 	   round(wall_s::numeric, 3) AS wall_s,
+	   duration_s,
+	   evicted,
 	   status,
 	   started_at
 FROM ranread_batches;
@@ -101,7 +137,12 @@ CREATE TYPE ranread_run_result AS (
 	max_ms float8,
 	iops float8,
 	mb_per_s float8,
-	status text
+	status text,
+	mode text,
+	block_size int,
+	physical_pct float8,
+	buffer_hits bigint,
+	device_util_pct float8
 );
 
 CREATE FUNCTION ranread_setup(size text DEFAULT NULL,
@@ -114,7 +155,11 @@ LANGUAGE C VOLATILE;
 
 CREATE FUNCTION ranread_run(processes int,
 							iterations bigint,
-							target name DEFAULT 'ranread_target')
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true)
 RETURNS ranread_run_result
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE;
@@ -146,7 +191,7 @@ LANGUAGE C IMMUTABLE;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text) FROM PUBLIC;

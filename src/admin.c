@@ -130,8 +130,11 @@ ranread_export(PG_FUNCTION_ARGS)
 	appendStringInfo(&sql,
 					 "COPY (SELECT to_char(run_date, 'YYYY-MM-DD') AS run_date, "
 					 "to_char(run_time, 'HH24:MI:SS') AS run_time, target, iterations, processes, "
-					 "response_time_ms, iops, batch, p50_ms, p95_ms, p99_ms, p999_ms, min_ms, max_ms, "
-					 "mb_per_s, reads, wall_s, status FROM %s.ranread_summary ORDER BY batch) "
+					 "response_time_ms, iops, batch, mode, block_size, p50_ms, p95_ms, p99_ms, p999_ms, "
+					 "min_ms, max_ms, pct_over_2ms, pct_over_5ms, pct_over_10ms, mb_per_s, physical_pct, "
+					 "buffer_hits, buffer_misses, device, device_reads_per_s, device_read_wait_ms, "
+					 "device_util_pct, reads, wall_s, duration_s, evicted, status "
+					 "FROM %s.ranread_summary ORDER BY batch) "
 					 "TO %s WITH (FORMAT csv, DELIMITER E'\\t', HEADER)",
 					 quote_identifier(ranread_extension_schema()), quote_literal_cstr(path));
 	SPI_connect();
@@ -166,8 +169,9 @@ static const char *const help_lines[] = {
 	"ranread: random-read storage benchmark for PostgreSQL",
 	"ranread_setup(size text DEFAULT NULL, tablespace name DEFAULT NULL, target name DEFAULT 'ranread_target', log_level int DEFAULT 1)",
 	"    - Creates an unlogged target table and writes every block with incompressible data; size NULL means twice the server's memory; log_level 0 (silent) to 3 (verbose).",
-	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target')",
-	"    - Starts processes background workers that each time iterations random 8 kB reads; records one row per worker in ranread_results and one per batch in ranread_batches.",
+	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target', mode text DEFAULT 'smgr', block_size int DEFAULT 8192, duration interval DEFAULT NULL, evict boolean DEFAULT true)",
+	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches.",
+	"    - mode 'smgr': PostgreSQL's storage manager through the OS page cache (evicted first unless evict is false); 'direct': O_DIRECT reads of the segment files, like fio --direct=1; 'buffer': through shared buffers with a 256 kB ring, hits reported apart.",
 	"ranread_stop()",
 	"    - Stops every running ranread worker; the interrupted batch is recorded with status 'stopped'. Returns the number of workers stopped.",
 	"ranread_reset()",
@@ -179,7 +183,7 @@ static const char *const help_lines[] = {
 	"ranread_help()",
 	"    - Shows this text.",
 	"SELECT * FROM ranread_summary ORDER BY batch;",
-	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles and status.",
+	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles, share of reads over 2/5/10 ms, physical_pct (bytes fetched from storage / bytes read), device statistics and status.",
 };
 
 Datum

@@ -102,6 +102,23 @@ ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency)
 	latency->p999_ms = ranread_hist_percentile_ms(hist, 0.999);
 }
 
+/*
+ * Percentage of reads slower than threshold_ms, counting each bucket by its
+ * midpoint (so within half a bucket, 1/64 of the threshold); -1 when empty.
+ */
+double
+ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms)
+{
+	double		threshold_ns = threshold_ms * NS_PER_MS;
+	uint64		over = 0;
+
+	if (hist->count == 0)
+		return -1;
+	for (int i = RANREAD_HIST_BUCKETS - 1; i >= 0 && bucket_midpoint_ns(i) > threshold_ns; i--)
+		over += hist->buckets[i];
+	return 100.0 * (double) over / (double) hist->count;
+}
+
 /* Number of leading buckets that hold every recorded value. */
 int
 ranread_hist_used_buckets(const RanreadHistogram *hist)

@@ -8,8 +8,8 @@
  * above, each power of two is split into RANREAD_HIST_SUB_BUCKETS equal
  * buckets, so a bucket is at most 1/32 of its lower bound wide.  Percentiles
  * report the bucket's midpoint clamped to the observed min and max: the
- * relative error is at most 1/64 (1.6 %).  Values above 2^40 ns (18 minutes)
- * land in the last bucket.
+ * relative error is at most 1/64 (1.6 %).  Values of 2^41 ns (36 minutes) or
+ * more land in the last bucket.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +48,7 @@ extern void ranread_hist_merge(RanreadHistogram *into, const RanreadHistogram *f
 extern double ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction);
 extern double ranread_hist_mean_ms(const RanreadHistogram *hist);
 extern void ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency);
+extern double ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms);
 extern int	ranread_hist_used_buckets(const RanreadHistogram *hist);
 
 /* Index of the bucket holding value_ns. */

@@ -7,11 +7,19 @@
  * fsync off) and then drops the clean ones with POSIX_FADV_DONTNEED, so the
  * next read of every block must go to the device.
  *
+ * The proof that reads reached the device comes from the kernel: the
+ * read_bytes counter of /proc/thread-self/io counts the bytes this thread
+ * caused to be fetched from storage (buffered and direct), and the device's
+ * own counters in /proc/diskstats say how busy it was over the run.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -77,4 +85,89 @@ ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks)
 		CloseTransientFile(fd);
 		pfree(path);
 	}
+}
+
+/* Bytes this thread has caused to be read from storage since it started. */
+uint64
+ranread_thread_read_bytes(void)
+{
+	FILE	   *file = AllocateFile("/proc/thread-self/io", "r");
+	char		line[128];
+	unsigned long long value = 0;
+	bool		found = false;
+
+	if (file == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open \"/proc/thread-self/io\": %m"),
+				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
+	while (!found && fgets(line, sizeof(line), file) != NULL)
+		found = sscanf(line, "read_bytes: %llu", &value) == 1;
+	FreeFile(file);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("no read_bytes counter in \"/proc/thread-self/io\"")));
+	return (uint64) value;
+}
+
+/*
+ * Read the /proc/diskstats line of major:minor into stats (and its name into
+ * name, if given).  False when the device has no line there.
+ */
+static bool
+read_diskstats(unsigned int major, unsigned int minor, RanreadDiskStats *stats,
+			   char *name, size_t name_size)
+{
+	FILE	   *file = AllocateFile("/proc/diskstats", "r");
+	char		line[512];
+	bool		found = false;
+
+	if (file == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), file) != NULL)
+	{
+		unsigned int line_major;
+		unsigned int line_minor;
+		char		line_name[32];
+		unsigned long long f[10];
+
+		/* major minor name reads merged sectors read_ms writes merged sectors write_ms in_flight io_ticks */
+		if (sscanf(line, "%u %u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+				   &line_major, &line_minor, line_name,
+				   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9]) != 13 ||
+			line_major != major || line_minor != minor)
+			continue;
+		stats->reads_completed = f[0];
+		stats->read_ms = f[3];
+		stats->io_ticks_ms = f[9];
+		if (name != NULL)
+			strlcpy(name, line_name, name_size);
+		found = true;
+	}
+	FreeFile(file);
+	return found;
+}
+
+/* Find the block device of the file system holding path. */
+void
+ranread_device_of(const char *path, RanreadDevice *device)
+{
+	struct stat st;
+	RanreadDiskStats ignored;
+
+	memset(device, 0, sizeof(RanreadDevice));
+	if (stat(path, &st) != 0)
+		return;
+	device->major = major(st.st_dev);
+	device->minor = minor(st.st_dev);
+	device->found = read_diskstats(device->major, device->minor, &ignored,
+								   device->name, sizeof(device->name));
+}
+
+bool
+ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats)
+{
+	return device->found &&
+		read_diskstats(device->major, device->minor, stats, NULL, 0);
 }

@@ -2,7 +2,8 @@
  *
  * osstats.h
  *		What ranread asks of the operating system: memory size, free space,
- *		and eviction of a target from the OS page cache.
+ *		page-cache eviction, per-thread I/O accounting and block-device
+ *		statistics.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,8 +13,28 @@
 #include "storage/block.h"
 #include "storage/relfilenode.h"
 
+/* One line of /proc/diskstats: the counters ranread uses. */
+typedef struct RanreadDiskStats
+{
+	uint64		reads_completed;
+	uint64		read_ms;		/* time spent on reads, summed over requests */
+	uint64		io_ticks_ms;	/* time the device had I/O in flight */
+} RanreadDiskStats;
+
+/* The block device holding a file, as /proc/diskstats names it. */
+typedef struct RanreadDevice
+{
+	bool		found;
+	unsigned int major;
+	unsigned int minor;
+	char		name[32];
+} RanreadDevice;
+
 extern uint64 ranread_physical_memory_bytes(void);
 extern uint64 ranread_free_bytes(const char *path);
 extern void ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks);
+extern uint64 ranread_thread_read_bytes(void);
+extern void ranread_device_of(const char *path, RanreadDevice *device);
+extern bool ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats);
 
 #endif							/* RANREAD_OSSTATS_H */

@@ -21,11 +21,13 @@
 #include "utils/date.h"
 
 #include "histogram.h"
+#include "osstats.h"
 
 #define RANREAD_SHARED_MAGIC		0x52414e52	/* "RANR" */
 #define RANREAD_WORKER_TYPE			"ranread worker"
 #define RANREAD_DEFAULT_TARGET		"ranread_target"
 #define RANREAD_MAX_PROCESSES		1024
+#define RANREAD_MAX_BLOCK_SIZE		(1024 * 1024)
 
 /* Advisory lock keys (first key) that serialise runs and name the running batch. */
 #define RANREAD_LOCK_RUN			0x52524e31
@@ -55,6 +57,9 @@ typedef struct RanreadWorkerSlot
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_results row is committed */
 	instr_time	end_time;		/* when its last read returned */
+	uint64		bytes_physical; /* fetched from storage during the loop */
+	int64		buffer_hits;	/* shared buffer hits during the loop */
+	int64		buffer_misses;
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per timed read */
 } RanreadWorkerSlot;
@@ -69,9 +74,16 @@ typedef struct RanreadShared
 	Oid			user_id;
 	int			leader_pgprocno;
 	int			processes;
-	int64		iterations;
+	int64		iterations;		/* per worker; 0: until duration_ns */
+	uint64		duration_ns;	/* 0: until iterations */
+	int			readpath;		/* index, see readpath.c */
+	int			block_size;		/* bytes per timed read */
+	int			blocks_per_read;
+	bool		evict;
+	Oid			target_relid;
 	RelFileNode target_node;
 	BlockNumber target_blocks;
+	BlockNumber target_units;	/* aligned reads that fit in the target */
 	uint64		seed;
 	char		target_name[NAMEDATALEN];
 	char		schema_name[NAMEDATALEN];
@@ -86,7 +98,16 @@ typedef struct RanreadShared
 
 	/* end of run */
 	pg_atomic_uint32 stop_reason;	/* RanreadStopReason */
+	pg_atomic_uint32 reading;	/* released workers still reading */
 	pg_atomic_uint32 unrecorded;	/* released workers yet to record */
+
+	/* the target's block device, sampled at release and when reading ends */
+	RanreadDevice device;
+	RanreadDiskStats device_start;
+	RanreadDiskStats device_end;
+	bool		device_sampled;	/* device_start and device_end are valid */
+	bool		batch_recorded; /* the ranread_batches row is committed */
+	instr_time	device_end_time;
 
 	RanreadWorkerSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } RanreadShared;
@@ -101,16 +122,27 @@ typedef struct RanreadBatchSummary
 	int64		reads;
 	double		wall_s;
 	RanreadLatency latency;
+	double		pct_over_2ms;
+	double		pct_over_5ms;
+	double		pct_over_10ms;
 	double		iops;
 	double		mb_per_s;
+	double		physical_pct;	/* bytes fetched from storage / bytes read */
+	int64		buffer_hits;
+	int64		buffer_misses;
+	bool		device_sampled;
+	double		device_reads_per_s;
+	double		device_read_wait_ms;
+	double		device_util_pct;
 	RanreadStatus status;
 } RanreadBatchSummary;
 
 /* results.c */
 extern const char *ranread_status_name(RanreadStatus status);
+extern double ranread_physical_pct(uint64 bytes_physical, uint64 reads, int block_size);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
-extern void ranread_record_batch(const RanreadShared *shared);
+extern void ranread_record_batch(RanreadShared *shared);
 
 /* worker.c */
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);

@@ -6,6 +6,8 @@
  * smgrread() is the database's own read of a block (md.c, fd.c, pread):
  * it bypasses shared buffers but goes through the OS page cache, which the
  * leader evicts before the run.  This is what pg_prewarm's 'read' mode does.
+ * PostgreSQL 15 reads one block per call, so a unit of several blocks is
+ * that many consecutive smgrread() calls, timed together as one read.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,7 +21,8 @@
 typedef struct SmgrReadState
 {
 	SMgrRelation reln;
-	PGAlignedBlock buffer;
+	int			blocks_per_read;
+	char	   *buffer;
 } SmgrReadState;
 
 static void *
@@ -28,15 +31,18 @@ smgr_open(const RanreadShared *shared)
 	SmgrReadState *state = palloc(sizeof(SmgrReadState));
 
 	state->reln = smgropen(shared->target_node, InvalidBackendId);
+	state->blocks_per_read = shared->blocks_per_read;
+	state->buffer = ranread_alloc_io_buffer(shared->block_size);
 	return state;
 }
 
 static void
-smgr_read_block(void *state, BlockNumber blkno)
+smgr_read_unit(void *state, BlockNumber first_block)
 {
 	SmgrReadState *s = (SmgrReadState *) state;
 
-	smgrread(s->reln, MAIN_FORKNUM, blkno, s->buffer.data);
+	for (int i = 0; i < s->blocks_per_read; i++)
+		smgrread(s->reln, MAIN_FORKNUM, first_block + i, s->buffer + (Size) i * BLCKSZ);
 }
 
 static void
@@ -45,12 +51,12 @@ smgr_close(void *state)
 	SmgrReadState *s = (SmgrReadState *) state;
 
 	smgrclose(s->reln);
-	pfree(s);
 }
 
 const RanreadReadPath ranread_readpath_smgr = {
 	.name = "smgr",
+	.check = NULL,
 	.open = smgr_open,
-	.read_block = smgr_read_block,
+	.read_unit = smgr_read_unit,
 	.close = smgr_close,
 };

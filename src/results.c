@@ -25,8 +25,10 @@
 
 #include "compat.h"
 #include "ranread.h"
+#include "readpath.h"
 
 #define BYTES_PER_MB	(1024.0 * 1024.0)
+#define MAX_COLUMNS		40
 
 const char *
 ranread_status_name(RanreadStatus status)
@@ -57,6 +59,37 @@ seconds_since_release(const RanreadShared *shared, instr_time end)
 	return INSTR_TIME_GET_DOUBLE(end);
 }
 
+/* Bytes fetched from storage as a percentage of bytes read; -1 if none read. */
+double
+ranread_physical_pct(uint64 bytes_physical, uint64 reads, int block_size)
+{
+	if (reads == 0)
+		return -1;
+	return 100.0 * (double) bytes_physical / ((double) reads * block_size);
+}
+
+/* Device counters over the run: reads/s, average wait and utilisation. */
+static void
+summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
+{
+	instr_time	span = shared->device_end_time;
+	double		seconds;
+	uint64		reads;
+
+	summary->device_sampled = shared->device_sampled;
+	if (!shared->device_sampled)
+		return;
+	INSTR_TIME_SUBTRACT(span, shared->release_time);
+	seconds = Max(INSTR_TIME_GET_DOUBLE(span), 1e-9);
+	reads = shared->device_end.reads_completed - shared->device_start.reads_completed;
+	summary->device_reads_per_s = (double) reads / seconds;
+	summary->device_read_wait_ms = reads > 0 ?
+		(double) (shared->device_end.read_ms - shared->device_start.read_ms) / (double) reads : 0;
+	summary->device_util_pct = Min(100.0,
+								   (double) (shared->device_end.io_ticks_ms - shared->device_start.io_ticks_ms) /
+								   (seconds * 10.0));
+}
+
 /*
  * IOPS over the batch's wall time: every read of every worker, divided by the
  * time from the barrier's release to the end of the last worker's last read.
@@ -65,6 +98,7 @@ void
 ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary)
 {
 	RanreadHistogram *all = palloc(sizeof(RanreadHistogram));
+	uint64		bytes_physical = 0;
 	int			i;
 
 	ranread_hist_init(all);
@@ -77,56 +111,124 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		ranread_hist_merge(all, &slot->hist);
 		summary->wall_s = Max(summary->wall_s, seconds_since_release(shared, slot->end_time));
 		summary->status = Max(summary->status, slot->status);
+		bytes_physical += slot->bytes_physical;
+		summary->buffer_hits += slot->buffer_hits;
+		summary->buffer_misses += slot->buffer_misses;
 	}
 	summary->reads = (int64) all->count;
 	ranread_hist_latency(all, &summary->latency);
+	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
+	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
+	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
+	summary->physical_pct = ranread_physical_pct(bytes_physical, all->count, shared->block_size);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
-		summary->mb_per_s = summary->iops * BLCKSZ / BYTES_PER_MB;
+		summary->mb_per_s = summary->iops * shared->block_size / BYTES_PER_MB;
 	}
+	summarize_device(shared, summary);
 	pfree(all);
 }
 
-/* A float8 parameter, NULL when negative (nothing was measured). */
-static void
-set_ms_param(Datum *values, char *nulls, int index, double ms)
+/* The columns and parameters of one INSERT, added one by one. */
+typedef struct RowBuilder
 {
-	values[index] = Float8GetDatum(ms);
-	nulls[index] = ms < 0 ? 'n' : ' ';
+	StringInfoData columns;
+	int			n;
+	Oid			types[MAX_COLUMNS];
+	Datum		values[MAX_COLUMNS];
+	char		nulls[MAX_COLUMNS];
+} RowBuilder;
+
+static void
+add_column(RowBuilder *row, const char *name, Oid type, Datum value, bool isnull)
+{
+	Assert(row->n < MAX_COLUMNS);
+	if (row->n == 0)
+		initStringInfo(&row->columns);
+	appendStringInfo(&row->columns, "%s%s", row->n > 0 ? ", " : "", name);
+	row->types[row->n] = type;
+	row->values[row->n] = value;
+	row->nulls[row->n] = isnull ? 'n' : ' ';
+	row->n++;
 }
 
-static Datum
-histogram_array(const RanreadHistogram *hist)
+/* A float8 column that is NULL when negative (nothing was measured). */
+static void
+add_measure(RowBuilder *row, const char *name, double value)
 {
-	int			n = ranread_hist_used_buckets(hist);
-	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
-	int			i;
+	add_column(row, name, FLOAT8OID, Float8GetDatum(value), value < 0);
+}
 
-	for (i = 0; i < n; i++)
-		elems[i] = Int64GetDatum((int64) hist->buckets[i]);
-	return PointerGetDatum(construct_array(elems, n, INT8OID, sizeof(int64),
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+/* Columns both tables share: the batch, its parameters and its latencies. */
+static void
+add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
+				const RanreadLatency *latency)
+{
+	Name		target = palloc(NAMEDATALEN);
+
+	namestrcpy(target, shared->target_name);
+	add_column(row, "batch", INT8OID, Int64GetDatum(shared->batch), false);
+	add_column(row, "run_date", DATEOID, DateADTGetDatum(shared->run_date), false);
+	add_column(row, "run_time", TIMEOID, TimeADTGetDatum(shared->run_time), false);
+	add_column(row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(shared->started_at), false);
+	add_column(row, "target", NAMEOID, NameGetDatum(target), false);
+	add_column(row, "mode", TEXTOID,
+			   CStringGetTextDatum(ranread_readpath_by_index(shared->readpath)->name), false);
+	add_column(row, "block_size", INT4OID, Int32GetDatum(shared->block_size), false);
+	add_column(row, "processes", INT4OID, Int32GetDatum(shared->processes), false);
+	add_column(row, "iterations", INT8OID, Int64GetDatum(shared->iterations), shared->iterations == 0);
+	add_column(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->duration_ns / 1e9),
+			   shared->duration_ns == 0);
+	add_column(row, "evicted", BOOLOID, BoolGetDatum(shared->evict), false);
+	add_column(row, "reads", INT8OID, Int64GetDatum(reads), false);
+	add_measure(row, "response_time_ms", latency->mean_ms);
+	add_measure(row, "min_ms", latency->min_ms);
+	add_measure(row, "max_ms", latency->max_ms);
+	add_measure(row, "p50_ms", latency->p50_ms);
+	add_measure(row, "p95_ms", latency->p95_ms);
+	add_measure(row, "p99_ms", latency->p99_ms);
+	add_measure(row, "p999_ms", latency->p999_ms);
+}
+
+/* Buffer hits and misses mean something only on the shared-buffer path. */
+static void
+add_buffer_columns(RowBuilder *row, const RanreadShared *shared, int64 hits, int64 misses)
+{
+	bool		applies = ranread_readpath_by_index(shared->readpath) == &ranread_readpath_buffer;
+
+	add_column(row, "buffer_hits", INT8OID, Int64GetDatum(hits), !applies);
+	add_column(row, "buffer_misses", INT8OID, Int64GetDatum(misses), !applies);
 }
 
 /*
- * Run one INSERT in a transaction of its own.  On failure, log it, note it in
- * *error (if given) and carry on: the worker must still end cleanly.
+ * INSERT the row into the extension's table in a transaction of its own.  On
+ * failure, log it, note it in *error (if given) and carry on: the worker must
+ * still end cleanly.
  */
 static bool
-insert_in_own_transaction(const char *sql, int nargs, Oid *argtypes,
-						  Datum *values, char *nulls, char *error, size_t error_size)
+insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
+		   char *error, size_t error_size)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
+	StringInfoData sql;
 	bool		ok = true;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s.%s (%s) VALUES (",
+					 quote_identifier(shared->schema_name), table, row->columns.data);
+	for (int i = 0; i < row->n; i++)
+		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 1);
+	appendStringInfoChar(&sql, ')');
 
 	StartTransactionCommand();
 	PG_TRY();
 	{
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		if (SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not insert ranread results");
+		if (SPI_execute_with_args(sql.data, row->n, row->types, row->values, row->nulls,
+								  false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not insert into %s", table);
 		PopActiveSnapshot();
 		SPI_finish();
 		CommitTransactionCommand();
@@ -149,52 +251,17 @@ insert_in_own_transaction(const char *sql, int nargs, Oid *argtypes,
 	return ok;
 }
 
-/* Parameters shared by both tables: batch identity and run parameters. */
-#define COMMON_COLUMNS \
-	"batch, run_date, run_time, started_at, target, processes, iterations, reads, "
-#define COMMON_PARAMS	8
-
-static void
-set_common_params(const RanreadShared *shared, int64 reads, Datum *values, Oid *types)
+static Datum
+histogram_array(const RanreadHistogram *hist)
 {
-	static NameData target;
+	int			n = ranread_hist_used_buckets(hist);
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
 
-	namestrcpy(&target, shared->target_name);
-	types[0] = INT8OID;
-	values[0] = Int64GetDatum(shared->batch);
-	types[1] = DATEOID;
-	values[1] = DateADTGetDatum(shared->run_date);
-	types[2] = TIMEOID;
-	values[2] = TimeADTGetDatum(shared->run_time);
-	types[3] = TIMESTAMPTZOID;
-	values[3] = TimestampTzGetDatum(shared->started_at);
-	types[4] = NAMEOID;
-	values[4] = NameGetDatum(&target);
-	types[5] = INT4OID;
-	values[5] = Int32GetDatum(shared->processes);
-	types[6] = INT8OID;
-	values[6] = Int64GetDatum(shared->iterations);
-	types[7] = INT8OID;
-	values[7] = Int64GetDatum(reads);
+	for (int i = 0; i < n; i++)
+		elems[i] = Int64GetDatum((int64) hist->buckets[i]);
+	return PointerGetDatum(construct_array(elems, n, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
-
-static void
-set_latency_params(const RanreadLatency *latency, int first, Datum *values,
-				   char *nulls, Oid *types)
-{
-	const double ms[] = {latency->mean_ms, latency->min_ms, latency->max_ms,
-		latency->p50_ms, latency->p95_ms, latency->p99_ms, latency->p999_ms};
-
-	for (int i = 0; i < (int) lengthof(ms); i++)
-	{
-		types[first + i] = FLOAT8OID;
-		set_ms_param(values, nulls, first + i, ms[i]);
-	}
-}
-
-#define LATENCY_COLUMNS \
-	"response_time_ms, min_ms, max_ms, p50_ms, p95_ms, p99_ms, p999_ms, "
-#define LATENCY_PARAMS	7
 
 void
 ranread_record_worker(const RanreadShared *shared, int worker)
@@ -203,72 +270,48 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 	const RanreadHistogram *hist = &slot->hist;
 	RanreadLatency latency;
 	double		elapsed = seconds_since_release(shared, slot->end_time);
-	Datum		values[COMMON_PARAMS + LATENCY_PARAMS + 5];
-	char		nulls[COMMON_PARAMS + LATENCY_PARAMS + 5];
-	Oid			types[COMMON_PARAMS + LATENCY_PARAMS + 5];
-	int			n = COMMON_PARAMS + LATENCY_PARAMS;
-	StringInfoData sql;
+	RowBuilder	row = {0};
 
-	memset(nulls, ' ', sizeof(nulls));
 	ranread_hist_latency(hist, &latency);
-	set_common_params(shared, (int64) hist->count, values, types);
-	set_latency_params(&latency, COMMON_PARAMS, values, nulls, types);
-	types[n] = INT4OID;
-	values[n++] = Int32GetDatum(worker + 1);
-	types[n] = FLOAT8OID;
-	values[n++] = Float8GetDatum(elapsed);
-	types[n] = FLOAT8OID;
-	values[n++] = Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0);
-	types[n] = TEXTOID;
-	values[n++] = CStringGetTextDatum(ranread_status_name(slot->status));
-	types[n] = INT8ARRAYOID;
-	values[n++] = histogram_array(hist);
+	add_run_columns(&row, shared, (int64) hist->count, &latency);
+	add_column(&row, "worker", INT4OID, Int32GetDatum(worker + 1), false);
+	add_column(&row, "elapsed_s", FLOAT8OID, Float8GetDatum(elapsed), false);
+	add_column(&row, "iops", FLOAT8OID,
+			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
+	add_column(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
+	add_measure(&row, "physical_pct",
+				ranread_physical_pct(slot->bytes_physical, hist->count, shared->block_size));
+	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
+	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
+	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO %s.ranread_results (" COMMON_COLUMNS LATENCY_COLUMNS
-					 "worker, elapsed_s, iops, status, histogram) VALUES (",
-					 quote_identifier(shared->schema_name));
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 1);
-	appendStringInfoChar(&sql, ')');
-
-	slot->recorded = insert_in_own_transaction(sql.data, n, types, values, nulls,
-											   slot->error_message,
-											   sizeof(slot->error_message));
+	slot->recorded = insert_row(shared, "ranread_results", &row,
+								slot->error_message, sizeof(slot->error_message));
 }
 
 void
-ranread_record_batch(const RanreadShared *shared)
+ranread_record_batch(RanreadShared *shared)
 {
 	RanreadBatchSummary summary;
-	Datum		values[COMMON_PARAMS + LATENCY_PARAMS + 4];
-	char		nulls[COMMON_PARAMS + LATENCY_PARAMS + 4];
-	Oid			types[COMMON_PARAMS + LATENCY_PARAMS + 4];
-	int			n = COMMON_PARAMS + LATENCY_PARAMS;
-	StringInfoData sql;
+	RowBuilder	row = {0};
+	bool		no_device;
 
 	ranread_summarize_batch(shared, &summary);
-	memset(nulls, ' ', sizeof(nulls));
-	set_common_params(shared, summary.reads, values, types);
-	set_latency_params(&summary.latency, COMMON_PARAMS, values, nulls, types);
-	types[n] = FLOAT8OID;
-	values[n++] = Float8GetDatum(summary.wall_s);
-	types[n] = FLOAT8OID;
-	values[n++] = Float8GetDatum(summary.iops);
-	types[n] = FLOAT8OID;
-	values[n++] = Float8GetDatum(summary.mb_per_s);
-	types[n] = TEXTOID;
-	values[n++] = CStringGetTextDatum(ranread_status_name(summary.status));
+	no_device = !summary.device_sampled;
+	add_run_columns(&row, shared, summary.reads, &summary.latency);
+	add_column(&row, "wall_s", FLOAT8OID, Float8GetDatum(summary.wall_s), false);
+	add_column(&row, "iops", FLOAT8OID, Float8GetDatum(summary.iops), false);
+	add_column(&row, "mb_per_s", FLOAT8OID, Float8GetDatum(summary.mb_per_s), false);
+	add_measure(&row, "pct_over_2ms", summary.pct_over_2ms);
+	add_measure(&row, "pct_over_5ms", summary.pct_over_5ms);
+	add_measure(&row, "pct_over_10ms", summary.pct_over_10ms);
+	add_measure(&row, "physical_pct", summary.physical_pct);
+	add_buffer_columns(&row, shared, summary.buffer_hits, summary.buffer_misses);
+	add_column(&row, "device", TEXTOID, CStringGetTextDatum(shared->device.name), no_device);
+	add_column(&row, "device_reads_per_s", FLOAT8OID, Float8GetDatum(summary.device_reads_per_s), no_device);
+	add_column(&row, "device_read_wait_ms", FLOAT8OID, Float8GetDatum(summary.device_read_wait_ms), no_device);
+	add_column(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
+	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO %s.ranread_batches (" COMMON_COLUMNS LATENCY_COLUMNS
-					 "wall_s, iops, mb_per_s, status) VALUES (",
-					 quote_identifier(shared->schema_name));
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 1);
-	appendStringInfoChar(&sql, ')');
-
-	(void) insert_in_own_transaction(sql.data, n, types, values, nulls, NULL, 0);
+	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, NULL, 0);
 }

@@ -10,9 +10,10 @@
  * starts when the leader releases them.  It then waits (cancellably) for all
  * workers to exit, and reports in RanRead's words what they measured.
  *
- * If the leader's statement is cancelled, times out or its session ends, the
- * DSM detach callback stops every worker; they record what they measured with
- * status "cancelled" and exit.
+ * If the leader's statement is cancelled, times out, its session is
+ * terminated or its client goes away, the DSM detach callback stops every
+ * worker; they record what they measured with status "cancelled" and exit.
+ * The run lock is session-level and held only while the run runs.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,12 +23,14 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "catalog/pg_authid.h"
 #include "catalog/namespace.h"
 #include "commands/sequence.h"
 #include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "libpq/libpq.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_bswap.h"
@@ -43,12 +46,14 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "compat.h"
 #include "osstats.h"
 #include "ranread.h"
+#include "readpath.h"
 #include "target.h"
 
 /* How long the leader sleeps between checks while workers get ready. */
@@ -56,6 +61,9 @@
 
 /* Warn when more than this fraction of reads will re-read a block. */
 #define REREAD_WARNING_FRACTION	0.05
+
+/* Warn when less than this share of the bytes read came from storage. */
+#define PHYSICAL_WARNING_PCT	95.0
 
 PG_MODULE_MAGIC;
 
@@ -69,10 +77,39 @@ typedef struct RunState
 	BackgroundWorkerHandle **handles;
 } RunState;
 
+static void
+set_run_lock_tag(LOCKTAG *tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_RUN, 0, 2);
+}
+
+static void
+set_batch_lock_tag(LOCKTAG *tag, int64 batch)
+{
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
+}
+
 /*
- * Stop every worker of the run.  Runs when the segment is detached: at the
- * end of a normal run there are none left; on error, cancel or exit it makes
- * sure no worker outlives its caller.
+ * Release the session-level run locks if this backend still holds them (at
+ * backend exit, PostgreSQL may already have released all session locks).
+ */
+static void
+release_run_locks(int64 batch)
+{
+	LOCKTAG		tag;
+
+	set_batch_lock_tag(&tag, batch);
+	if (LockHeldByMe(&tag, ShareLock))
+		LockRelease(&tag, ShareLock, true);
+	set_run_lock_tag(&tag);
+	if (LockHeldByMe(&tag, ExclusiveLock))
+		LockRelease(&tag, ExclusiveLock, true);
+}
+
+/*
+ * Stop every worker of the run and let other runs start.  Runs when the
+ * segment is detached on error, cancel or exit, so that no worker outlives
+ * its caller.
  */
 static void
 stop_workers_on_detach(dsm_segment *seg, Datum arg)
@@ -83,30 +120,96 @@ stop_workers_on_detach(dsm_segment *seg, Datum arg)
 	pg_atomic_write_u32(&run->shared->stop_reason, RANREAD_STOP_CALLER_GONE);
 	for (i = 0; i < run->registered; i++)
 		TerminateBackgroundWorker(run->handles[i]);
+	release_run_locks(run->shared->batch);
 }
 
-static void
-check_arguments(FunctionCallInfo fcinfo)
+/* Microseconds in a positive interval, counting a month as 30 days. */
+static int64
+interval_usecs(const Interval *span)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("processes, iterations and target must not be null")));
-	if (PG_GETARG_INT32(0) < 1 || PG_GETARG_INT32(0) > RANREAD_MAX_PROCESSES)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
-				 errdetail("The value given is %d.", PG_GETARG_INT32(0))));
-	if (PG_GETARG_INT64(1) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("iterations must be at least 1"),
-				 errdetail("The value given is " INT64_FORMAT ".", PG_GETARG_INT64(1))));
+	return span->time + (int64) span->day * USECS_PER_DAY +
+		(int64) span->month * DAYS_PER_MONTH * USECS_PER_DAY;
 }
 
 /*
- * Take the cluster-wide run lock for this transaction, or fail naming the
- * batch that holds it.
+ * Check the arguments and fill in the run's parameters.  Arguments:
+ * processes, iterations, target, mode, block_size, duration, evict.
+ */
+static void
+read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(6))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("processes, target, mode, block_size and evict must not be null")));
+	if (PG_ARGISNULL(1) && PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("iterations and duration must not both be null"),
+				 errhint("Give iterations per process, a duration, or both (the run ends at whichever comes first).")));
+
+	params->processes = PG_GETARG_INT32(0);
+	if (params->processes < 1 || params->processes > RANREAD_MAX_PROCESSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
+				 errdetail("The value given is %d.", params->processes)));
+	if (!PG_ARGISNULL(1))
+	{
+		params->iterations = PG_GETARG_INT64(1);
+		if (params->iterations < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("iterations must be at least 1"),
+					 errdetail("The value given is " INT64_FORMAT ".", params->iterations)));
+	}
+	if (!PG_ARGISNULL(5))
+	{
+		int64		usecs = interval_usecs(PG_GETARG_INTERVAL_P(5));
+
+		if (usecs <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("duration must be positive")));
+		params->duration_ns = (uint64) usecs * 1000;
+	}
+
+	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3))));
+	params->block_size = PG_GETARG_INT32(4);
+	if (params->block_size < BLCKSZ || params->block_size > RANREAD_MAX_BLOCK_SIZE ||
+		params->block_size % BLCKSZ != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block_size must be a multiple of %d between %d and %d bytes",
+						BLCKSZ, BLCKSZ, RANREAD_MAX_BLOCK_SIZE),
+				 errdetail("The value given is %d.", params->block_size)));
+	params->blocks_per_read = params->block_size / BLCKSZ;
+	params->evict = PG_GETARG_BOOL(6);
+	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(2)));
+}
+
+/* Workers connect as the calling role, which PostgreSQL 15 requires to have LOGIN. */
+static void
+check_role_can_login(void)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	bool		can_login;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for role %u", GetUserId());
+	can_login = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+	ReleaseSysCache(tuple);
+	if (!can_login)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" cannot log in, so ranread workers cannot connect as it",
+						GetUserNameFromId(GetUserId(), false)),
+				 errhint("Run ranread as a role with LOGIN (not after SET ROLE to a NOLOGIN role).")));
+}
+
+/*
+ * Take the cluster-wide run lock (session-level, held only while the run
+ * runs), or fail naming the batch that holds it.
  */
 static void
 lock_out_other_runs(void)
@@ -115,8 +218,8 @@ lock_out_other_runs(void)
 	int64		running_batch = -1;
 	int			running_pid = 0;
 
-	SET_LOCKTAG_ADVISORY(tag, InvalidOid, RANREAD_LOCK_RUN, 0, 2);
-	if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+	set_run_lock_tag(&tag);
+	if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
 		return;
 
 	SPI_connect();
@@ -157,14 +260,14 @@ start_batch(void)
 	int64		batch = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
-	(void) LockAcquire(&tag, ShareLock, false, false);
+	set_batch_lock_tag(&tag, batch);
+	(void) LockAcquire(&tag, ShareLock, true, false);
 	return batch;
 }
 
 /*
- * Uniform random reads revisit blocks: of R reads over B blocks, about
- * B * (1 - exp(-R / B)) touch a block for the first time.  Every other read
+ * Uniform random reads revisit units: of R reads over U units, about
+ * U * (1 - exp(-R / U)) touch a unit for the first time.  Every other read
  * re-reads a block this run has already brought into the OS page cache, and
  * may be answered from memory.  Warn before the run when that is more than a
  * few percent.
@@ -173,15 +276,19 @@ static void
 warn_about_rereads(const RanreadShared *shared)
 {
 	double		reads = (double) shared->processes * (double) shared->iterations;
-	double		blocks = (double) shared->target_blocks;
-	double		rereads = 1.0 - blocks * (1.0 - exp(-reads / blocks)) / reads;
+	double		units = (double) shared->target_units;
+	double		rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
 
+	/* direct reads bypass the page cache; a time-based run's count is unknown */
+	if (ranread_readpath_by_index(shared->readpath) == &ranread_readpath_direct ||
+		shared->iterations == 0)
+		return;
 	if (rereads > REREAD_WARNING_FRACTION)
 		ereport(WARNING,
 				(errmsg("about %.0f%% of this run's reads will re-read a block read earlier in the run",
 						rereads * 100.0),
-				 errdetail("%.0f random reads over a target of %.0f blocks; re-reads can be answered by the OS page cache instead of the device.",
-						   reads, blocks),
+				 errdetail("%.0f random reads over a target of %.0f read units; re-reads can be answered by the OS page cache instead of the device.",
+						   reads, units),
 				 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 }
 
@@ -208,11 +315,18 @@ register_workers(RunState *run, dsm_segment *seg)
 				 i + 1, shared->batch);
 		memcpy(worker.bgw_extra, &i, sizeof(int));
 		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
+		{
+			/* give the slots back before failing, so a retry finds them free */
+			for (int j = 0; j < run->registered; j++)
+				TerminateBackgroundWorker(run->handles[j]);
+			for (int j = 0; j < run->registered; j++)
+				(void) WaitForBackgroundWorkerShutdown(run->handles[j]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 					 errmsg("could not start %d ranread workers", shared->processes),
 					 errdetail("Only %d background worker slots were free; no block was read.", i),
 					 errhint("You might need to increase max_worker_processes, or run with fewer processes.")));
+		}
 		run->registered++;
 	}
 }
@@ -254,6 +368,38 @@ wait_until_ready(RunState *run)
 	}
 }
 
+/*
+ * Wait until every worker has exited (and so has recorded its rows).  Stays
+ * cancellable, and notices a client that has gone away, so that the workers
+ * of a vanished session are stopped rather than left to run to the end.
+ */
+static void
+wait_until_all_exited(RunState *run)
+{
+	for (;;)
+	{
+		int			alive = 0;
+		pid_t		pid;
+
+		ResetLatch(MyLatch);
+		for (int i = 0; i < run->shared->processes; i++)
+		{
+			if (GetBackgroundWorkerPid(run->handles[i], &pid) != BGWH_STOPPED)
+				alive++;
+		}
+		if (alive == 0)
+			return;
+		if (!pq_check_connection())
+			ereport(FATAL,
+					(errcode(ERRCODE_CONNECTION_FAILURE),
+					 errmsg("connection to client lost during ranread batch " INT64_FORMAT,
+							run->shared->batch)));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 READY_POLL_MS, PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* Start the clock and let every worker read. */
 static void
 release_workers(RanreadShared *shared)
@@ -269,7 +415,9 @@ release_workers(RanreadShared *shared)
 	shared->run_time = DatumGetTimeADT(DirectFunctionCall1(timestamp_time, TimestampGetDatum(local)));
 	shared->run_time -= shared->run_time % USECS_PER_SEC;
 	pg_atomic_write_u32(&shared->unrecorded, shared->processes);
+	pg_atomic_write_u32(&shared->reading, shared->processes);
 
+	shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 	INSTR_TIME_SET_CURRENT(shared->release_time);
 	(void) pg_atomic_exchange_u32(&shared->released, 1);
 	for (i = 0; i < shared->processes; i++)
@@ -280,6 +428,7 @@ release_workers(RanreadShared *shared)
 static void
 report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
+	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->readpath);
 	int			i;
 
 	for (i = 0; i < shared->processes; i++)
@@ -306,19 +455,51 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 					 errhint("The role running ranread needs INSERT on ranread_results and ranread_batches.")));
 	}
 
+	if (!shared->batch_recorded)
+		ereport(WARNING,
+				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
+				 errdetail("See the server log for the reason."),
+				 errhint("The role running ranread needs INSERT on ranread_batches.")));
+	if (summary->reads == 0)
+	{
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " read nothing (%s)",
+						shared->batch, ranread_status_name(summary->status))));
+		return;
+	}
 	ereport(NOTICE,
 			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %.2fms",
-					shared->processes, shared->iterations, summary->latency.mean_ms)));
+					shared->processes, summary->reads / shared->processes,
+					summary->latency.mean_ms)));
 	ereport(NOTICE,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
 	ereport(NOTICE,
 			(errmsg("latency percentiles: p50 = %.2fms, p99 = %.2fms, max = %.2fms",
 					summary->latency.p50_ms, summary->latency.p99_ms, summary->latency.max_ms)));
+	if (summary->device_sampled)
+		ereport(NOTICE,
+				(errmsg("device %s: %.0f reads/s, average read wait %.2fms, %.0f%% utilised",
+						shared->device.name, summary->device_reads_per_s,
+						summary->device_read_wait_ms, summary->device_util_pct)));
+	else
+		ereport(NOTICE,
+				(errmsg("no device statistics: the target's file system is not on a block device listed in /proc/diskstats")));
+	if (readpath == &ranread_readpath_buffer)
+		ereport(NOTICE,
+				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
+						summary->buffer_hits, summary->buffer_misses)));
+	if (readpath != &ranread_readpath_direct && summary->reads > 0 &&
+		summary->physical_pct < PHYSICAL_WARNING_PCT)
+		ereport(WARNING,
+				(errmsg("only %.0f%% of the bytes read in batch " INT64_FORMAT " were fetched from storage",
+						summary->physical_pct, shared->batch),
+				 errdetail("The rest was answered from memory (the OS page cache%s), so the latencies are not the device's.",
+						   readpath == &ranread_readpath_buffer ? " or shared buffers" : ""),
+				 errhint("Is the target smaller than twice the server's memory, was evict turned off, or was the target prewarmed? Mode 'direct' always reads the device.")));
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(NOTICE,
-				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " of " INT64_FORMAT " reads",
-						shared->batch, ranread_status_name(summary->status),
-						summary->reads, shared->iterations * shared->processes)));
+				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",
+						shared->batch, ranread_status_name(summary->status), summary->reads)));
 }
 
 static Datum
@@ -326,14 +507,15 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 		   const RanreadBatchSummary *summary)
 {
 	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10] = {0};
+	Datum		values[15];
+	bool		nulls[15] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	values[0] = Int64GetDatum(shared->batch);
 	values[1] = Int32GetDatum(shared->processes);
 	values[2] = Int64GetDatum(shared->iterations);
+	nulls[2] = shared->iterations == 0;
 	values[3] = Float8GetDatum(summary->latency.mean_ms);
 	values[4] = Float8GetDatum(summary->latency.p50_ms);
 	values[5] = Float8GetDatum(summary->latency.p99_ms);
@@ -341,65 +523,85 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 	values[7] = Float8GetDatum(summary->iops);
 	values[8] = Float8GetDatum(summary->mb_per_s);
 	values[9] = CStringGetTextDatum(ranread_status_name(summary->status));
+	values[10] = CStringGetTextDatum(ranread_readpath_by_index(shared->readpath)->name);
+	values[11] = Int32GetDatum(shared->block_size);
+	values[12] = Float8GetDatum(summary->physical_pct);
+	values[13] = Int64GetDatum(summary->buffer_hits);
+	nulls[13] = ranread_readpath_by_index(shared->readpath) != &ranread_readpath_buffer;
+	values[14] = Float8GetDatum(summary->device_util_pct);
+	nulls[14] = !summary->device_sampled;
+	for (int i = 3; i <= 6; i++)
+		nulls[i] = summary->reads == 0;
+	nulls[12] = summary->reads == 0;
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }
 
 Datum
 ranread_run(PG_FUNCTION_ARGS)
 {
+	RanreadShared params = {0};
 	Relation	target;
 	dsm_segment *seg;
 	RanreadShared *shared;
 	RunState   *run;
 	RanreadBatchSummary summary;
 	Datum		result;
-	int			processes;
-	int			i;
+	char	   *first_segment;
 
-	check_arguments(fcinfo);
-	processes = PG_GETARG_INT32(0);
-	target = ranread_target_open_for_run(NameStr(*PG_GETARG_NAME(2)));
+	read_arguments(fcinfo, &params);
+	check_role_can_login();
+	target = ranread_target_open_for_run(params.target_name);
+	if (RelationGetNumberOfBlocks(target) < (BlockNumber) params.blocks_per_read)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
 	lock_out_other_runs();
 
-	seg = dsm_create(RanreadSharedSize(processes), 0);
+	seg = dsm_create(RanreadSharedSize(params.processes), 0);
 	shared = dsm_segment_address(seg);
-	memset(shared, 0, RanreadSharedSize(processes));
+	memset(shared, 0, RanreadSharedSize(params.processes));
+	memcpy(shared, &params, offsetof(RanreadShared, slots));
 	shared->magic = RANREAD_SHARED_MAGIC;
 	shared->batch = start_batch();
 	shared->database_id = MyDatabaseId;
 	shared->user_id = GetUserId();
 	shared->leader_pgprocno = MyProc->pgprocno;
-	shared->processes = processes;
-	shared->iterations = PG_GETARG_INT64(1);
+	shared->target_relid = RelationGetRelid(target);
 	shared->target_node = RANREAD_REL_NODE(target);
 	shared->target_blocks = RelationGetNumberOfBlocks(target);
+	shared->target_units = shared->target_blocks / shared->blocks_per_read;
 	shared->seed = pg_prng_uint64(&pg_global_prng_state);
-	namestrcpy((Name) shared->target_name, NameStr(*PG_GETARG_NAME(2)));
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
+	first_segment = psprintf("%s/%s", DataDir, ranread_segment_path(shared->target_node, 0));
+	ranread_device_of(first_segment, &shared->device);
 	pg_atomic_init_u32(&shared->ready, 0);
 	pg_atomic_init_u32(&shared->released, 0);
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
 	pg_atomic_init_u32(&shared->unrecorded, 0);
+	pg_atomic_init_u32(&shared->reading, 0);
 
 	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
 	run->shared = shared;
 	run->handles = MemoryContextAllocZero(TopTransactionContext,
-										  sizeof(BackgroundWorkerHandle *) * processes);
+										  sizeof(BackgroundWorkerHandle *) * shared->processes);
 	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
+	if (ranread_readpath_by_index(shared->readpath)->check != NULL)
+		ranread_readpath_by_index(shared->readpath)->check(shared);
 	warn_about_rereads(shared);
-	ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
+	if (shared->evict)
+		ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
 	register_workers(run, seg);
 	wait_until_ready(run);
 	release_workers(shared);
-	for (i = 0; i < processes; i++)
-		(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
+	wait_until_all_exited(run);
 
 	ranread_summarize_batch(shared, &summary);
 	report_run(shared, &summary);
 
 	result = result_row(fcinfo, shared, &summary);
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
+	release_run_locks(shared->batch);
 	dsm_detach(seg);
 	relation_close(target, NoLock);
 	PG_RETURN_DATUM(result);

@@ -350,7 +350,8 @@ ranread_setup(PG_FUNCTION_ARGS)
 	ranread_evict_from_page_cache(node, blocks);
 
 	register_target(schema, name, relid, blocks,
-					tablespace != NULL ? tablespace : "pg_default");
+					get_tablespace_name(OidIsValid(rel->rd_rel->reltablespace) ?
+										rel->rd_rel->reltablespace : MyDatabaseTableSpace));
 	table_close(rel, NoLock);
 
 	if ((uint64) blocks * BLCKSZ < 2 * memory)

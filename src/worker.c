@@ -5,11 +5,13 @@
  *
  * A worker attaches to the run's shared memory, connects to the caller's
  * database as the caller's role, opens its read path and reports ready.  Once
- * the leader releases the barrier it reads `iterations` uniformly random
- * blocks, timing each read with the monotonic clock into its histogram.
+ * the leader releases the barrier it reads uniformly random, block_size-aligned
+ * units of the target for `iterations` reads or `duration`, timing each read
+ * with the monotonic clock into its histogram.
  * SIGTERM (ranread_stop(), or the leader ending the run) and SIGINT end the
  * loop early.  Whatever ended it, the worker then records its own result row;
- * the last worker of the batch also records the batch row (results.c).
+ * the last worker to stop reading samples the device's counters, and the last
+ * to record writes the batch row (results.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +19,7 @@
 
 #include "access/xact.h"
 #include "common/pg_prng.h"
+#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -64,31 +67,48 @@ wait_for_release(RanreadShared *shared)
 	}
 }
 
-/* The timed loop: one histogram entry per read. */
+/*
+ * The timed loop: one histogram entry per read, until the iterations are done,
+ * the duration has passed (checked against the clock read that ends each
+ * read, so it costs nothing), or the worker is told to stop.  Around the
+ * loop, the kernel's count of bytes fetched from storage and the shared
+ * buffer counters give the proof of physical reads and the buffer hits.
+ */
 static void
-read_random_blocks(RanreadShared *shared, RanreadWorkerSlot *slot,
-				   const RanreadReadPath *path, void *state, int worker)
+read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
+				  const RanreadReadPath *path, void *state, int worker)
 {
 	pg_prng_state rng;
+	uint64		read_bytes_before = ranread_thread_read_bytes();
+	int64		hits_before = pgBufferUsage.shared_blks_hit;
+	int64		misses_before = pgBufferUsage.shared_blks_read;
+	uint64		deadline_ns = shared->duration_ns > 0 ?
+		ranread_instr_time_ns(shared->release_time) + shared->duration_ns : PG_UINT64_MAX;
 	int64		i;
 
 	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
-	for (i = 0; i < shared->iterations && !stop_requested; i++)
+	for (i = 0; (shared->iterations == 0 || i < shared->iterations) && !stop_requested; i++)
 	{
-		BlockNumber blkno = (BlockNumber) pg_prng_uint64_range(&rng, 0, shared->target_blocks - 1);
+		BlockNumber unit = (BlockNumber) pg_prng_uint64_range(&rng, 0, shared->target_units - 1);
 		instr_time	start;
 		instr_time	end;
+		uint64		end_ns;
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
 
 		INSTR_TIME_SET_CURRENT(start);
-		path->read_block(state, blkno);
+		path->read_unit(state, unit * shared->blocks_per_read);
 		INSTR_TIME_SET_CURRENT(end);
-		INSTR_TIME_SUBTRACT(end, start);
-		ranread_hist_record(&slot->hist, ranread_instr_time_ns(end));
+		end_ns = ranread_instr_time_ns(end);
+		ranread_hist_record(&slot->hist, end_ns - ranread_instr_time_ns(start));
+		if (end_ns >= deadline_ns)
+			break;
 	}
 	INSTR_TIME_SET_CURRENT(slot->end_time);
+	slot->bytes_physical = ranread_thread_read_bytes() - read_bytes_before;
+	slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
+	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
 }
 
 /*
@@ -99,7 +119,7 @@ static bool
 run_worker(RanreadShared *shared, int worker)
 {
 	RanreadWorkerSlot *slot = &shared->slots[worker];
-	const RanreadReadPath *path = &ranread_readpath_smgr;
+	const RanreadReadPath *path = ranread_readpath_by_index(shared->readpath);
 	void	   *state;
 	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
 
@@ -121,7 +141,7 @@ run_worker(RanreadShared *shared, int worker)
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d reading",
 									shared->batch, worker + 1, shared->processes));
-	read_random_blocks(shared, slot, path, state, worker);
+	read_random_units(shared, slot, path, state, worker);
 	path->close(state);
 	CommitTransactionCommand();
 
@@ -132,6 +152,14 @@ run_worker(RanreadShared *shared, int worker)
 	else
 		slot->status = RANREAD_STATUS_STOPPED;
 	return true;
+}
+
+/* The last worker to stop reading closes the device statistics window. */
+static void
+sample_device_at_end(RanreadShared *shared)
+{
+	INSTR_TIME_SET_CURRENT(shared->device_end_time);
+	shared->device_sampled = ranread_device_stats(&shared->device, &shared->device_end);
 }
 
 void
@@ -189,6 +217,8 @@ ranread_worker_main(Datum main_arg)
 
 	if (released)
 	{
+		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
+			sample_device_at_end(shared);
 		pgstat_report_activity(STATE_RUNNING,
 							   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d recording",
 										shared->batch, worker + 1, shared->processes));

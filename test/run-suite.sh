@@ -14,7 +14,7 @@ make installcheck || { cat regression.diffs 2>/dev/null; exit 1; }
 
 dropdb --if-exists ranread_tap
 createdb ranread_tap
-psql -X -q -d ranread_tap -c "CREATE EXTENSION pgtap; CREATE EXTENSION ranread; CREATE EXTENSION dblink; CREATE EXTENSION amcheck; CREATE EXTENSION pageinspect;"
+psql -X -q -d ranread_tap -c "CREATE EXTENSION pgtap; CREATE EXTENSION ranread; CREATE EXTENSION dblink; CREATE EXTENSION amcheck; CREATE EXTENSION pageinspect; CREATE EXTENSION pg_prewarm;"
 PGDATABASE=ranread_tap pg_prove --ext .sql test/pgtap/
 
 PGDATABASE=ranread_tap prove test/shell/

@@ -13,8 +13,8 @@ SELECT target, bytes, blocks, tablespace FROM ranread_targets;
 SELECT relpersistence, reloptions FROM pg_class WHERE relname = 'regress_target';
 SELECT pg_relation_size('regress_target') AS bytes;
 
--- run: NOTICEs carry measurements, so keep them out of this file
-SET client_min_messages = warning;
+-- run: NOTICEs and WARNINGs carry measurements, so keep them out of this file
+SET client_min_messages = error;
 SELECT batch > 0 AS numbered, processes, iterations, status,
 	   response_time_ms > 0 AS timed, iops > 0 AS counted
 FROM ranread_run(2, 100, 'regress_target');
@@ -32,6 +32,13 @@ SELECT ranread_setup('8 MB', 'no_such_tablespace', 'regress_small');
 SELECT ranread_run(0, 100, 'regress_target');
 SELECT ranread_run(2, 0, 'regress_target');
 SELECT ranread_run(NULL, 100, 'regress_target');
+SELECT ranread_run(2, NULL, 'regress_target');
+SELECT ranread_run(2, 100, 'regress_target', mode => 'bogus');
+SELECT ranread_run(2, 100, 'regress_target', block_size => 4096);
+SELECT ranread_run(2, 100, 'regress_target', block_size => 12000);
+SELECT ranread_run(2, 100, 'regress_target', block_size => 2097152);
+SELECT ranread_run(2, NULL, 'regress_target', duration => '-1 s');
+SELECT ranread_run(2, 100, 'regress_target', evict => NULL);
 SELECT ranread_run(2, 100, 'no_such_target');
 SELECT ranread_run(2, 100, 'ranread_targets');
 SELECT ranread_export('relative/dir');

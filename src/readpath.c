@@ -1,0 +1,59 @@
+/*-------------------------------------------------------------------------
+ *
+ * readpath.c
+ *		The table of read paths, looked up by name (SQL) or index (DSM).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "readpath.h"
+
+static const RanreadReadPath *const read_paths[] = {
+	&ranread_readpath_smgr,
+	&ranread_readpath_direct,
+	&ranread_readpath_buffer,
+};
+
+/* A buffer of size bytes aligned for O_DIRECT (PostgreSQL 15 has no aligned palloc). */
+char *
+ranread_alloc_io_buffer(Size size)
+{
+	char	   *raw = palloc(size + RANREAD_IO_ALIGN);
+
+	return (char *) TYPEALIGN(RANREAD_IO_ALIGN, raw);
+}
+
+const RanreadReadPath *
+ranread_readpath_by_name(const char *name)
+{
+	for (int i = 0; i < lengthof(read_paths); i++)
+	{
+		if (strcmp(read_paths[i]->name, name) == 0)
+			return read_paths[i];
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown ranread mode \"%s\"", name),
+			 errhint("Use 'smgr', 'direct' or 'buffer'.")));
+	return NULL;				/* keep compiler quiet */
+}
+
+const RanreadReadPath *
+ranread_readpath_by_index(int index)
+{
+	Assert(index >= 0 && index < lengthof(read_paths));
+	return read_paths[index];
+}
+
+int
+ranread_readpath_index(const RanreadReadPath *path)
+{
+	for (int i = 0; i < lengthof(read_paths); i++)
+	{
+		if (read_paths[i] == path)
+			return i;
+	}
+	elog(ERROR, "unregistered read path");
+	return -1;					/* keep compiler quiet */
+}

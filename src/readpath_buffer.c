@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ *
+ * readpath_buffer.c
+ *		Read path "buffer": through shared buffers, as a query's read would.
+ *
+ * Each block is read with ReadBufferExtended() using a BAS_BULKREAD ring
+ * (256 kB), so the run does not flush shared buffers, then share-locked and
+ * released, as a heap scan does.  A miss pays what a query's cache miss
+ * costs: buffer mapping, a victim buffer, the read, and checksum
+ * verification.  A block already in shared buffers is a hit; hits and misses
+ * are counted from pgBufferUsage and reported apart.  A unit of several
+ * blocks is that many buffer reads, timed together as one read.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "executor/instrument.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#include "readpath.h"
+
+typedef struct BufferReadState
+{
+	Relation	rel;
+	BufferAccessStrategy strategy;
+	int			blocks_per_read;
+} BufferReadState;
+
+static void *
+buffer_open(const RanreadShared *shared)
+{
+	BufferReadState *state = palloc(sizeof(BufferReadState));
+
+	state->rel = relation_open(shared->target_relid, AccessShareLock);
+	state->strategy = GetAccessStrategy(BAS_BULKREAD);
+	state->blocks_per_read = shared->blocks_per_read;
+	return state;
+}
+
+static void
+buffer_read_unit(void *state, BlockNumber first_block)
+{
+	BufferReadState *s = (BufferReadState *) state;
+
+	for (int i = 0; i < s->blocks_per_read; i++)
+	{
+		Buffer		buffer = ReadBufferExtended(s->rel, MAIN_FORKNUM, first_block + i,
+												RBM_NORMAL, s->strategy);
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+static void
+buffer_close(void *state)
+{
+	BufferReadState *s = (BufferReadState *) state;
+
+	FreeAccessStrategy(s->strategy);
+	relation_close(s->rel, AccessShareLock);
+}
+
+const RanreadReadPath ranread_readpath_buffer = {
+	.name = "buffer",
+	.check = NULL,
+	.open = buffer_open,
+	.read_unit = buffer_read_unit,
+	.close = buffer_close,
+};
