@@ -21,3 +21,6 @@ include $(PGXS)
 
 # Warnings are errors here, so CI catches every new one.
 override CFLAGS += -Werror
+
+# PGXS tracks no header dependencies; every object reads the shared layouts.
+$(OBJS): $(HEADERS)

@@ -57,6 +57,7 @@ typedef struct RanreadWorkerSlot
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_results row is committed */
 	instr_time	end_time;		/* when its last read returned */
+	uint64		read_bytes_start;	/* the thread's read_bytes before the loop */
 	uint64		bytes_physical; /* fetched from storage during the loop */
 	int64		buffer_hits;	/* shared buffer hits during the loop */
 	int64		buffer_misses;

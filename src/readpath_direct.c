@@ -8,61 +8,78 @@
  * into an aligned buffer per read, at the same block offsets smgr would use.
  * A unit that crosses a 1 GiB segment boundary (block sizes that do not
  * divide 1 GiB) is two pread() calls, one per segment.  PostgreSQL 15 has no
- * direct I/O of its own, so this path opens the files itself.
+ * direct I/O of its own, so this path opens the segment files itself, through
+ * PostgreSQL's virtual file descriptors so that a target of many segments
+ * cannot exhaust the process's descriptors.  tmpfs and ramfs are refused even
+ * where the kernel accepts O_DIRECT on them: they keep files in memory.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "utils/wait_event.h"
 
 #include "readpath.h"
 #include "target.h"
 
+#define DIRECT_IO_HINT \
+	"Use mode 'smgr', which reads through the OS page cache after evicting the target, or put the target on the volume under test."
+
 typedef struct DirectReadState
 {
 	int			nsegments;
-	int		   *fds;
+	File	   *files;
 	char	  **paths;
 	int			blocks_per_read;
 	char	   *buffer;
 } DirectReadState;
 
-static int
+static File
 open_direct(const char *path)
 {
-	int			fd = BasicOpenFile(path, O_RDONLY | PG_BINARY | O_DIRECT);
+	File		file = PathNameOpenFile(path, O_RDONLY | PG_BINARY | O_DIRECT);
 
-	if (fd < 0 && errno == EINVAL)
+	if (file < 0 && errno == EINVAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the file system holding \"%s\" does not support direct I/O", path),
-				 errhint("Use mode 'smgr', which reads through the OS page cache after evicting the target.")));
-	if (fd < 0)
+				 errhint(DIRECT_IO_HINT)));
+	if (file < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for direct I/O: %m", path)));
-	return fd;
+	return file;
 }
 
-/* Leader: fail before any worker starts if O_DIRECT is refused. */
+/* Leader: fail before any worker starts if direct I/O cannot reach a device. */
 static void
 direct_check(const RanreadShared *shared)
 {
 	char	   *path = ranread_segment_path(shared->target_node, 0);
-	int			fd = open_direct(path);
+	struct statfs fs;
+	File		file;
 	char	   *buffer = ranread_alloc_io_buffer(BLCKSZ);
 
-	if (pg_pread(fd, buffer, BLCKSZ, 0) != BLCKSZ)
+	if (statfs(path, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the file system holding \"%s\" does not support direct I/O", path),
+				 errdetail("It is a memory file system (tmpfs or ramfs): there is no device to read."),
+				 errhint(DIRECT_IO_HINT)));
+	file = open_direct(path);
+	if (FileRead(file, buffer, BLCKSZ, 0, PG_WAIT_EXTENSION) != BLCKSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("could not read \"%s\" with direct I/O: %m", path),
-				 errhint("Use mode 'smgr', which reads through the OS page cache after evicting the target.")));
-	close(fd);
+				 errhint(DIRECT_IO_HINT)));
+	FileClose(file);
 }
 
 static void *
@@ -71,12 +88,12 @@ direct_open(const RanreadShared *shared)
 	DirectReadState *state = palloc(sizeof(DirectReadState));
 
 	state->nsegments = ranread_segment_count(shared->target_blocks);
-	state->fds = palloc(sizeof(int) * state->nsegments);
+	state->files = palloc(sizeof(File) * state->nsegments);
 	state->paths = palloc(sizeof(char *) * state->nsegments);
 	for (int i = 0; i < state->nsegments; i++)
 	{
 		state->paths[i] = ranread_segment_path(shared->target_node, i);
-		state->fds[i] = open_direct(state->paths[i]);
+		state->files[i] = open_direct(state->paths[i]);
 	}
 	state->blocks_per_read = shared->blocks_per_read;
 	state->buffer = ranread_alloc_io_buffer(shared->block_size);
@@ -96,8 +113,8 @@ direct_read_unit(void *state, BlockNumber first_block)
 		int			segno = block / RELSEG_SIZE;
 		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
 		ssize_t		len = (ssize_t) n * BLCKSZ;
-		ssize_t		got = pg_pread(s->fds[segno], dest, len,
-								   (off_t) (block % RELSEG_SIZE) * BLCKSZ);
+		ssize_t		got = FileRead(s->files[segno], dest, len,
+								   (off_t) (block % RELSEG_SIZE) * BLCKSZ, PG_WAIT_EXTENSION);
 
 		if (got != len)
 			ereport(ERROR,
@@ -118,7 +135,7 @@ direct_close(void *state)
 	DirectReadState *s = (DirectReadState *) state;
 
 	for (int i = 0; i < s->nsegments; i++)
-		close(s->fds[i]);
+		FileClose(s->files[i]);
 }
 
 const RanreadReadPath ranread_readpath_direct = {

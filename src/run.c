@@ -65,6 +65,9 @@
 /* Warn when less than this share of the bytes read came from storage. */
 #define PHYSICAL_WARNING_PCT	95.0
 
+/* Point out readahead when the kernel fetched this much more than asked. */
+#define READAHEAD_NOTICE_PCT	110.0
+
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(ranread_run);
@@ -469,7 +472,8 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 	}
 	ereport(NOTICE,
 			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %.2fms",
-					shared->processes, summary->reads / shared->processes,
+					shared->processes,
+					shared->iterations > 0 ? shared->iterations : summary->reads / shared->processes,
 					summary->latency.mean_ms)));
 	ereport(NOTICE,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
@@ -488,14 +492,20 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 		ereport(NOTICE,
 				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
 						summary->buffer_hits, summary->buffer_misses)));
-	if (readpath != &ranread_readpath_direct && summary->reads > 0 &&
-		summary->physical_pct < PHYSICAL_WARNING_PCT)
+	if (summary->physical_pct < PHYSICAL_WARNING_PCT)
 		ereport(WARNING,
 				(errmsg("only %.0f%% of the bytes read in batch " INT64_FORMAT " were fetched from storage",
 						summary->physical_pct, shared->batch),
-				 errdetail("The rest was answered from memory (the OS page cache%s), so the latencies are not the device's.",
-						   readpath == &ranread_readpath_buffer ? " or shared buffers" : ""),
-				 errhint("Is the target smaller than twice the server's memory, was evict turned off, or was the target prewarmed? Mode 'direct' always reads the device.")));
+				 errdetail("The rest was answered from memory (%s), so the latencies are not the device's.",
+						   readpath == &ranread_readpath_buffer ? "the OS page cache or shared buffers" :
+						   readpath == &ranread_readpath_direct ? "the file system keeps the target in memory" :
+						   "the OS page cache"),
+				 errhint("Is the target smaller than twice the server's memory, was evict turned off, or was the target prewarmed?")));
+	else if (summary->physical_pct > READAHEAD_NOTICE_PCT)
+		ereport(NOTICE,
+				(errmsg("the kernel fetched %.0f%% of the bytes requested: its readahead was part of each read",
+						summary->physical_pct),
+				 errhint("Mode 'direct' issues each read of block_size bytes as one request, without readahead.")));
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(NOTICE,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",
@@ -555,12 +565,19 @@ ranread_run(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
-	lock_out_other_runs();
 
+	/* the detach callback releases the run locks, so register it first */
 	seg = dsm_create(RanreadSharedSize(params.processes), 0);
 	shared = dsm_segment_address(seg);
 	memset(shared, 0, RanreadSharedSize(params.processes));
 	memcpy(shared, &params, offsetof(RanreadShared, slots));
+	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
+	run->shared = shared;
+	run->handles = MemoryContextAllocZero(TopTransactionContext,
+										  sizeof(BackgroundWorkerHandle *) * shared->processes);
+	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
+
+	lock_out_other_runs();
 	shared->magic = RANREAD_SHARED_MAGIC;
 	shared->batch = start_batch();
 	shared->database_id = MyDatabaseId;
@@ -579,12 +596,6 @@ ranread_run(PG_FUNCTION_ARGS)
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
 	pg_atomic_init_u32(&shared->unrecorded, 0);
 	pg_atomic_init_u32(&shared->reading, 0);
-
-	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
-	run->shared = shared;
-	run->handles = MemoryContextAllocZero(TopTransactionContext,
-										  sizeof(BackgroundWorkerHandle *) * shared->processes);
-	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
 	if (ranread_readpath_by_index(shared->readpath)->check != NULL)
 		ranread_readpath_by_index(shared->readpath)->check(shared);

@@ -79,13 +79,13 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				  const RanreadReadPath *path, void *state, int worker)
 {
 	pg_prng_state rng;
-	uint64		read_bytes_before = ranread_thread_read_bytes();
 	int64		hits_before = pgBufferUsage.shared_blks_hit;
 	int64		misses_before = pgBufferUsage.shared_blks_read;
 	uint64		deadline_ns = shared->duration_ns > 0 ?
 		ranread_instr_time_ns(shared->release_time) + shared->duration_ns : PG_UINT64_MAX;
 	int64		i;
 
+	slot->read_bytes_start = ranread_thread_read_bytes();
 	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
 	for (i = 0; (shared->iterations == 0 || i < shared->iterations) && !stop_requested; i++)
 	{
@@ -106,7 +106,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 			break;
 	}
 	INSTR_TIME_SET_CURRENT(slot->end_time);
-	slot->bytes_physical = ranread_thread_read_bytes() - read_bytes_before;
+	slot->bytes_physical = ranread_thread_read_bytes() - slot->read_bytes_start;
 	slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
 	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
 }
@@ -206,9 +206,11 @@ ranread_worker_main(Datum main_arg)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		INSTR_TIME_SET_CURRENT(slot->end_time);
+		released = pg_atomic_read_u32(&shared->released) != 0;
+		if (released)
+			slot->bytes_physical = ranread_thread_read_bytes() - slot->read_bytes_start;
 		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
 		slot->status = RANREAD_STATUS_FAILED;
-		released = pg_atomic_read_u32(&shared->released) != 0;
 		ereport(LOG,
 				(errmsg("ranread worker %d of batch " INT64_FORMAT " failed: %s",
 						worker + 1, shared->batch, edata->message)));
