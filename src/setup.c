@@ -47,37 +47,68 @@
 PG_FUNCTION_INFO_V1(ranread_setup);
 
 /*
- * xorshift128+: fast enough to fill pages at several GB/s on one core, and
- * its output does not compress.  Not for cryptography.
+ * Four independent xorshift128+ streams, advanced together so the compiler
+ * can interleave (or vectorise) them: one stream alone is bound by its own
+ * dependency chain and made page filling a third of setup's time.  The output
+ * does not compress; it is not for cryptography.
  */
+#define FILL_LANES	4
+
 typedef struct FillRandom
 {
-	uint64		s0;
-	uint64		s1;
+	uint64		s0[FILL_LANES];
+	uint64		s1[FILL_LANES];
 } FillRandom;
 
-static inline uint64
-fill_random_next(FillRandom *r)
+static void
+fill_random_seed(FillRandom *r, uint64 seed)
 {
-	uint64		x = r->s0;
-	uint64		y = r->s1;
+	for (int lane = 0; lane < FILL_LANES; lane++)
+	{
+		/* splitmix64, so that no lane starts from a weak (e.g. zero) state */
+		for (int k = 0; k < 2; k++)
+		{
+			uint64		z = (seed += UINT64CONST(0x9E3779B97F4A7C15));
 
-	r->s0 = y;
+			z = (z ^ (z >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
+			z = (z ^ (z >> 27)) * UINT64CONST(0x94D049BB133111EB);
+			z ^= z >> 31;
+			if (k == 0)
+				r->s0[lane] = z;
+			else
+				r->s1[lane] = z;
+		}
+	}
+}
+
+/* Advance one lane and return its next 64 random bits. */
+static inline uint64
+fill_random_next(FillRandom *r, int lane)
+{
+	uint64		x = r->s0[lane];
+	uint64		y = r->s1[lane];
+
+	r->s0[lane] = y;
 	x ^= x << 23;
-	r->s1 = x ^ y ^ (x >> 17) ^ (y >> 26);
-	return r->s1 + y;
+	r->s1[lane] = x ^ y ^ (x >> 17) ^ (y >> 26);
+	return r->s1[lane] + y;
 }
 
 /* Make buf a valid, empty heap page for blkno whose free space is random. */
 static void
-fill_page(char *buf, BlockNumber blkno, FillRandom *random)
+fill_page(char *buf, BlockNumber blkno, FillRandom *r)
 {
 	uint64	   *word = (uint64 *) (buf + MAXALIGN(SizeOfPageHeaderData));
 	uint64	   *end = (uint64 *) (buf + BLCKSZ);
 
 	PageInit((Page) buf, BLCKSZ, 0);
-	while (word < end)
-		*word++ = fill_random_next(random);
+	for (; end - word >= FILL_LANES; word += FILL_LANES)
+	{
+		for (int lane = 0; lane < FILL_LANES; lane++)
+			word[lane] = fill_random_next(r, lane);
+	}
+	for (int lane = 0; word < end; lane++)
+		*word++ = fill_random_next(r, lane);
 	PageSetChecksumInplace((Page) buf, blkno);
 }
 
@@ -106,8 +137,37 @@ write_all(int fd, const char *path, const char *buf, size_t len, off_t offset)
 }
 
 /*
+ * Sync every segment once all are written: syncing each before writing the
+ * next would stall the writer while the kernel's writeback could be running
+ * beside it.
+ */
+static void
+sync_target(RelFileNode node, BlockNumber blocks, int log_level)
+{
+	for (BlockNumber segno = 0; segno < ranread_segment_count(blocks); segno++)
+	{
+		char	   *path = ranread_segment_path(node, segno);
+		int			fd = OpenTransientFile(path, O_RDWR | PG_BINARY);
+
+		if (fd < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not open file \"%s\": %m", path)));
+		if (pg_fsync(fd) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not fsync file \"%s\": %m", path)));
+		CloseTransientFile(fd);
+		if (log_level >= 3)
+			ereport(NOTICE,
+					(errmsg("ranread_setup: synced segment %s", path)));
+		pfree(path);
+	}
+}
+
+/*
  * Write blocks [0, blocks) of the target's main fork, segment by segment,
- * and sync each segment.  Reports progress as NOTICEs per log_level.
+ * then sync them all.  Reports progress as NOTICEs per log_level.
  */
 static void
 write_target(RelFileNode node, BlockNumber blocks, int log_level)
@@ -119,8 +179,7 @@ write_target(RelFileNode node, BlockNumber blocks, int log_level)
 	int			next_step = 1;
 	instr_time	start;
 
-	random.s0 = ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp();
-	random.s1 = UINT64CONST(0x9E3779B97F4A7C15) ^ node.relNode;
+	fill_random_seed(&random, ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp() ^ node.relNode);
 	INSTR_TIME_SET_CURRENT(start);
 
 	for (segno = 0; segno < ranread_segment_count(blocks); segno++)
@@ -164,18 +223,15 @@ write_target(RelFileNode node, BlockNumber blocks, int log_level)
 			}
 		}
 
-		if (pg_fsync(fd) != 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not fsync file \"%s\": %m", path)));
 		CloseTransientFile(fd);
 		if (log_level >= 3)
 			ereport(NOTICE,
-					(errmsg("ranread_setup: wrote and synced segment %s (%u blocks)",
+					(errmsg("ranread_setup: wrote segment %s (%u blocks)",
 							path, seg_end - segno * RELSEG_SIZE)));
 		pfree(path);
 	}
 	pfree(chunk);
+	sync_target(node, blocks, log_level);
 }
 
 static void
