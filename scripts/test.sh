@@ -3,7 +3,9 @@
 #
 # Installs dependencies, builds with warnings as errors, installs, then runs
 # test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
-# clusters made by pg_virtualenv: without and with data checksums.
+# clusters made by pg_virtualenv, without and with data checksums, and last
+# the fault-injection suite test/run-tap.sh (crashes, disk full, slots, bad
+# input, soak, privileges), which makes its own clusters.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +21,6 @@ echo "=== cluster without data checksums ==="
 pg_virtualenv -t "${cluster_opts[@]}" test/run-suite.sh
 echo "=== cluster with data checksums ==="
 pg_virtualenv -t -i --data-checksums "${cluster_opts[@]}" test/run-suite.sh
-echo "ranread: all test suites passed on both clusters"
+echo "=== fault-injection suite ==="
+test/run-tap.sh
+echo "ranread: all test suites passed"

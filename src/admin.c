@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "catalog/pg_authid.h"
@@ -16,7 +17,12 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/pg_list.h"
+#include "postmaster/bgworker.h"
 #include "pgtime.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -24,8 +30,9 @@
 #include "ranread.h"
 #include "target.h"
 
-/* How long ranread_stop() waits for each worker to record and exit. */
+/* How long ranread_stop() waits for the workers to record and exit. */
 #define STOP_WAIT_MS	5000
+#define STOP_POLL_MS	10
 
 PG_FUNCTION_INFO_V1(ranread_stop);
 PG_FUNCTION_INFO_V1(ranread_reset);
@@ -49,16 +56,85 @@ query_int64(const char *sql, bool read_only)
 }
 
 /*
- * Signal every ranread worker of the cluster and wait until each has recorded
- * what it measured (status "stopped") and exited.
+ * PIDs of every ranread worker in the cluster, whoever runs it (the process
+ * array and the background worker registry, not pg_stat_activity, which
+ * hides other roles' backend types).
+ */
+static List *
+ranread_worker_pids(void)
+{
+	List	   *pids = NIL;
+	List	   *workers = NIL;
+	ListCell   *lc;
+
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (uint32 i = 0; i < ProcGlobal->allProcCount; i++)
+	{
+		if (ProcGlobal->allProcs[i].pid != 0)
+			pids = lappend_int(pids, ProcGlobal->allProcs[i].pid);
+	}
+	LWLockRelease(ProcArrayLock);
+
+	foreach(lc, pids)
+	{
+		const char *type = GetBackgroundWorkerTypeByPid(lfirst_int(lc));
+
+		if (type != NULL && strcmp(type, RANREAD_WORKER_TYPE) == 0)
+			workers = lappend_int(workers, lfirst_int(lc));
+	}
+	return workers;
+}
+
+/*
+ * Send SIGTERM to one worker, with pg_terminate_backend()'s permission rules.
+ * Returns false if it has already exited.
+ */
+static bool
+signal_worker(int pid)
+{
+	PGPROC	   *proc = BackendPidGetProc(pid);
+
+	if (proc == NULL)
+		return false;
+	if ((superuser_arg(proc->roleId) && !superuser()) ||
+		(!has_privs_of_role(GetUserId(), proc->roleId) &&
+		 !has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to stop ranread worker %d", pid),
+				 errdetail("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
+						   "pg_signal_backend")));
+	return kill(pid, SIGTERM) == 0;
+}
+
+/*
+ * Signal every ranread worker of the cluster and wait (up to STOP_WAIT_MS)
+ * until each has recorded what it measured (status "stopped") and exited.
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32((int32) query_int64(psprintf("SELECT count(*) FILTER (WHERE pg_catalog.pg_terminate_backend(pid, %d)) "
-												 "FROM pg_catalog.pg_stat_activity WHERE backend_type = '%s'",
-												 STOP_WAIT_MS, RANREAD_WORKER_TYPE),
-										false));
+	List	   *pids = ranread_worker_pids();
+	int			stopped = 0;
+	ListCell   *lc;
+
+	foreach(lc, pids)
+	{
+		if (signal_worker(lfirst_int(lc)))
+			stopped++;
+	}
+	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
+	{
+		bool		alive = false;
+
+		foreach(lc, pids)
+			alive |= BackendPidGetProc(lfirst_int(lc)) != NULL;
+		if (!alive)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(STOP_POLL_MS * 1000L);
+	}
+	PG_RETURN_INT32(stopped);
 }
 
 /* Delete all history; returns the number of rows deleted from both tables. */

@@ -28,6 +28,7 @@
 #define RANREAD_DEFAULT_TARGET		"ranread_target"
 #define RANREAD_MAX_PROCESSES		1024
 #define RANREAD_MAX_BLOCK_SIZE		(1024 * 1024)
+#define RANREAD_MAX_DURATION_S		(7 * SECS_PER_DAY)
 
 /* Advisory lock keys (first key) that serialise runs and name the running batch. */
 #define RANREAD_LOCK_RUN			0x52524e31

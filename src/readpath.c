@@ -29,7 +29,7 @@ ranread_readpath_by_name(const char *name)
 {
 	for (int i = 0; i < lengthof(read_paths); i++)
 	{
-		if (strcmp(read_paths[i]->name, name) == 0)
+		if (pg_strcasecmp(read_paths[i]->name, name) == 0)
 			return read_paths[i];
 	}
 	ereport(ERROR,
@@ -42,7 +42,9 @@ ranread_readpath_by_name(const char *name)
 const RanreadReadPath *
 ranread_readpath_by_index(int index)
 {
-	Assert(index >= 0 && index < lengthof(read_paths));
+	/* the index comes from shared memory: check it even in production builds */
+	if (index < 0 || index >= lengthof(read_paths))
+		elog(ERROR, "invalid read path index %d", index);
 	return read_paths[index];
 }
 

@@ -126,12 +126,12 @@ stop_workers_on_detach(dsm_segment *seg, Datum arg)
 	release_run_locks(run->shared->batch);
 }
 
-/* Microseconds in a positive interval, counting a month as 30 days. */
-static int64
-interval_usecs(const Interval *span)
+/* Seconds in an interval, counting a month as 30 days (no overflow). */
+static double
+interval_seconds(const Interval *span)
 {
-	return span->time + (int64) span->day * USECS_PER_DAY +
-		(int64) span->month * DAYS_PER_MONTH * USECS_PER_DAY;
+	return (double) span->time / USECS_PER_SEC +
+		((double) span->day + (double) span->month * DAYS_PER_MONTH) * SECS_PER_DAY;
 }
 
 /*
@@ -168,13 +168,13 @@ read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
 	}
 	if (!PG_ARGISNULL(5))
 	{
-		int64		usecs = interval_usecs(PG_GETARG_INTERVAL_P(5));
+		double		seconds = interval_seconds(PG_GETARG_INTERVAL_P(5));
 
-		if (usecs <= 0)
+		if (seconds <= 0 || seconds > RANREAD_MAX_DURATION_S)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("duration must be positive")));
-		params->duration_ns = (uint64) usecs * 1000;
+					 errmsg("duration must be positive and at most 7 days")));
+		params->duration_ns = (uint64) (seconds * 1e9);
 	}
 
 	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3))));

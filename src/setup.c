@@ -369,7 +369,11 @@ ranread_setup(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("target name must not be null or empty")));
-	if (PG_ARGISNULL(3) || PG_GETARG_INT32(3) < 0 || PG_GETARG_INT32(3) > 3)
+	if (PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("log_level must not be null")));
+	if (PG_GETARG_INT32(3) < 0 || PG_GETARG_INT32(3) > 3)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("log_level must be between 0 and 3")));

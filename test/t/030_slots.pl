@@ -1,0 +1,50 @@
+# Worker slots: exhausted by other background workers, and a second run
+# while one is running.  Clear errors, no partial run, no leaked worker.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+# 4 slots: the logical replication launcher takes one, a parallel worker another
+my $node = new_node('slots', max_worker_processes => 4);
+$node->safe_psql('postgres', "SELECT ranread_setup('16 MB', log_level => 0)");
+my $log_start = -s $node->logfile;
+
+my ($hp, $outp, $errp) = start_psql($node, q{
+	SET force_parallel_mode = on; SET parallel_setup_cost = 0; SET max_parallel_workers_per_gather = 1;
+	SELECT pg_sleep(5)});
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+	'a parallel worker holds one slot');
+
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 100)',
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+is(sqlstate_of($err), '53000', 'three workers with two free slots are refused (53000)');
+like($err, qr/could not start 3 ranread workers.*\n.*Only 2 background worker slots were free; no block was read.*\n.*HINT:.*max_worker_processes/,
+	'the error names the free slots and max_worker_processes');
+is(worker_count($node), 0, 'no ranread worker is left running');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_results'), '0', 'nothing was recorded');
+is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(2, 100)'), 'completed',
+	'right after, a run that fits gets the slots back');
+$hp->finish;
+
+# A second run while one is running
+my ($h, $o, $e) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000)');
+ok(wait_for_readers($node, 2), 'a long run is reading');
+my $batch = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
+($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(1, 100)',
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+is(sqlstate_of($err), '55P03', 'a second run is refused (55P03)');
+like($err, qr/ranread batch $batch is already running/, 'the error names the running batch');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '2', 'stop the first run');
+$h->finish;
+like($$o, qr/stopped/, 'the first run reports itself stopped');
+is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(1, 100)'), 'completed',
+	'once it has ended, the next run starts');
+ok(log_is_clean($node, $log_start), 'no PANIC, crash or internal error in the server log');
+
+$node->stop;
+done_testing();

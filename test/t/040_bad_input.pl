@@ -1,0 +1,123 @@
+# A corpus of bad calls: every one answered with a specific SQLSTATE (never
+# XX000), nothing written, and no PANIC, crash or assertion in the log.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('badinput');
+$node->safe_psql('postgres', q{
+	SELECT ranread_setup('8 MB', target => 'bad_target', log_level => 0);
+	SELECT ranread_setup('8 MB', target => 'bad_dropped', log_level => 0);
+	SELECT ranread_setup('8 MB', target => 'bad_emptied', log_level => 0);
+	DROP TABLE bad_dropped;
+	TRUNCATE bad_emptied;
+	CREATE TABLE plain_table (a int);
+	CREATE VIEW plain_view AS SELECT 1 AS a;
+	CREATE SEQUENCE plain_seq;
+});
+my $log_start = -s $node->logfile;
+
+# [ call, expected SQLSTATE ]
+my @corpus = (
+	# ranread_setup: sizes
+	[ "ranread_setup('1 MB', target => 'x1')", '22023' ],
+	[ "ranread_setup('0', target => 'x1')", '22023' ],
+	[ "ranread_setup('-5 GB', target => 'x1')", '22023' ],
+	[ "ranread_setup('8388607', target => 'x1')", '22023' ],
+	[ "ranread_setup('banana', target => 'x1')", '22023' ],
+	[ "ranread_setup('10 parsecs', target => 'x1')", '22023' ],
+	[ "ranread_setup('', target => 'x1')", '22023' ],
+	[ "ranread_setup('8 MiB', target => 'x1')", '22023' ],
+	[ "ranread_setup('99999999999 PB', target => 'x1')", '22003' ],
+	[ "ranread_setup('100 TB', target => 'x1')", '54000' ],
+	# ranread_setup: other arguments
+	[ "ranread_setup('8 MB', 'no_such_tablespace', 'x1')", '42704' ],
+	[ "ranread_setup('8 MB', 'pg_global', 'x1')", '22023' ],
+	[ "ranread_setup('8 MB', NULL, NULL)", '22004' ],
+	[ "ranread_setup('8 MB', NULL, '')", '22004' ],
+	[ "ranread_setup('8 MB', target => 'x1', log_level => 4)", '22023' ],
+	[ "ranread_setup('8 MB', target => 'x1', log_level => -1)", '22023' ],
+	[ "ranread_setup('8 MB', target => 'x1', log_level => NULL)", '22004' ],
+	[ "ranread_setup('8 MB', target => 'bad_target')", '42710' ],
+	[ "ranread_setup('8 MB', target => 'plain_table')", '42P07' ],
+	[ "ranread_setup('8 MB', target => 'ranread_targets')", '42P07' ],
+	[ "ranread_setup(8)", '42883' ],
+	[ "ranread_setup('8 MB', log_level => 'loud')", '22P02' ],
+	# ranread_run: processes and iterations
+	[ "ranread_run(0, 100, 'bad_target')", '22023' ],
+	[ "ranread_run(-1, 100, 'bad_target')", '22023' ],
+	[ "ranread_run(1025, 100, 'bad_target')", '22023' ],
+	[ "ranread_run(2147483647, 100, 'bad_target')", '22023' ],
+	[ "ranread_run(NULL, 100, 'bad_target')", '22004' ],
+	[ "ranread_run(2, 0, 'bad_target')", '22023' ],
+	[ "ranread_run(2, -5, 'bad_target')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target')", '22004' ],
+	[ "ranread_run('two', 100, 'bad_target')", '22P02' ],
+	[ "ranread_run(2, 1e30::numeric, 'bad_target')", '42883' ],
+	[ "ranread_run(2, 99999999999999999999, 'bad_target')", '42883' ],
+	# ranread_run: targets
+	[ "ranread_run(2, 100, NULL)", '22004' ],
+	[ "ranread_run(2, 100, 'no_such_target')", '42704' ],
+	[ "ranread_run(2, 100, 'plain_table')", '42809' ],
+	[ "ranread_run(2, 100, 'plain_view')", '42809' ],
+	[ "ranread_run(2, 100, 'plain_seq')", '42809' ],
+	[ "ranread_run(2, 100, 'ranread_targets')", '42809' ],
+	[ "ranread_run(2, 100, 'bad_dropped')", '42P01' ],
+	[ "ranread_run(2, 100, 'bad_emptied')", '55000' ],
+	[ "ranread_run(2, 100, repeat('t', 200))", '42704' ],
+	# ranread_run: mode, block_size, duration, evict
+	[ "ranread_run(2, 100, 'bad_target', mode => 'bogus')", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', mode => '')", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', mode => NULL)", '22004' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 0)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => -8192)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 4096)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 12000)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 2097152)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => NULL)", '22004' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 'big')", '22P02' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '-1 s')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '0 s')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => 'soon')", '22007' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => NULL)", '22004' ],
+	[ "ranread_run(2, 100, 'bad_target', evict => NULL)", '22004' ],
+	[ "ranread_run(2, 100, 'bad_target', evict => 'perhaps')", '22P02' ],
+	# ranread_export
+	[ "ranread_export(NULL)", '22004' ],
+	[ "ranread_export('')", '22023' ],
+	[ "ranread_export('relative/dir')", '22023' ],
+	[ "ranread_export('/nonexistent/dir')", '58P01' ],
+	[ "ranread_export('/etc/hostname')", '42809' ],
+	[ "ranread_export('/proc/self')", '58P01' ],
+	# ranread_drop
+	[ "ranread_drop(NULL)", '22004' ],
+	[ "ranread_drop('no_such_target')", '42704' ],
+	[ "ranread_drop('plain_table')", '42704' ],
+);
+
+my $state = q{SELECT (SELECT count(*) FROM ranread_targets) || '/' || (SELECT count(*) FROM ranread_results)
+	|| '/' || (SELECT count(*) FROM ranread_batches) || '/' || (SELECT count(*) FROM pg_class)
+	|| '/' || (SELECT last_value FROM ranread_batch_seq)};
+my $before = $node->safe_psql('postgres', $state);
+
+foreach my $case (@corpus)
+{
+	my ($call, $expected) = @$case;
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT $call",
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	my $got = sqlstate_of($err);
+	is($got, $expected, "$call: $expected");
+	diag($err) if $got ne $expected;
+}
+cmp_ok(scalar(@corpus), '>=', 50, 'the corpus has at least 50 calls');
+is($node->safe_psql('postgres', $state), $before,
+	'nothing was written: targets, results, batches, relations and batch numbers unchanged');
+is(worker_count($node), 0, 'no ranread worker is left');
+ok(log_is_clean($node, $log_start), 'no PANIC, crash, assertion or internal error in the server log');
+
+$node->stop;
+done_testing();

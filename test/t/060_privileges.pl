@@ -1,0 +1,96 @@
+# Privileges and hostile names: a granted role can benchmark but cannot
+# write files or use tablespaces it could not otherwise; target names and
+# export directories with quotes, spaces, .. and maximal length are safe.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('privileges');
+my $base = $node->basedir;
+mkdir "$base/ts" or die;
+mkdir "$base/export" or die;
+$node->safe_psql('postgres', qq{
+	CREATE TABLESPACE ts_allowed LOCATION '$base/ts';
+	CREATE ROLE bench LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean),
+		ranread_setup(text, name, name, int), ranread_stop(), ranread_export(text) TO bench;
+	GRANT SELECT, INSERT ON ranread_targets, ranread_results, ranread_batches TO bench;
+	GRANT SELECT ON ranread_summary TO bench;
+	GRANT USAGE ON SEQUENCE ranread_batch_seq TO bench;
+	GRANT CREATE ON SCHEMA public TO bench;
+});
+
+sub as_bench
+{
+	my ($sql) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', "SET ROLE bench; $sql",
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	return ($ret, $out, $err);
+}
+
+# What the granted role can and cannot do
+my ($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', target => 'bench_target', log_level => 0)");
+is($ret, 0, 'the granted role can set up a target in the default tablespace');
+($ret, $out, $err) = as_bench("SELECT status FROM ranread_run(2, 100, 'bench_target')");
+is($out, 'completed', 'the granted role can run a benchmark');
+($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', 'ts_allowed', 'bench_ts', 0)");
+is(sqlstate_of($err), '42501', 'without CREATE on a tablespace, setup there is refused');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'bench_ts'"), '0',
+	'and leaves nothing');
+($ret, $out, $err) = as_bench("SELECT ranread_export('$base/export')");
+is(sqlstate_of($err), '42501', 'without pg_write_server_files, export is refused');
+opendir(my $dh, "$base/export") or die;
+is(scalar(grep { !/^\./ } readdir $dh), 0, 'and writes no file');
+closedir $dh;
+
+# ranread_stop() cannot stop another role's run without the right privileges
+my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 1000000000, 'bench_target')");
+ok(wait_for_readers($node, 2), "a superuser's run is reading");
+($ret, $out, $err) = as_bench('SELECT ranread_stop()');
+is(sqlstate_of($err), '42501', "the granted role may not stop a superuser's workers");
+is(worker_count($node), '2', 'they keep running');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '2', 'a superuser can stop them');
+$h->finish;
+
+# Hostile target names: each must be exactly one relation with exactly that name
+my @names = ('with "quotes"', "single'quote", 'with spaces', '../../../../tmp/ranread_escape',
+	'x"; DROP TABLE ranread_results; --', 'UPPER case', 'n' x 63);
+foreach my $name (@names)
+{
+	(my $lit = $name) =~ s/'/''/g;
+	my ($r, $so, $se) = $node->psql('postgres',
+		"SELECT ranread_setup('8 MB', target => '$lit', log_level => 0)");
+	is($r, 0, "setup of a target named $name");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = '$lit'"), '1',
+		"exactly one relation is named $name");
+	is($node->safe_psql('postgres', "SELECT status FROM ranread_run(1, 20, '$lit')"), 'completed',
+		"a run reads $name");
+	is($node->safe_psql('postgres', "SELECT ranread_drop('$lit')"), "dropped ranread target \"$name\"",
+		"$name can be dropped");
+}
+ok(!-e '/tmp/ranread_escape', 'a target name never becomes a file path');
+is($node->safe_psql('postgres', "SELECT count(*) > 0 FROM ranread_results"), 't',
+	'ranread_results survived the injection attempt');
+my ($r, $so, $se) = $node->psql('postgres',
+	"SELECT ranread_setup('8 MB', target => '" . ('m' x 100) . "', log_level => 0)");
+is($node->safe_psql('postgres', "SELECT target FROM ranread_targets WHERE target LIKE 'mmm%'"), 'm' x 63,
+	'a 100-character name is truncated to 63 like every identifier');
+
+# Hostile export directories, written by a superuser
+foreach my $dir ("$base/export/with space", "$base/export/quote'dir", "$base/export/sub/../dots")
+{
+	mkdir "$base/export/sub";
+	mkdir $dir or die "mkdir $dir: $!";
+	(my $lit = $dir) =~ s/'/''/g;
+	my $path = $node->safe_psql('postgres', "SELECT ranread_export('$lit')");
+	ok(-f $path, "export into \"$dir\" writes $path");
+	like(slurp_file($path), qr/^run_date\trun_time\ttarget\titerations\tprocesses\tresponse_time_ms\tiops\t/,
+		'with the header row');
+}
+
+$node->stop;
+done_testing();

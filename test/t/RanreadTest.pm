@@ -1,0 +1,87 @@
+# RanreadTest.pm: helpers shared by the fault-injection TAP tests.
+package RanreadTest;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
+  log_is_clean orphan_bytes);
+
+# A started cluster with ranread created in database postgres.
+sub new_node
+{
+	my ($name, %conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$conf{max_worker_processes} //= 32;
+	$node->append_conf('postgresql.conf', join('', map { "$_ = $conf{$_}\n" } sort keys %conf));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION ranread');
+	return $node;
+}
+
+# Start psql running $sql in the background; returns the IPC::Run harness
+# and references to its stdout and stderr.
+sub start_psql
+{
+	my ($node, $sql) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c', $sql ],
+		'>', \$out, '2>', \$err);
+	return ($h, \$out, \$err);
+}
+
+sub worker_count
+{
+	my ($node, $filter) = @_;
+	$filter //= '';
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'ranread worker' $filter");
+}
+
+# Wait (up to 30 s) until $n ranread workers are reading.
+sub wait_for_readers
+{
+	my ($node, $n) = @_;
+	return $node->poll_query_until('postgres',
+		"SELECT count(*) >= $n FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'");
+}
+
+# SQLSTATE of the first ERROR in psql's verbose stderr, or '' if none.
+sub sqlstate_of
+{
+	my ($stderr) = @_;
+	return $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/ ? $1 : '';
+}
+
+# True when the server log has no PANIC, failed assertion, crash or
+# internal error (XX000) since offset $from.
+sub log_is_clean
+{
+	my ($node, $from) = @_;
+	my $log = slurp_file($node->logfile, $from);
+	my @bad = grep { /PANIC|TRAP:|terminated by signal|was terminated|XX000|internal error/ } split /\n/, $log;
+	diag(join("\n", @bad)) if @bad;
+	return !@bad;
+}
+
+# Bytes in relation files of database postgres that no relation owns.
+sub orphan_bytes
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', q{
+		SELECT coalesce(sum((pg_stat_file(dir || '/' || f, true)).size), 0)
+		FROM (SELECT 'base/' || oid AS dir FROM pg_database WHERE datname = 'postgres') d,
+			 pg_ls_dir((SELECT 'base/' || oid FROM pg_database WHERE datname = 'postgres')) f
+		WHERE f ~ '^[0-9]+(_[a-z]+)?(\.[0-9]+)?$'
+		  AND split_part(split_part(f, '.', 1), '_', 1)::oid NOT IN
+			  (SELECT pg_relation_filenode(oid) FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL)});
+}
+
+1;
