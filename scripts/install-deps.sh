@@ -17,6 +17,7 @@ packages=(
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl
 	fio
+	cppcheck clang-tidy
 )
 
 missing=()

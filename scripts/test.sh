@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root.
 #
-# Installs dependencies, builds with warnings as errors, installs, then runs
+# Installs dependencies, builds with warnings as errors, installs, runs the
+# static analysis (scripts/lint.sh), then runs
 # test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
 # clusters made by pg_virtualenv, without and with data checksums, and last
 # the fault-injection suite test/run-tap.sh (crashes, disk full, slots, bad
@@ -13,6 +14,7 @@ scripts/install-deps.sh
 make clean >/dev/null
 make
 make install
+scripts/lint.sh
 
 # Workers: the suite needs up to 24 dynamic workers at once.
 cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)

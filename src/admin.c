@@ -268,7 +268,7 @@ ranread_help(PG_FUNCTION_ARGS)
 	FuncCallContext *funcctx;
 
 	if (SRF_IS_FIRSTCALL())
-		funcctx = SRF_FIRSTCALL_INIT();
+		(void) SRF_FIRSTCALL_INIT();
 	funcctx = SRF_PERCALL_SETUP();
 	if (funcctx->call_cntr < lengthof(help_lines))
 	{

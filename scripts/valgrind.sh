@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# valgrind.sh: run the main paths of ranread (setup, runs in every read path,
+# stop, cancel, reset, export) on a cluster whose every process runs under
+# valgrind memcheck, and fail if memcheck reports an error in ranread's code.
+# Slow (minutes); not part of scripts/test.sh.  Run as root after make install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind.sh: apt-get install valgrind" >&2; exit 1; }
+
+pgbin=$(pg_config --bindir)
+work=$(mktemp -d /tmp/ranread_valgrind.XXXXXX)
+chown postgres: "$work"
+as_pg() { runuser -u postgres -- env PATH="$pgbin:$PATH" "$@"; }
+cleanup() { as_pg pg_ctl -D "$work/data" -m immediate stop >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+as_pg initdb -D "$work/data" -A trust >/dev/null
+cat >>"$work/data/postgresql.conf" <<CONF
+max_worker_processes = 16
+unix_socket_directories = '$work'
+listen_addresses = ''
+port = 54329
+CONF
+# every backend and worker is a child of the postmaster, so trace children
+as_pg bash -c "valgrind --quiet --trace-children=yes --track-origins=yes \
+	--read-var-info=yes --num-callers=30 --log-file='$work/vg.%p.log' \
+	'$pgbin/postgres' -D '$work/data' >'$work/server.log' 2>&1 &"
+for _ in $(seq 120); do as_pg psql -h "$work" -p 54329 -XAtqc 'SELECT 1' postgres >/dev/null 2>&1 && break; sleep 1; done
+
+as_pg psql -h "$work" -p 54329 -X -v ON_ERROR_STOP=1 postgres <<'SQL'
+CREATE EXTENSION ranread;
+SELECT ranread_setup('16 MB', log_level => 1);
+SELECT status FROM ranread_run(2, 200);
+SELECT status FROM ranread_run(2, 200, mode => 'direct');
+SELECT status FROM ranread_run(2, 200, mode => 'buffer', block_size => 16384);
+SELECT status FROM ranread_run(1, NULL, mode => 'direct', duration => '2 s');
+SET statement_timeout = '3s';
+\set ON_ERROR_STOP 0
+SELECT status FROM ranread_run(2, 100000000);
+\set ON_ERROR_STOP 1
+RESET statement_timeout;
+SELECT ranread_export('/tmp');
+SELECT count(*) FROM ranread_summary;
+SELECT ranread_reset();
+SELECT ranread_drop();
+SQL
+cleanup
+trap - EXIT
+
+# memcheck errors whose stack passes through ranread.so
+bad=$(grep -l "ranread.so" "$work"/vg.*.log 2>/dev/null | xargs -r grep -l "^==[0-9]*== \(Invalid\|Conditional\|Use of uninit\|Syscall param\|Source and destination\|Mismatched\)" || true)
+echo "valgrind.sh: $(ls "$work"/vg.*.log | wc -l) processes traced; logs in $work"
+if [ -n "$bad" ]; then
+	echo "valgrind.sh: memcheck errors in ranread code:" >&2
+	grep -h -B2 -A25 "^==[0-9]*== \(Invalid\|Conditional\|Use of uninit\|Syscall param\)" $bad >&2
+	exit 1
+fi
+echo "valgrind.sh: no memcheck error in ranread code"
