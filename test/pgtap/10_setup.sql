@@ -1,5 +1,6 @@
 -- ranread_setup(): what it writes, where, and what it leaves behind on error.
 SET client_min_messages = error;
+\ir helpers.psql
 SELECT plan(26);
 
 SELECT lives_ok($$SELECT ranread_setup('16 MB', target => 'tap_setup', log_level => 0)$$,
@@ -70,17 +71,9 @@ CREATE TEMP VIEW tap_db_files AS
 SELECT f, 'base/' || d.oid || '/' || f AS path
 FROM pg_database d, pg_ls_dir('base/' || d.oid) f WHERE d.datname = current_database();
 CREATE TEMP TABLE tap_files_before AS SELECT f FROM tap_db_files;
--- pgTAP's throws_ok cannot catch a cancel (WHEN OTHERS excludes it), so name it
-CREATE FUNCTION pg_temp.is_cancelled(sql text) RETURNS bool LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE sql;
-	RETURN false;
-EXCEPTION WHEN query_canceled THEN
-	RETURN true;
-END $$;
 SET statement_timeout = '300ms';
-SELECT ok(pg_temp.is_cancelled($$SELECT ranread_setup('4 GB', target => 'tap_cancelled', log_level => 0)$$),
-		  'a long setup is cancelled by statement_timeout');
+SELECT is((pg_temp.tap_catch($$SELECT ranread_setup('4 GB', target => 'tap_cancelled', log_level => 0)$$)).state,
+		  '57014', 'a long setup is cancelled by statement_timeout');
 RESET statement_timeout;
 SELECT is((SELECT coalesce(sum((pg_stat_file(path, true)).size), 0) FROM tap_db_files
 		   WHERE f NOT IN (SELECT f FROM tap_files_before)),

@@ -20,50 +20,7 @@ BEGIN
 END
 $$;
 
--- The SQLSTATE, message, detail and hint of the error sql raises, if any.
--- Unlike throws_ok() it also catches query_canceled (statement_timeout).
-CREATE FUNCTION pg_temp.tap_catch(sql text, OUT state text, OUT message text,
-								  OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE sql;
-	state := 'none';
-EXCEPTION WHEN OTHERS OR QUERY_CANCELED THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END
-$$;
-
--- Poll pg_stat_activity (up to max_s seconds) until exactly want ranread
--- workers whose activity is LIKE pattern are seen; returns the last count.
-CREATE FUNCTION pg_temp.tap_wait_workers(want int, pattern text, max_s float8)
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	deadline timestamptz := clock_timestamp() + make_interval(secs => max_s);
-	n bigint;
-BEGIN
-	LOOP
-		PERFORM pg_stat_clear_snapshot();
-		SELECT count(*) INTO n FROM pg_stat_activity
-		 WHERE backend_type = 'ranread worker' AND coalesce(query, '') LIKE pattern;
-		EXIT WHEN n = want OR clock_timestamp() > deadline;
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	-- A worker leaves pg_stat_activity just before it exits; give the
-	-- postmaster a moment to reap it and free its slot for the next run.
-	IF n = 0 AND want = 0 THEN
-		PERFORM pg_sleep(0.2);
-	END IF;
-	RETURN n;
-END
-$$;
-
--- What the history tables hold, to show that a refused run wrote nothing.
-CREATE FUNCTION pg_temp.tap_rows() RETURNS text LANGUAGE sql AS $$
-	SELECT format('results=%s batches=%s',
-				  (SELECT count(*) FROM ranread_results),
-				  (SELECT count(*) FROM ranread_batches))
-$$;
+\ir helpers.psql
 
 SELECT plan(89);
 
@@ -247,7 +204,7 @@ SELECT throws_ok($$SELECT * FROM ranread_run(2, 500, 'tap_run_plain')$$,
 				 '42809', 'relation "tap_run_plain" is not a ranread target',
 				 'a plain table not made by ranread_setup is refused');
 SELECT is(pg_temp.tap_rows(), :'rows_before', 'refused runs recorded nothing');
-SELECT is(pg_temp.tap_wait_workers(0, '%', 0), 0::bigint, 'refused runs started no worker');
+SELECT is(pg_temp.tap_wait_workers(0, 0, '%'), 0::bigint, 'refused runs started no worker');
 
 -- ---------------------------------------------------------------------------
 -- Not enough background worker slots
@@ -260,7 +217,7 @@ SELECT throws_ok(format('SELECT * FROM ranread_run(%s, 100, ''tap_run'')', :too_
 -- The workers registered before the refusal are terminated asynchronously:
 -- give the postmaster a second to start and stop them and free their slots.
 DO $$ BEGIN PERFORM pg_sleep(1); END $$;
-SELECT is(pg_temp.tap_wait_workers(0, '%', 5), 0::bigint,
+SELECT is(pg_temp.tap_wait_workers(0, 5, '%'), 0::bigint,
 		  'the workers registered before the refusal are gone again');
 SELECT is(pg_temp.tap_rows(), :'rows_before', 'a run without enough workers recorded nothing');
 
@@ -273,7 +230,7 @@ SELECT is(e.state || ': ' || e.message, '57014: canceling statement due to state
 		  'a run longer than statement_timeout is cancelled with 57014')
   FROM pg_temp.tap_catch($$SELECT * FROM ranread_run(2, 100000000, 'tap_run')$$) e;
 RESET statement_timeout;
-SELECT is(pg_temp.tap_wait_workers(0, '%', 10), 0::bigint, 'no worker outlives the timed-out run');
+SELECT is(pg_temp.tap_wait_workers(0, 10, '%'), 0::bigint, 'no worker outlives the timed-out run');
 SELECT is((SELECT count(DISTINCT batch) FROM ranread_results WHERE batch > :b_before_timeout),
 		  1::bigint, 'the timed-out batch was recorded');
 SELECT coalesce(max(batch), 0) AS b_timeout FROM ranread_results WHERE batch > :b_before_timeout \gset
@@ -297,7 +254,7 @@ SELECT is(dblink_connect('bg', format('dbname=%s port=%s host=%s user=%s options
 		  'OK', 'a second session connects through dblink');
 SELECT is(dblink_send_query('bg', $$SELECT * FROM ranread_run(2, 100000000, 'tap_run')$$), 1,
 		  'the second session starts a long run');
-SELECT is(pg_temp.tap_wait_workers(2, '%reading', 10), 2::bigint,
+SELECT is(pg_temp.tap_wait_workers(2, 10, '%reading'), 2::bigint,
 		  'two ranread workers are reading');
 SELECT coalesce((SELECT substring(query FROM '^ranread batch (\d+):') FROM pg_stat_activity
 				  WHERE backend_type = 'ranread worker' LIMIT 1), '0') AS b_bg \gset
@@ -330,7 +287,7 @@ SELECT results_eq(
 				   mode, block_size, physical_pct, buffer_hits, device_util_pct
 			  FROM ranread_batches WHERE batch = %s', :b_bg),
 	'what the stopped run returned equals its batch row, all 15 columns');
-SELECT is(pg_temp.tap_wait_workers(0, '%', 5), 0::bigint, 'no worker is left after ranread_stop()');
+SELECT is(pg_temp.tap_wait_workers(0, 5, '%'), 0::bigint, 'no worker is left after ranread_stop()');
 SELECT is(ranread_stop(), 0, 'ranread_stop() with nothing running returns 0');
 
 -- ---------------------------------------------------------------------------
@@ -356,7 +313,7 @@ SELECT matches(e.hint, 'ranread_setup\(target => ''tap_run''\) again',
 			   'the refusal''s hint says to run ranread_setup again')
   FROM pg_temp.tap_catch($$SELECT * FROM ranread_run(2, 500, 'tap_run')$$) e;
 SELECT is(pg_temp.tap_rows(), :'rows_before', 'runs on a dropped or emptied target recorded nothing');
-SELECT is(pg_temp.tap_wait_workers(0, '%', 0), 0::bigint, 'runs on a dropped or emptied target started no worker');
+SELECT is(pg_temp.tap_wait_workers(0, 0, '%'), 0::bigint, 'runs on a dropped or emptied target started no worker');
 SELECT matches(ranread_setup('16 MB', target => 'tap_run', log_level => 0),
 			   '^ranread target "tap_run": 16 MB \(2048 blocks\) at ',
 			   'ranread_setup replaces an emptied target');

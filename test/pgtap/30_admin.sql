@@ -29,72 +29,7 @@ BEGIN
 END
 $$;
 
--- The SQLSTATE, message, detail and hint of the error sql raises, if any.
-CREATE FUNCTION pg_temp.tap_catch(sql text, OUT state text, OUT message text,
-								  OUT detail text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE sql;
-	state := 'none';
-EXCEPTION WHEN OTHERS OR QUERY_CANCELED THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT,
-		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-END
-$$;
-
--- Poll pg_stat_activity (up to max_s seconds) until exactly want ranread
--- workers are seen; returns the last count.
-CREATE FUNCTION pg_temp.tap_wait_workers(want int, max_s float8)
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	deadline timestamptz := clock_timestamp() + make_interval(secs => max_s);
-	n bigint;
-BEGIN
-	LOOP
-		PERFORM pg_stat_clear_snapshot();
-		SELECT count(*) INTO n FROM pg_stat_activity WHERE backend_type = 'ranread worker';
-		EXIT WHEN n = want OR clock_timestamp() > deadline;
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	-- A worker leaves pg_stat_activity just before it exits; give the
-	-- postmaster a moment to reap it and free its slot for the next run.
-	IF n = 0 AND want = 0 THEN
-		PERFORM pg_sleep(0.2);
-	END IF;
-	RETURN n;
-END
-$$;
-
--- What the history tables hold.
-CREATE FUNCTION pg_temp.tap_rows() RETURNS text LANGUAGE sql AS $$
-	SELECT format('results=%s batches=%s',
-				  (SELECT count(*) FROM ranread_results),
-				  (SELECT count(*) FROM ranread_batches))
-$$;
-
--- Relations and catalog rows a refused ranread_setup could have left behind.
-CREATE FUNCTION pg_temp.tap_leftovers(pattern text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT (SELECT count(*) FROM pg_class WHERE relname LIKE pattern)
-		 + (SELECT count(*) FROM ranread_targets WHERE target LIKE pattern)
-$$;
-
--- Run 1 x 10 reads of target in another session (dblink): its status, or
--- "error: <message>".  Only another session sees a run lock left held.
-CREATE FUNCTION pg_temp.tap_run_elsewhere(target name) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	result text;
-BEGIN
-	SELECT status INTO result
-	  FROM dblink(format('dbname=%s port=%s host=%s user=%s options=''-c client_min_messages=error''',
-						 current_database(), current_setting('port'),
-						 split_part(current_setting('unix_socket_directories'), ',', 1), current_user),
-				  format('SELECT status FROM ranread_run(1, 10, %L)', target)) AS t(status text);
-	RETURN result;
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS result = MESSAGE_TEXT;
-	RETURN 'error: ' || result;
-END
-$$;
+\ir helpers.psql
 
 SELECT plan(82);
 
