@@ -85,56 +85,75 @@ ranread_worker_pids(void)
 	return workers;
 }
 
-/*
- * Send SIGTERM to one worker, with pg_terminate_backend()'s permission rules.
- * Returns false if it has already exited.
- */
-static bool
-signal_worker(int pid)
+/* Error out unless this role may signal worker pid, as pg_terminate_backend() decides. */
+static void
+check_may_stop(int pid)
 {
 	PGPROC	   *proc = BackendPidGetProc(pid);
 
 	if (proc == NULL)
-		return false;
-	if ((superuser_arg(proc->roleId) && !superuser()) ||
-		(!has_privs_of_role(GetUserId(), proc->roleId) &&
-		 !has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND)))
+		return;
+	if (superuser_arg(proc->roleId) && !superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to stop ranread worker %d", pid),
+				 errdetail("Only superusers may stop a superuser's ranread workers.")));
+	if (!has_privs_of_role(GetUserId(), proc->roleId) &&
+		!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to stop ranread worker %d", pid),
 				 errdetail("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
 						   "pg_signal_backend")));
-	return kill(pid, SIGTERM) == 0;
+}
+
+/* The batch running now (advertised by its leader's advisory lock), or 0. */
+static int64
+running_batch(void)
+{
+	return query_int64(psprintf("SELECT coalesce(max(objid::bigint), 0) FROM pg_catalog.pg_locks "
+								"WHERE locktype = 'advisory' AND classid = '%u'::oid "
+								"AND objsubid = 2 AND granted",
+								(uint32) RANREAD_LOCK_BATCH), true);
 }
 
 /*
- * Signal every ranread worker of the cluster and wait (up to STOP_WAIT_MS)
- * until each has recorded what it measured (status "stopped") and exited.
+ * Stop every ranread worker of the cluster: signal each (SIGTERM; it records
+ * what it measured with status "stopped" and exits).  While the batch that
+ * was running when we were called is still going, keep looking, so that its
+ * workers still starting are stopped too and the function returns once that
+ * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
+ * is left alone.  Permissions are checked for every worker before any is
+ * signalled.
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
 {
-	List	   *pids = ranread_worker_pids();
-	int			stopped = 0;
+	int64		batch = running_batch();
+	List	   *signalled = NIL;
 	ListCell   *lc;
 
-	foreach(lc, pids)
-	{
-		if (signal_worker(lfirst_int(lc)))
-			stopped++;
-	}
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
 	{
-		bool		alive = false;
+		List	   *pids = ranread_worker_pids();
 
+		if (batch != 0 && running_batch() != batch)
+			break;
 		foreach(lc, pids)
-			alive |= BackendPidGetProc(lfirst_int(lc)) != NULL;
-		if (!alive)
+			check_may_stop(lfirst_int(lc));
+		foreach(lc, pids)
+		{
+			int			pid = lfirst_int(lc);
+
+			if (!list_member_int(signalled, pid) && kill(pid, SIGTERM) == 0)
+				signalled = lappend_int(signalled, pid);
+		}
+		if (batch == 0 && pids == NIL)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		pg_usleep(STOP_POLL_MS * 1000L);
 	}
-	PG_RETURN_INT32(stopped);
+	PG_RETURN_INT32(list_length(signalled));
 }
 
 /* Delete all history; returns the number of rows deleted from both tables. */

@@ -87,9 +87,13 @@ ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks)
 	}
 }
 
-/* Bytes this thread has caused to be read from storage since it started. */
-uint64
-ranread_thread_read_bytes(void)
+/*
+ * Bytes this thread has caused to be read from storage since it started.
+ * Returns false (never raises an error) when the kernel does not say, so that
+ * a worker's error path can call it too.
+ */
+bool
+ranread_thread_read_bytes(uint64 *bytes)
 {
 	FILE	   *file = AllocateFile("/proc/thread-self/io", "r");
 	char		line[128];
@@ -97,18 +101,12 @@ ranread_thread_read_bytes(void)
 	bool		found = false;
 
 	if (file == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open \"/proc/thread-self/io\": %m"),
-				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
+		return false;
 	while (!found && fgets(line, sizeof(line), file) != NULL)
 		found = sscanf(line, "read_bytes: %llu", &value) == 1;
 	FreeFile(file);
-	if (!found)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("no read_bytes counter in \"/proc/thread-self/io\"")));
-	return (uint64) value;
+	*bytes = (uint64) value;
+	return found;
 }
 
 /*

@@ -33,7 +33,7 @@ typedef struct RanreadDevice
 extern uint64 ranread_physical_memory_bytes(void);
 extern uint64 ranread_free_bytes(const char *path);
 extern void ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks);
-extern uint64 ranread_thread_read_bytes(void);
+extern bool ranread_thread_read_bytes(uint64 *bytes);
 extern void ranread_device_of(const char *path, RanreadDevice *device);
 extern bool ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats);
 

@@ -58,6 +58,7 @@ typedef struct RanreadWorkerSlot
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_results row is committed */
 	instr_time	end_time;		/* when its last read returned */
+	bool		io_accounted;	/* read_bytes_start is valid */
 	uint64		read_bytes_start;	/* the thread's read_bytes before the loop */
 	uint64		bytes_physical; /* fetched from storage during the loop */
 	int64		buffer_hits;	/* shared buffer hits during the loop */
@@ -90,9 +91,13 @@ typedef struct RanreadShared
 	char		target_name[NAMEDATALEN];
 	char		schema_name[NAMEDATALEN];
 
-	/* start barrier */
-	pg_atomic_uint32 ready;		/* workers ready to read */
-	pg_atomic_uint32 released;	/* set once by the leader */
+	/*
+	 * Start barrier: the number of workers ready to read, plus
+	 * RANREAD_BARRIER_RELEASED once the leader lets them read.  One word, so
+	 * that a worker withdrawing (told to stop while it waits) and the leader
+	 * releasing cannot both win: each is a compare-and-swap on it.
+	 */
+	pg_atomic_uint32 barrier;
 	instr_time	release_time;	/* monotonic clock at release */
 	TimestampTz started_at;		/* wall clock at release */
 	DateADT		run_date;		/* started_at in the caller's time zone */
@@ -113,6 +118,14 @@ typedef struct RanreadShared
 
 	RanreadWorkerSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } RanreadShared;
+
+#define RANREAD_BARRIER_RELEASED	0x80000000
+
+static inline bool
+ranread_barrier_released(RanreadShared *shared)
+{
+	return (pg_atomic_read_u32(&shared->barrier) & RANREAD_BARRIER_RELEASED) != 0;
+}
 
 #define RanreadSharedSize(processes) \
 	add_size(offsetof(RanreadShared, slots), \

@@ -350,27 +350,6 @@ check_worker_alive(RunState *run, int i)
 				 errhint("See the server log.")));
 }
 
-/* Wait until every worker is connected and has opened its read path. */
-static void
-wait_until_ready(RunState *run)
-{
-	RanreadShared *shared = run->shared;
-
-	for (;;)
-	{
-		int			i;
-
-		ResetLatch(MyLatch);
-		if (pg_atomic_read_u32(&shared->ready) == (uint32) shared->processes)
-			return;
-		for (i = 0; i < shared->processes; i++)
-			check_worker_alive(run, i);
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 READY_POLL_MS, PG_WAIT_EXTENSION);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
 /*
  * Wait until every worker has exited (and so has recorded its rows).  Stays
  * cancellable, and notices a client that has gone away, so that the workers
@@ -403,11 +382,14 @@ wait_until_all_exited(RunState *run)
 	}
 }
 
-/* Start the clock and let every worker read. */
-static void
-release_workers(RanreadShared *shared)
+/*
+ * Start the clock and let every worker read, unless a worker has withdrawn
+ * from the barrier meanwhile (then returns false and nothing has started).
+ */
+static bool
+try_release(RanreadShared *shared)
 {
-	int			i;
+	uint32		all_ready = (uint32) shared->processes;
 	Timestamp	local;
 
 	shared->started_at = GetCurrentTimestamp();
@@ -422,9 +404,35 @@ release_workers(RanreadShared *shared)
 
 	shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 	INSTR_TIME_SET_CURRENT(shared->release_time);
-	(void) pg_atomic_exchange_u32(&shared->released, 1);
-	for (i = 0; i < shared->processes; i++)
+	if (!pg_atomic_compare_exchange_u32(&shared->barrier, &all_ready,
+										all_ready | RANREAD_BARRIER_RELEASED))
+		return false;
+	for (int i = 0; i < shared->processes; i++)
 		SetLatch(&ProcGlobal->allProcs[shared->slots[i].pgprocno].procLatch);
+	return true;
+}
+
+/*
+ * Wait until every worker is connected and has opened its read path, then
+ * start the clock and let them all read.
+ */
+static void
+release_when_ready(RunState *run)
+{
+	RanreadShared *shared = run->shared;
+
+	for (;;)
+	{
+		ResetLatch(MyLatch);
+		if (pg_atomic_read_u32(&shared->barrier) == (uint32) shared->processes &&
+			try_release(shared))
+			return;
+		for (int i = 0; i < shared->processes; i++)
+			check_worker_alive(run, i);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 READY_POLL_MS, PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /* Report how the run ended; errors out if a worker failed. */
@@ -591,8 +599,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
 	first_segment = psprintf("%s/%s", DataDir, ranread_segment_path(shared->target_node, 0));
 	ranread_device_of(first_segment, &shared->device);
-	pg_atomic_init_u32(&shared->ready, 0);
-	pg_atomic_init_u32(&shared->released, 0);
+	pg_atomic_init_u32(&shared->barrier, 0);
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
 	pg_atomic_init_u32(&shared->unrecorded, 0);
 	pg_atomic_init_u32(&shared->reading, 0);
@@ -603,8 +610,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	if (shared->evict)
 		ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
 	register_workers(run, seg);
-	wait_until_ready(run);
-	release_workers(shared);
+	release_when_ready(run);
 	wait_until_all_exited(run);
 
 	ranread_summarize_batch(shared, &summary);

@@ -51,20 +51,48 @@ handle_stop_signal(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
-/* Wait for the leader to release the barrier; false if told to stop first. */
+/*
+ * Leave the barrier before the leader releases it.  False if the release came
+ * first: then this worker is part of the run (and will read nothing, since it
+ * was told to stop).
+ */
+static bool
+withdraw_from_barrier(RanreadShared *shared)
+{
+	uint32		seen = pg_atomic_read_u32(&shared->barrier);
+
+	while ((seen & RANREAD_BARRIER_RELEASED) == 0)
+	{
+		if (pg_atomic_compare_exchange_u32(&shared->barrier, &seen, seen - 1))
+			return true;
+	}
+	return false;
+}
+
+/* Wait for the leader to release the barrier; false if this worker withdrew first. */
 static bool
 wait_for_release(RanreadShared *shared)
 {
 	for (;;)
 	{
 		ResetLatch(MyLatch);
-		if (pg_atomic_read_u32(&shared->released) != 0)
+		if (ranread_barrier_released(shared))
 			return true;
 		if (stop_requested)
-			return false;
+			return !withdraw_from_barrier(shared);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
 						 PG_WAIT_EXTENSION);
 	}
+}
+
+/* Bytes fetched from storage since the loop began (left 0 if the kernel cannot say). */
+static void
+record_physical_bytes(RanreadWorkerSlot *slot)
+{
+	uint64		now;
+
+	if (slot->io_accounted && ranread_thread_read_bytes(&now))
+		slot->bytes_physical = now - slot->read_bytes_start;
 }
 
 /*
@@ -85,7 +113,12 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		ranread_instr_time_ns(shared->release_time) + shared->duration_ns : PG_UINT64_MAX;
 	int64		i;
 
-	slot->read_bytes_start = ranread_thread_read_bytes();
+	if (!ranread_thread_read_bytes(&slot->read_bytes_start))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not read the I/O accounting of the worker from \"/proc/thread-self/io\""),
+				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
+	slot->io_accounted = true;
 	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
 	for (i = 0; (shared->iterations == 0 || i < shared->iterations) && !stop_requested; i++)
 	{
@@ -106,7 +139,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 			break;
 	}
 	INSTR_TIME_SET_CURRENT(slot->end_time);
-	slot->bytes_physical = ranread_thread_read_bytes() - slot->read_bytes_start;
+	record_physical_bytes(slot);
 	slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
 	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
 }
@@ -129,7 +162,7 @@ run_worker(RanreadShared *shared, int worker)
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d waiting to start",
 									shared->batch, worker + 1, shared->processes));
-	pg_atomic_add_fetch_u32(&shared->ready, 1);
+	pg_atomic_add_fetch_u32(&shared->barrier, 1);
 	SetLatch(&leader->procLatch);
 	if (!wait_for_release(shared))
 	{
@@ -206,9 +239,9 @@ ranread_worker_main(Datum main_arg)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		INSTR_TIME_SET_CURRENT(slot->end_time);
-		released = pg_atomic_read_u32(&shared->released) != 0;
+		released = ranread_barrier_released(shared);
 		if (released)
-			slot->bytes_physical = ranread_thread_read_bytes() - slot->read_bytes_start;
+			record_physical_bytes(slot);
 		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
 		slot->status = RANREAD_STATUS_FAILED;
 		ereport(LOG,

@@ -44,6 +44,17 @@ $h->finish;
 like($$o, qr/stopped/, 'the first run reports itself stopped');
 is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(1, 100)'), 'completed',
 	'once it has ended, the next run starts');
+# A stop that lands while the workers are still starting
+($h, $o, $e) = start_psql($node, 'SELECT status FROM ranread_run(3, 1000000000)');
+ok($node->poll_query_until('postgres', sprintf(
+	"SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND classid = '%u'::oid AND granted",
+	0x52524e32)), 'a run has started (its batch lock is held)');
+cmp_ok($node->safe_psql('postgres', 'SELECT ranread_stop()'), '>=', 1, 'ranread_stop() signals its workers');
+is(worker_count($node), '0', 'no worker is left when ranread_stop() returns');
+$h->finish;
+ok($$o =~ /stopped/ || $$e =~ /exited before the run started/,
+	'the run is recorded as stopped, or ends before its first read with a clear error');
+
 ok(log_is_clean($node, $log_start), 'no PANIC, crash or internal error in the server log');
 
 $node->stop;
