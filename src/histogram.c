@@ -54,8 +54,8 @@ bucket_midpoint_ns(int index)
  * The value below which `fraction` (0..1) of the recorded reads fall, in
  * milliseconds; -1 when nothing was recorded.
  */
-double
-ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
+static double
+percentile_ms(const RanreadHistogram *hist, double fraction)
 {
 	uint64		rank;
 	uint64		seen = 0;
@@ -80,8 +80,8 @@ ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
 	return (double) hist->max_ns / NS_PER_MS;
 }
 
-double
-ranread_hist_mean_ms(const RanreadHistogram *hist)
+static double
+mean_ms(const RanreadHistogram *hist)
 {
 	if (hist->count == 0)
 		return -1;
@@ -93,13 +93,13 @@ ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency)
 {
 	bool		empty = hist->count == 0;
 
-	latency->mean_ms = ranread_hist_mean_ms(hist);
+	latency->mean_ms = mean_ms(hist);
 	latency->min_ms = empty ? -1 : (double) hist->min_ns / NS_PER_MS;
 	latency->max_ms = empty ? -1 : (double) hist->max_ns / NS_PER_MS;
-	latency->p50_ms = ranread_hist_percentile_ms(hist, 0.50);
-	latency->p95_ms = ranread_hist_percentile_ms(hist, 0.95);
-	latency->p99_ms = ranread_hist_percentile_ms(hist, 0.99);
-	latency->p999_ms = ranread_hist_percentile_ms(hist, 0.999);
+	latency->p50_ms = percentile_ms(hist, 0.50);
+	latency->p95_ms = percentile_ms(hist, 0.95);
+	latency->p99_ms = percentile_ms(hist, 0.99);
+	latency->p999_ms = percentile_ms(hist, 0.999);
 }
 
 /*

@@ -154,7 +154,6 @@ typedef struct RanreadBatchSummary
 
 /* results.c */
 extern const char *ranread_status_name(RanreadStatus status);
-extern double ranread_physical_pct(uint64 bytes_physical, uint64 reads, int block_size);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);

@@ -60,8 +60,8 @@ seconds_since_release(const RanreadShared *shared, instr_time end)
 }
 
 /* Bytes fetched from storage as a percentage of bytes read; -1 if none read. */
-double
-ranread_physical_pct(uint64 bytes_physical, uint64 reads, int block_size)
+static double
+physical_pct(uint64 bytes_physical, uint64 reads, int block_size)
 {
 	if (reads == 0)
 		return -1;
@@ -120,7 +120,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
-	summary->physical_pct = ranread_physical_pct(bytes_physical, all->count, shared->block_size);
+	summary->physical_pct = physical_pct(bytes_physical, all->count, shared->block_size);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
@@ -280,7 +280,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
 	add_column(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
 	add_measure(&row, "physical_pct",
-				ranread_physical_pct(slot->bytes_physical, hist->count, shared->block_size));
+				physical_pct(slot->bytes_physical, hist->count, shared->block_size));
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);

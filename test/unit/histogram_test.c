@@ -1,0 +1,139 @@
+/*
+ * histogram_test.c: accuracy of the latency histogram (src/histogram.c)
+ * against exact percentiles of the same samples, sorted.  Prints TAP.
+ * Built and run by test/shell/00_histogram.t.
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "histogram.h"
+
+/* plain libc: this program does not link PostgreSQL's port library */
+#undef printf
+#undef snprintf
+#undef qsort
+
+#define SAMPLES		200000
+#define MAX_RELATIVE_ERROR	(1.0 / 64.0)
+
+static int	test_number = 0;
+static int	failures = 0;
+
+static void
+ok(bool pass, const char *what)
+{
+	printf("%sok %d - %s\n", pass ? "" : "not ", ++test_number, what);
+	if (!pass)
+		failures++;
+}
+
+static int
+compare_uint64(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The sample of rank ceil(fraction * n), as the histogram defines it. */
+static double
+exact_ms(const uint64 *sorted, int n, double fraction)
+{
+	int			rank = (int) ceil(fraction * n);
+
+	return (double) sorted[Max(rank, 1) - 1] / 1e6;
+}
+
+static void
+check_distribution(const char *name, uint64 (*draw) (void))
+{
+	static uint64 samples[SAMPLES];
+	RanreadHistogram *hist = malloc(sizeof(RanreadHistogram));
+	RanreadLatency latency;
+	const double fractions[] = {0.50, 0.95, 0.99, 0.999};
+	const double *got[] = {&latency.p50_ms, &latency.p95_ms, &latency.p99_ms, &latency.p999_ms};
+	double		sum = 0;
+	char		what[200];
+
+	ranread_hist_init(hist);
+	for (int i = 0; i < SAMPLES; i++)
+	{
+		samples[i] = draw();
+		sum += samples[i];
+		ranread_hist_record(hist, samples[i]);
+	}
+	qsort(samples, SAMPLES, sizeof(uint64), compare_uint64);
+	ranread_hist_latency(hist, &latency);
+
+	for (int i = 0; i < (int) lengthof(fractions); i++)
+	{
+		double		exact = exact_ms(samples, SAMPLES, fractions[i]);
+		double		error = fabs(*got[i] - exact) / exact;
+
+		snprintf(what, sizeof(what), "%s: p%g = %.4f ms, exact %.4f ms, relative error %.4f <= 1/64",
+				 name, fractions[i] * 100, *got[i], exact, error);
+		ok(error <= MAX_RELATIVE_ERROR, what);
+	}
+	snprintf(what, sizeof(what), "%s: mean, min and max are exact", name);
+	ok(fabs(latency.mean_ms - sum / SAMPLES / 1e6) < 1e-9 &&
+	   latency.min_ms == samples[0] / 1e6 && latency.max_ms == samples[SAMPLES - 1] / 1e6, what);
+	free(hist);
+}
+
+static double
+uniform01(void)
+{
+	return (random() + 1.0) / ((double) RAND_MAX + 2.0);
+}
+
+/* Flash-like: 80 us to 2 ms, uniform. */
+static uint64
+draw_uniform(void)
+{
+	return (uint64) (80000 + uniform01() * 1920000);
+}
+
+/* Disk-like: log-normal around 5 ms with a long tail. */
+static uint64
+draw_lognormal(void)
+{
+	double		z = sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+
+	return (uint64) (5e6 * exp(0.8 * z));
+}
+
+/* Cache hits and misses: 3 us or 3 ms. */
+static uint64
+draw_bimodal(void)
+{
+	return uniform01() < 0.7 ? 3000 + (uint64) (uniform01() * 500) : 3000000 + (uint64) (uniform01() * 500000);
+}
+
+int
+main(void)
+{
+	RanreadHistogram *hist = malloc(sizeof(RanreadHistogram));
+	RanreadLatency latency;
+
+	srandom(42);
+	printf("1..17\n");
+	check_distribution("uniform 0.08-2 ms", draw_uniform);
+	check_distribution("log-normal around 5 ms", draw_lognormal);
+	check_distribution("bimodal 3 us / 3 ms", draw_bimodal);
+
+	ranread_hist_init(hist);
+	ranread_hist_record(hist, UINT64CONST(1) << 50);
+	ranread_hist_latency(hist, &latency);
+	ok(latency.max_ms == (double) (UINT64CONST(1) << 50) / 1e6 &&
+	   latency.p50_ms == latency.max_ms,
+	   "a value beyond the last bucket is clamped to the recorded maximum, not lost");
+	ranread_hist_init(hist);
+	ranread_hist_latency(hist, &latency);
+	ok(latency.p50_ms < 0 && latency.mean_ms < 0, "an empty histogram reports nothing (-1)");
+	free(hist);
+	return failures > 0;
+}
