@@ -104,7 +104,7 @@ ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency)
 
 /*
  * Percentage of reads slower than threshold_ms, counting each bucket by its
- * midpoint (so within half a bucket, 1/64 of the threshold); -1 when empty.
+ * midpoint (so within half a bucket, 1/128 of the threshold); -1 when empty.
  */
 double
 ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms)

@@ -6,9 +6,9 @@
  * Values are nanoseconds.  Buckets are log-linear (the HdrHistogram layout):
  * below 2 * RANREAD_HIST_SUB_BUCKETS every nanosecond has its own bucket;
  * above, each power of two is split into RANREAD_HIST_SUB_BUCKETS equal
- * buckets, so a bucket is at most 1/32 of its lower bound wide.  Percentiles
- * report the bucket's midpoint clamped to the observed min and max: the
- * relative error is at most 1/64 (1.6 %).  Values of 2^41 ns (36 minutes) or
+ * buckets, so a bucket is at most 1/64 of its lower bound wide (fio's
+ * resolution).  Percentiles report the bucket's midpoint clamped to the
+ * observed min and max: the relative error is at most 1/128 (0.8 %).  Values of 2^41 ns (36 minutes) or
  * more land in the last bucket.
  *
  *-------------------------------------------------------------------------
@@ -16,7 +16,7 @@
 #ifndef RANREAD_HISTOGRAM_H
 #define RANREAD_HISTOGRAM_H
 
-#define RANREAD_HIST_SUB_BITS		5
+#define RANREAD_HIST_SUB_BITS		6
 #define RANREAD_HIST_SUB_BUCKETS	(1 << RANREAD_HIST_SUB_BITS)
 #define RANREAD_HIST_MAX_BITS		40
 #define RANREAD_HIST_BUCKETS \

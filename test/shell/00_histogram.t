@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs test/unit/histogram_test.c: the latency histogram's
-# percentiles against exact ones (relative error <= 1/64).
+# percentiles against exact ones (relative error <= 1/128).
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(mktemp)
