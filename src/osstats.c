@@ -28,6 +28,15 @@
 #include "osstats.h"
 #include "target.h"
 
+/* A buffer of size bytes aligned for O_DIRECT (PostgreSQL 15 has no aligned palloc). */
+char *
+ranread_alloc_io_buffer(Size size)
+{
+	char	   *raw = palloc(size + RANREAD_IO_ALIGN);
+
+	return (char *) TYPEALIGN(RANREAD_IO_ALIGN, raw);
+}
+
 uint64
 ranread_physical_memory_bytes(void)
 {

@@ -30,6 +30,10 @@ typedef struct RanreadDevice
 	char		name[32];
 } RanreadDevice;
 
+/* O_DIRECT wants buffers, offsets and lengths aligned to the logical block size. */
+#define RANREAD_IO_ALIGN	4096
+
+extern char *ranread_alloc_io_buffer(Size size);
 extern uint64 ranread_physical_memory_bytes(void);
 extern uint64 ranread_free_bytes(const char *path);
 extern void ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks);

@@ -15,15 +15,6 @@ static const RanreadReadPath *const read_paths[] = {
 	&ranread_readpath_buffer,
 };
 
-/* A buffer of size bytes aligned for O_DIRECT (PostgreSQL 15 has no aligned palloc). */
-char *
-ranread_alloc_io_buffer(Size size)
-{
-	char	   *raw = palloc(size + RANREAD_IO_ALIGN);
-
-	return (char *) TYPEALIGN(RANREAD_IO_ALIGN, raw);
-}
-
 const RanreadReadPath *
 ranread_readpath_by_name(const char *name)
 {

@@ -15,6 +15,7 @@
 #ifndef RANREAD_READPATH_H
 #define RANREAD_READPATH_H
 
+#include "osstats.h"
 #include "ranread.h"
 
 typedef struct RanreadReadPath
@@ -33,10 +34,6 @@ extern const RanreadReadPath ranread_readpath_smgr;
 extern const RanreadReadPath ranread_readpath_direct;
 extern const RanreadReadPath ranread_readpath_buffer;
 
-/* O_DIRECT wants buffers, offsets and lengths aligned to the logical block size. */
-#define RANREAD_IO_ALIGN	4096
-
-extern char *ranread_alloc_io_buffer(Size size);
 extern const RanreadReadPath *ranread_readpath_by_name(const char *name);
 extern const RanreadReadPath *ranread_readpath_by_index(int index);
 extern int	ranread_readpath_index(const RanreadReadPath *path);

@@ -1,0 +1,540 @@
+#!/usr/bin/env bash
+#
+# bench/direct_vs_fio.sh: does ranread's mode 'direct' measure the same
+# random-read IOPS, latency and CPU cost as fio doing the same reads?
+#
+# This is a benchmark, not a test: it measures this machine and prints tables
+# and a verdict.  It starts a throwaway cluster (pg_virtualenv -t, under /tmp,
+# with max_worker_processes=80), writes ONE target with ranread_setup() and
+# then, for 1, 4, 16 and 64 processes, alternates on that same target
+# (A B A B ..., --reps repetitions of each, --duration each):
+#
+#   A  SELECT * FROM ranread_run(N, NULL, mode => 'direct', duration => D)
+#        N background workers, each one O_DIRECT pread() of 8 kB at a time at
+#        uniformly random aligned offsets of the target's segment files.
+#   B  fio --ioengine=psync --direct=1 --rw=randread --bs=8k --numjobs=N
+#          --time_based --runtime=D --group_reporting --randrepeat=0
+#          --norandommap --filename=<seg0>:<seg1>:... --output-format=json
+#        the same reads of the same files (the target's own segment files),
+#        one pread() in flight per job, uniform with replacement.
+#
+# and one extra row: ranread mode 'smgr' (through the OS page cache, evicted
+# before the run) against mode 'direct', alternating, at --smgr-processes.
+#
+# Per step it prints the medians over the repetitions of:
+#   IOPS           ranread: reads / (release of the barrier -> last read);
+#                  fio: read.iops (total_ios / longest job runtime).
+#   latency (ms)   mean, p50, p99.  fio: mean of read.lat_ns (submission to
+#                  completion) and percentiles "50.000000" / "99.000000" of
+#                  read.clat_ns (fio 3.33 reports only clat percentiles by
+#                  default; with psync, slat = 0 and lat - clat is fio's
+#                  bookkeeping, 63 ns at a 0.3 ms mean: interchangeable).
+#                  ranread: its own histogram (bucket midpoints) and mean.
+#   CPU us / read  ranread: the workers exit at the end of a run, and the
+#                  kernel adds an exited child's CPU time to its parent's
+#                  cutime/cstime; so the difference of fields 16+17 of
+#                  /proc/<postmaster>/stat (clock ticks, getconf CLK_TCK)
+#                  across the run, divided by the reads.  That is the
+#                  workers' whole lives (start, connect, read loop, recording
+#                  results) plus the leader backend's session.
+#                  fio(job): (usr_cpu + sys_cpu)/100 * job_runtime/1000.  With
+#                  group_reporting fio sums usr_time, sys_time and
+#                  total_run_time over the jobs and prints
+#                  usr_cpu = 100 * sum(usr_time) / sum(total_run_time), i.e.
+#                  the mean percent of ONE CPU per job; job_runtime is that
+#                  summed total_run_time (ms).  So CPU seconds = (usr+sys)/100
+#                  * runtime * numjobs, counted by getrusage(RUSAGE_THREAD)
+#                  in each job over its I/O phase only.
+#                  fio(proc): getrusage(RUSAGE_CHILDREN) around the whole fio
+#                  command (all its processes, start-up and exit included),
+#                  the like-for-like figure for ranread's; the verdict uses it.
+#   spread         (max - min) / median over the repetitions of one tool:
+#                  how much fio disagrees with fio, run to run.
+#
+# Every run also shows what else the machine did meanwhile (busy CPUs, device
+# reads per read, MB written) and is marked "other" when someone else used the
+# disk; the verdict lists those runs.  The cluster loads a copy of the
+# installed ranread.so taken at the start, so a `make install` during the
+# benchmark cannot mix builds, and runs with autovacuum off (an exiting
+# autovacuum worker would add its CPU to the postmaster's cutime).
+#
+# Verdict (per target): IOPS ratio ranread/fio >= 0.98 at every step; mean,
+# p50 and p99 ratios within 0.95..1.05 at every step; CPU per read no worse
+# than fio(proc) at every step.
+#
+# Usage:
+#   make install                       # the extension must be installed
+#   bench/direct_vs_fio.sh             # 8GB target, 2 reps, 10 s, 1 4 16 64
+#   bench/direct_vs_fio.sh --size 16GB --reps 3 --duration 20
+#   bench/direct_vs_fio.sh --processes "1 16" --smgr-processes 4
+#
+# Options:
+#   --size SIZE          target size, pg_size_bytes syntax (default 8GB).  It
+#                        must be far larger than what the readers touch (64
+#                        processes x duration x IOPS x 8 kB); larger is better
+#                        against caches below the OS (hypervisor, array).
+#   --reps N             repetitions of each tool per step (default 2)
+#   --duration SECONDS   length of every run (default 10)
+#   --processes "LIST"   process counts (default "1 4 16 64"; at most 72)
+#   --smgr-processes N   processes of the smgr-vs-direct row (default 16,
+#                        0 to skip it)
+#
+# Needs: pg_virtualenv (postgresql-common), psql, pg_config, fio, python3,
+# lsblk and findmnt (util-linux), ranread installed (make install; not a
+# sanitizer build), free space for SIZE under /tmp (TMPDIR),
+# and read access to the cluster's files for fio (run as root, or as the user
+# that owns the throwaway cluster, which pg_virtualenv does by default).
+# Runtime: setup (SIZE / write speed) + 2 * reps * (steps + 1) * duration,
+# plus about a second per run: about 4 minutes with the defaults.
+# Results and how to read them: docs/benchmarks.md.
+
+set -euo pipefail
+
+SELF=$(readlink -f "$0")
+IOPS_TARGET=0.98
+LAT_TOLERANCE=0.05
+
+die() { echo "direct_vs_fio: $*" >&2; exit 1; }
+
+usage() {
+    sed -n '/^# Usage:/,/^# Needs:/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+ARGS=("$@")
+SIZE=8GB
+REPS=2
+DURATION=10
+PROCESSES="1 4 16 64"
+SMGR_PROCESSES=16
+MAX_WORKERS=80
+optarg() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage 0 ;;
+        --size) optarg "$@"; SIZE=$2; shift 2 ;;
+        --size=*) SIZE=${1#*=}; shift ;;
+        --reps) optarg "$@"; REPS=$2; shift 2 ;;
+        --reps=*) REPS=${1#*=}; shift ;;
+        --duration) optarg "$@"; DURATION=$2; shift 2 ;;
+        --duration=*) DURATION=${1#*=}; shift ;;
+        --processes) optarg "$@"; PROCESSES=$2; shift 2 ;;
+        --processes=*) PROCESSES=${1#*=}; shift ;;
+        --smgr-processes) optarg "$@"; SMGR_PROCESSES=$2; shift 2 ;;
+        --smgr-processes=*) SMGR_PROCESSES=${1#*=}; shift ;;
+        *) echo "direct_vs_fio: unknown argument '$1'" >&2; usage 1 ;;
+    esac
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer, not '$REPS'"
+[[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be a whole number of seconds, not '$DURATION'"
+[[ $SMGR_PROCESSES =~ ^[0-9]+$ ]] || die "--smgr-processes must be a number, not '$SMGR_PROCESSES'"
+PROCESSES=${PROCESSES//,/ }
+read -r -a STEPS <<<"$PROCESSES"
+[[ ${#STEPS[@]} -gt 0 ]] || die "--processes needs at least one number"
+for p in "${STEPS[@]}" "$SMGR_PROCESSES"; do
+    [[ $p =~ ^[0-9]+$ ]] || die "process counts must be numbers, not '$p'"
+    (( p <= MAX_WORKERS - 8 )) ||
+        die "at most $(( MAX_WORKERS - 8 )) processes (max_worker_processes=$MAX_WORKERS), not $p"
+done
+for p in "${STEPS[@]}"; do (( p >= 1 )) || die "process counts must be at least 1"; done
+[[ $SIZE =~ ^[0-9]+(\.[0-9]+)?\ *([kKmMgGtTpP][bB]|[bB]ytes)?$ ]] ||
+    die "size '$SIZE' is not a size like 8GB, 16GB or 1TB"
+
+# ---------------------------------------------------------------------------
+# Inner part: runs inside pg_virtualenv, with PGHOST/PGPORT/... exported.
+# ---------------------------------------------------------------------------
+inner() {
+    local PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At -F $'\t')
+    export PGOPTIONS='-c client_min_messages=warning'
+    work=$(mktemp -d -t direct_vs_fio.XXXXXX)     # global, for the EXIT trap
+    trap 'rm -rf "$work"' EXIT
+    local t_start=$SECONDS
+
+    "${PSQL[@]}" -c "CREATE EXTENSION ranread" ||
+        die "CREATE EXTENSION ranread failed in the throwaway cluster"
+    local datadir size_bytes pm_pid clk_tck
+    datadir=$("${PSQL[@]}" -c "SHOW data_directory")
+    pm_pid=$(head -n 1 "$datadir/postmaster.pid")
+    [[ -r /proc/$pm_pid/stat ]] || die "cannot read /proc/$pm_pid/stat (postmaster)"
+    clk_tck=$(getconf CLK_TCK)
+    size_bytes=$("${PSQL[@]}" -c "SELECT pg_size_bytes('$SIZE')") ||
+        die "PostgreSQL does not accept the size '$SIZE'"
+    (( size_bytes >= 1024 * 1024 * 1024 )) ||
+        die "size must be at least 1GB: the readers must not be able to touch a noticeable part of it"
+    local avail_kb
+    avail_kb=$(df -Pk "$datadir" | awk 'NR == 2 {print $4}')
+    (( avail_kb * 1024 > size_bytes + 1024 * 1024 * 1024 )) ||
+        die "not enough free space for $SIZE under $(dirname "$datadir") ($(( avail_kb / 1024 )) MiB free)"
+
+    # --- the target ----------------------------------------------------------
+    local setup_out first_seg
+    setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('$size_bytes', log_level => 0)" \
+                2>"$work/setup.err") || { cat "$work/setup.err" >&2; die "ranread_setup failed"; }
+    first_seg=$("${PSQL[@]}" -c "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('ranread_target')")
+    [[ -f $first_seg ]] || die "target segment $first_seg not found"
+    local segs=()
+    i=0
+    while [[ -f $first_seg$( (( i == 0 )) || echo ".$i") ]]; do
+        segs+=("$first_seg$( (( i == 0 )) || echo ".$i")")
+        i=$(( i + 1 ))
+    done
+    local seg
+    for seg in "${segs[@]}"; do
+        [[ -r $seg ]] || die "fio cannot read $seg: run this script as root or as the cluster's owner"
+    done
+    local seg_bytes=0
+    for seg in "${segs[@]}"; do seg_bytes=$(( seg_bytes + $(stat -c %s "$seg") )); done
+    (( seg_bytes == size_bytes )) ||
+        die "segment files hold $seg_bytes bytes, the target $size_bytes"
+    # let the setup's writes settle (write-back below the OS, too) before measuring
+    sync
+    sleep 5
+    local filenames
+    filenames=$(IFS=:; echo "${segs[*]}")
+    [[ $filenames != *' '* ]] || die "fio's --filename list cannot hold paths with spaces: $filenames"
+
+    # --- which ranread ---------------------------------------------------------
+    local so_id so
+    so="$(pg_config --pkglibdir)/ranread.so"
+    so_id_of() { echo "$so md5 $(md5sum "$so" | cut -c1-12), installed $(date -u -r "$so" '+%Y-%m-%d %H:%M:%S UTC')"; }
+    so_id=$(so_id_of)
+    src_id() {
+        local repo
+        repo=$(dirname "$(dirname "$SELF")")
+        if command -v git >/dev/null && git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+            echo "$repo at $(git -C "$repo" log -1 --format='%h (%ad)' --date=iso)$(
+                [[ -z $(git -C "$repo" status --porcelain --untracked-files=no -- src sql Makefile 2>/dev/null) ]] ||
+                echo ', with uncommitted changes in src/sql') (the installed build may differ)"
+        else
+            echo "$repo (not a git checkout)"
+        fi
+    }
+
+    # --- what we run ---------------------------------------------------------
+    local dev devname model
+    dev=$(findmnt -no SOURCE -T "$datadir" 2>/dev/null || echo '?')
+    devname=$(lsblk -no PKNAME "$dev" 2>/dev/null | head -n 1)
+    [[ -n $devname ]] || devname=$(basename "$dev")
+    model=$(lsblk -dno MODEL "/dev/$devname" 2>/dev/null | sed 's/ *$//' || true)
+    if [[ -z $model && -e /sys/block/$devname/device ]]; then
+        model="$(basename "$(readlink -f "/sys/block/$devname/device/driver" 2>/dev/null)" 2>/dev/null)"
+        model+=" vendor=$(cat "/sys/block/$devname/device/vendor" 2>/dev/null || echo '?')"
+        model+=" device=$(cat "/sys/block/$devname/device/device" 2>/dev/null || echo '?')"
+        model+=" (no model string)"
+    fi
+
+    echo "== ranread mode 'direct' vs fio, random 8 kB O_DIRECT reads"
+    echo "command:  ${DIRECT_VS_FIO_CMD}"
+    echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "cpus:     $(nproc) ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)$(grep -qw hypervisor /proc/cpuinfo && echo ', virtual machine'))"
+    echo "memory:   $(free -g | awk '/^Mem:/ {print $2 " GiB total, " $7 " GiB available"}')"
+    echo "kernel:   $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?'), CLK_TCK $clk_tck"
+    echo "disk:     /dev/$devname: $model, $(lsblk -dno SIZE "/dev/$devname" 2>/dev/null | tr -d ' '), rotational=$(cat "/sys/block/$devname/queue/rotational" 2>/dev/null || echo '?'), scheduler $(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$devname/queue/scheduler" 2>/dev/null || echo '?'), nr_requests $(cat "/sys/block/$devname/queue/nr_requests" 2>/dev/null || echo '?')"
+    echo "fs:       $(findmnt -no SOURCE,FSTYPE,OPTIONS -T "$datadir" 2>/dev/null || echo '?')"
+    echo "fio:      $(fio --version)"
+    echo "server:   $("${PSQL[@]}" -c "SELECT version()")"
+    echo "ranread:  $so_id"
+    echo "source:   $(src_id)"
+    echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (load average 1/5/15 min before the runs; other work disturbs them)"
+    echo "cluster:  $datadir (max_worker_processes=$("${PSQL[@]}" -c "SHOW max_worker_processes"), autovacuum=$("${PSQL[@]}" -c "SHOW autovacuum"))"
+    echo "target:   $setup_out"
+    echo "          ${#segs[@]} segment files, $(( size_bytes / 8192 )) blocks of 8 kB"
+    echo "A:        SELECT * FROM ranread_run(N, NULL, mode => 'direct', duration => '$DURATION s')"
+    echo "B:        fio --name=randread --ioengine=psync --direct=1 --rw=randread --bs=8k --numjobs=N --time_based --runtime=$DURATION --group_reporting --randrepeat=0 --norandommap --filename=${segs[0]}:... (${#segs[@]} files) --output-format=json"
+    echo "order:    per step: A B A B ... ($REPS of each), steps: ${STEPS[*]}; then smgr vs direct at ${SMGR_PROCESSES} processes"
+    echo
+
+    # --- helpers -------------------------------------------------------------
+    cat >"$work/fio_run.py" <<'EOF'
+# Run fio, measure its whole CPU with RUSAGE_CHILDREN, print one result line.
+import json, resource, subprocess, sys
+out, cmd = sys.argv[1], sys.argv[2:]
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(out, "w") as f:
+    p = subprocess.run(cmd, stdout=f, stderr=subprocess.PIPE, text=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+if p.returncode != 0:
+    sys.stderr.write(p.stderr + open(out).read())
+    sys.exit("fio failed with exit code %d" % p.returncode)
+text = open(out).read()
+j = json.loads(text[text.index("{"):])           # skip any note before the JSON
+jobs = j["jobs"]
+if len(jobs) != 1:
+    sys.exit("expected one group-reported job, got %d" % len(jobs))
+job = jobs[0]
+if job["error"]:
+    sys.exit("fio job error %d" % job["error"])
+r = job["read"]
+reads = r["total_ios"]
+cpu_job = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * job["job_runtime"] / 1000.0
+cpu_proc = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+pct = r["clat_ns"]["percentile"]
+print("\t".join(str(x) for x in [
+    r["iops"], r["lat_ns"]["mean"] / 1e6, pct["50.000000"] / 1e6, pct["99.000000"] / 1e6,
+    1e6 * cpu_job / reads, 1e6 * cpu_proc / reads, reads, r["runtime"] / 1000.0,
+    r["clat_ns"]["mean"] / 1e6]))
+EOF
+
+    # cutime + cstime of the postmaster (children it has reaped), clock ticks
+    child_ticks() {
+        local stat f
+        stat=$(<"/proc/$pm_pid/stat")
+        read -r -a f <<<"${stat##*) }"        # f[0] is field 3 (state)
+        echo $(( f[13] + f[14] ))
+    }
+
+    # run_ranread MODE PROCS -> TSV line on stdout
+    run_ranread() {
+        local mode=$1 n=$2 before after out pid batch iops mean p50 p99 status phys reads wall w
+        before=$(child_ticks)
+        if ! out=$("${PSQL[@]}" \
+                -c "SELECT pg_backend_pid(), batch, iops, response_time_ms, p50_ms, p99_ms, status, physical_pct
+                    FROM ranread_run($n, NULL, mode => '$mode', duration => '$DURATION s') r" \
+                -c "SELECT reads, wall_s FROM ranread_batches WHERE batch = currval('ranread_batch_seq')" \
+                2>"$work/run.err"); then
+            cat "$work/run.err" >&2
+            die "ranread_run($n, mode => '$mode') failed"
+        fi
+        # warnings (e.g. smgr reads answered by the page cache) go to the log
+        sed 's/^/          ranread: /' "$work/run.err" >&2
+        { IFS=$'\t' read -r pid batch iops mean p50 p99 status phys
+          IFS=$'\t' read -r reads wall; } <<<"$out"
+        # the leader backend exits once psql has gone; wait until the
+        # postmaster has reaped it, so that its CPU is in cutime too
+        for (( w = 0; w < 1000; w++ )); do [[ -e /proc/$pid ]] || break; sleep 0.01; done
+        [[ ! -e /proc/$pid ]] || die "backend $pid did not exit after its session ended"
+        after=$(child_ticks)
+        [[ $status == completed ]] || die "ranread batch $batch ended with status $status"
+        local cpu
+        cpu=$(python3 -c "print(1e6 * ($after - $before) / $clk_tck / $reads)")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+            "$iops" "$mean" "$p50" "$p99" "$cpu" "$cpu" "$reads" "$wall" "$phys" "$batch"
+    }
+
+    run_fio() {
+        local n=$1
+        python3 "$work/fio_run.py" "$work/fio.json" \
+            fio --name=randread --ioengine=psync --direct=1 --rw=randread --bs=8k \
+                --numjobs="$n" --time_based --runtime="$DURATION" --group_reporting \
+                --randrepeat=0 --norandommap --filename="$filenames" \
+                --output-format=json ||
+            die "fio with $n jobs failed"
+    }
+
+    # --- the runs ------------------------------------------------------------
+    # What else the machine did during a run: all CPUs' busy share (user, sys,
+    # irq, softirq; /proc/stat) and the device's completed reads and written
+    # sectors (/sys/block/DEV/stat).  A run alone on the machine shows
+    # dev_r/read = 1.00 (one device read per read; 0 for page cache hits) and
+    # nothing written; more means someone else was using the disk too, and
+    # the run is marked "other" (more than 16 MB written, or, for reads that
+    # must all reach the device, more than 1.02 device reads per read).
+    local devstat=/sys/block/$devname/stat
+    [[ -r $devstat ]] || devstat=/dev/null
+    sys_snap() {
+        local cpu f=()
+        read -r -a cpu < /proc/stat
+        read -r -a f < "$devstat" || true
+        f+=(0 0 0 0 0 0 0)                   # /dev/null: no device counters
+        # busy = user+nice+system+irq+softirq, total adds idle+iowait+steal
+        echo "$(( cpu[1] + cpu[2] + cpu[3] + cpu[6] + cpu[7] )) $(( cpu[1] + cpu[2] + cpu[3] + cpu[4] + cpu[5] + cpu[6] + cpu[7] + cpu[8] )) ${f[0]} ${f[6]}"
+    }
+    local results="$work/results.tsv"
+    : >"$results"
+    echo "== every run (ms; CPU in us per read: ranread = postmaster cutime+cstime, fio = job / whole process;"
+    echo "   busy% = all CPUs during the run; dev_r/rd = device reads per read; dev_wMB = MB written meanwhile)"
+    printf '%-6s %5s %3s %-14s %9s %8s %8s %8s %8s %8s %8s %6s %6s %7s %6s %s\n' \
+        step procs rep tool IOPS mean p50 p99 cpu_job cpu_proc reads phys% busy% dev_r/rd dev_wMB other
+    run_one() {    # section procs rep tool: run it, print it, record it
+        local sec=$1 n=$2 rep=$3 tool=$4 s0 s1 line
+        s0=$(sys_snap)
+        case $tool in
+            fio) line=$(run_fio "$n") ;;
+            ranread|ranread-direct) line=$(run_ranread direct "$n") ;;
+            ranread-smgr) line=$(run_ranread smgr "$n") ;;
+        esac
+        s1=$(sys_snap)
+        local iops mean p50 p99 cj cp reads wall phys b0 t0 r0 w0 b1 t1 r1 w1 busy devr devw
+        IFS=$'\t' read -r iops mean p50 p99 cj cp reads wall phys _ <<<"$line"
+        read -r b0 t0 r0 w0 <<<"$s0"
+        read -r b1 t1 r1 w1 <<<"$s1"
+        [[ $tool == fio ]] && phys=-
+        busy=$(python3 -c "print(f'{100 * ($b1 - $b0) / max($t1 - $t0, 1):.0f}')")
+        devr=$(python3 -c "print(f'{($r1 - $r0) / $reads:.2f}')")
+        devw=$(python3 -c "print(f'{($w1 - $w0) * 512 / 2**20:.0f}')")
+        local other=-
+        if (( devw > 16 )) ||
+           [[ $tool != ranread-smgr && $(python3 -c "print(int($devr > 1.02))") == 1 ]]; then
+            other=yes
+        fi
+        printf '%-6s %5s %3s %-14s %9.0f %8.4f %8.4f %8.4f %8.2f %8.2f %8s %6s %6s %7s %6s %s\n' \
+            "$sec" "$n" "$rep" "$tool" "$iops" "$mean" "$p50" "$p99" "$cj" "$cp" "$reads" \
+            "$( [[ $phys == - ]] && echo - || printf '%.1f' "$phys")" "$busy" "$devr" "$devw" "$other"
+        printf '%s\t' "$sec" "$n" "$rep" "$tool" "$iops" "$mean" "$p50" "$p99" "$cj" "$cp" "$reads" \
+            "$phys" "$busy" "$devr" >>"$results"
+        printf '%s\n' "$other" >>"$results"
+    }
+
+    local n rep
+    for n in "${STEPS[@]}"; do
+        for (( rep = 1; rep <= REPS; rep++ )); do
+            run_one step "$n" "$rep" ranread
+            run_one step "$n" "$rep" fio
+        done
+    done
+    if (( SMGR_PROCESSES > 0 )); then
+        for (( rep = 1; rep <= REPS; rep++ )); do
+            run_one smgr "$SMGR_PROCESSES" "$rep" ranread-smgr
+            run_one smgr "$SMGR_PROCESSES" "$rep" ranread-direct
+        done
+    fi
+    echo
+
+    # --- summary and verdict -------------------------------------------------
+    python3 - "$results" "$IOPS_TARGET" "$LAT_TOLERANCE" "$REPS" "$size_bytes" <<'EOF'
+import statistics, sys
+from collections import defaultdict
+path, iops_target, tol, reps, size = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+runs = defaultdict(list)
+order = []
+for line in open(path):
+    sec, n, rep, tool, iops, mean, p50, p99, cj, cp, reads, phys, busy, devr, other = line.rstrip("\n").split("\t")
+    key = (sec, int(n))
+    if key not in order:
+        order.append(key)
+    runs[key + (tool,)].append(dict(iops=float(iops), mean=float(mean), p50=float(p50), p99=float(p99),
+                                    cj=float(cj), cp=float(cp), reads=int(reads), rep=int(rep),
+                                    other=other == "yes",
+                                    phys=None if phys == "-" else float(phys)))
+med = lambda rs, k: statistics.median(r[k] for r in rs)
+def spread(rs, k):
+    v = [r[k] for r in rs]
+    m = statistics.median(v)
+    return (max(v) - min(v)) / m if len(v) > 1 and m else 0.0
+
+steps = [n for sec, n in order if sec == "step"]
+print(f"== medians over {reps} repetitions; ratio = ranread/fio; ms and us per read")
+print(f"{'procs':>5} | {'IOPS ranread':>12} {'fio':>8} {'ratio':>6} | {'mean ranread':>12} {'fio':>7} {'ratio':>6} |"
+      f" {'p50 ranread':>11} {'fio':>7} {'ratio':>6} | {'p99 ranread':>11} {'fio':>7} {'ratio':>6}")
+fails = defaultdict(list)
+rows = {}
+for n in steps:
+    a, b = runs[("step", n, "ranread")], runs[("step", n, "fio")]
+    r = {k: (med(a, k), med(b, k)) for k in ("iops", "mean", "p50", "p99", "cj", "cp")}
+    rows[n] = r
+    ratio = {k: v[0] / v[1] for k, v in r.items()}
+    print(f"{n:>5} | {r['iops'][0]:>12.0f} {r['iops'][1]:>8.0f} {ratio['iops']:>6.3f} |"
+          f" {r['mean'][0]:>12.4f} {r['mean'][1]:>7.4f} {ratio['mean']:>6.3f} |"
+          f" {r['p50'][0]:>11.4f} {r['p50'][1]:>7.4f} {ratio['p50']:>6.3f} |"
+          f" {r['p99'][0]:>11.4f} {r['p99'][1]:>7.4f} {ratio['p99']:>6.3f}")
+    if ratio["iops"] < iops_target:
+        fails["iops"].append(f"{n}: {ratio['iops']:.3f}")
+    for k in ("mean", "p50", "p99"):
+        if abs(ratio[k] - 1) > tol:
+            fails["latency"].append(f"{n} {k}: {ratio[k]:.3f}")
+    if r["cp"][0] > r["cp"][1]:
+        fails["cpu"].append(f"{n}: {r['cp'][0]:.2f} vs {r['cp'][1]:.2f}")
+print()
+print(f"{'procs':>5} | {'CPU us/read ranread':>19} {'fio(job)':>8} {'fio(proc)':>9} {'ratio':>6} |"
+      f" {'fio vs fio spread: IOPS':>23} {'mean':>6} {'p50':>6} {'p99':>6} |"
+      f" {'ranread vs ranread: IOPS':>24} {'mean':>6} {'p50':>6} {'p99':>6}")
+for n in steps:
+    r = rows[n]
+    a, b = runs[("step", n, "ranread")], runs[("step", n, "fio")]
+    sb = [spread(b, k) for k in ("iops", "mean", "p50", "p99")]
+    sa = [spread(a, k) for k in ("iops", "mean", "p50", "p99")]
+    print(f"{n:>5} | {r['cp'][0]:>19.2f} {r['cj'][1]:>8.2f} {r['cp'][1]:>9.2f} {r['cp'][0] / r['cp'][1]:>6.3f} |"
+          f" {sb[0]:>22.1%} {sb[1]:>6.1%} {sb[2]:>6.1%} {sb[3]:>6.1%} |"
+          f" {sa[0]:>23.1%} {sa[1]:>6.1%} {sa[2]:>6.1%} {sa[3]:>6.1%}")
+# re-reads: a direct read bypasses the OS page cache, but not a cache below it
+most = max((r["reads"] for k, rs in runs.items() for r in rs), default=0)
+blocks = size / 8192
+print()
+reread = 1 - blocks * (1 - 2.718281828459045 ** (-most / blocks)) / most if most else 0
+print(f"largest run: {most} reads over {blocks:.0f} blocks; expected share of re-reads in it {reread:.1%}")
+if reread > 0.10:
+    print("  (mode 'smgr' can answer re-reads from the page cache, a cache below the OS can answer"
+          " any mode's; --size makes the share smaller)")
+
+smgr = [n for sec, n in order if sec == "smgr"]
+for n in smgr:
+    a, b = runs[("smgr", n, "ranread-smgr")], runs[("smgr", n, "ranread-direct")]
+    print()
+    print(f"== ranread mode 'smgr' (cold: evict => true) vs mode 'direct' at {n} processes, medians; ratio = smgr/direct")
+    print(f"{'':>14} {'IOPS':>8} {'mean':>8} {'p50':>8} {'p99':>8} {'CPU us/read':>11} {'physical%':>9}")
+    for name, rs in (("smgr", a), ("direct", b)):
+        print(f"{name:>14} {med(rs, 'iops'):>8.0f} {med(rs, 'mean'):>8.4f} {med(rs, 'p50'):>8.4f} {med(rs, 'p99'):>8.4f}"
+              f" {med(rs, 'cp'):>11.2f} {med(rs, 'phys'):>9.1f}")
+    print(f"{'ratio':>14} {med(a, 'iops') / med(b, 'iops'):>8.3f} {med(a, 'mean') / med(b, 'mean'):>8.3f}"
+          f" {med(a, 'p50') / med(b, 'p50'):>8.3f} {med(a, 'p99') / med(b, 'p99'):>8.3f}"
+          f" {med(a, 'cp') / med(b, 'cp'):>11.3f}")
+
+print()
+print("== verdict (target: IOPS ratio >= %.2f, latency ratios within +-%.0f%%, CPU/read <= fio(proc), at every step)"
+      % (iops_target, tol * 100))
+for k, label in (("iops", f"IOPS ratio >= {iops_target:.2f}"),
+                 ("latency", f"mean/p50/p99 within +-{tol:.0%}"),
+                 ("cpu", "CPU per read <= fio(proc)")):
+    if fails[k]:
+        print(f"MISSED  {label}: " + "; ".join(fails[k]))
+    else:
+        print(f"MET     {label}")
+noisy = [n for n in steps
+         if max(spread(runs[("step", n, "fio")], k) for k in ("iops", "mean", "p50", "p99")) > tol]
+if noisy and reps > 1:
+    print(f"NOTE    fio disagrees with itself by more than {tol:.0%} between repetitions at "
+          f"{', '.join(map(str, noisy))} processes: at those steps a ratio outside the target can be noise")
+disturbed = [f"{sec} {n} {tool} rep {r['rep']}" for (sec, n, tool), rs in runs.items() for r in rs if r["other"]]
+if disturbed:
+    print("NOTE    other I/O on the device during: " + "; ".join(disturbed))
+EOF
+    echo
+    [[ $(so_id_of) == "$so_id" ]] ||
+        echo "note: the installed ranread.so changed during the benchmark (now $(so_id_of)); the runs used the copy taken at the start"
+    echo "total time: $(( SECONDS - t_start )) s"
+}
+
+if [[ -n ${DIRECT_VS_FIO_INNER:-} ]]; then
+    inner
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------
+# Outer part: check what we need, then re-run ourselves in a cluster.
+# ---------------------------------------------------------------------------
+command -v pg_virtualenv >/dev/null ||
+    die "pg_virtualenv not found: apt-get install postgresql-common"
+command -v pg_config >/dev/null ||
+    die "pg_config not found: apt-get install postgresql-server-dev-15"
+command -v psql >/dev/null ||
+    die "psql not found: apt-get install postgresql-client-15"
+command -v fio >/dev/null ||
+    die "fio not found: apt-get install fio"
+command -v python3 >/dev/null ||
+    die "python3 not found (it reads fio's JSON and computes the medians): apt-get install python3"
+command -v lsblk >/dev/null && command -v findmnt >/dev/null ||
+    die "lsblk/findmnt not found: apt-get install util-linux"
+control="$(pg_config --sharedir)/extension/ranread.control"
+[[ -f $control ]] ||
+    die "ranread is not installed ($control is missing): run \`make && make install\` first"
+[[ -f $(pg_config --pkglibdir)/ranread.so ]] ||
+    die "ranread.so is not in $(pg_config --pkglibdir): run \`make && make install\` first"
+# An instrumented build (make with -fsanitize=address) cannot even load into a
+# normal server, and would measure the sanitizer anyway.
+grep -q -a -e __asan_init -e __tsan_init -e __ubsan_handle "$(pg_config --pkglibdir)/ranread.so" &&
+    die "the installed ranread.so is a sanitizer (ASan/TSan/UBSan) build: install a normal one (make clean && make && make install)"
+pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+[[ -x /usr/lib/postgresql/$pg_major/bin/postgres ]] ||
+    die "no PostgreSQL $pg_major server for pg_virtualenv: apt-get install postgresql-$pg_major"
+
+export DIRECT_VS_FIO_INNER=1
+DIRECT_VS_FIO_CMD=$0
+[[ ${#ARGS[@]} -eq 0 ]] || DIRECT_VS_FIO_CMD+=$(printf ' %q' "${ARGS[@]}")
+export DIRECT_VS_FIO_CMD
+# autovacuum off: an autovacuum worker exiting during a run would add its CPU
+# to the postmaster's cutime, which is how ranread's CPU per read is measured.
+exec pg_virtualenv -t -v "$pg_major" -o max_worker_processes=$MAX_WORKERS -o autovacuum=off \
+    "$SELF" "${ARGS[@]}"
