@@ -18,6 +18,8 @@ packages=(
 	libipc-run-perl
 	fio
 	cppcheck clang-tidy
+	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test
+	e2fsprogs
 )
 
 missing=()
