@@ -8,5 +8,5 @@ SELECT * FROM ranread_run(8, 1500);
 SELECT * FROM ranread_run(16, 1500);
 \echo ranread_summary: one row per batch
 SELECT run_date, run_time, target, iterations, processes, response_time_ms, iops,
-	   p50_ms, p99_ms, p999_ms, max_ms, status
+	   p50_ms, p99_ms, max_ms, physical_pct, device_reads_per_s, status
 FROM ranread_summary ORDER BY batch;
