@@ -505,30 +505,10 @@ fi
 # ---------------------------------------------------------------------------
 # Outer part: check what we need, then re-run ourselves in a cluster.
 # ---------------------------------------------------------------------------
-command -v pg_virtualenv >/dev/null ||
-    die "pg_virtualenv not found: apt-get install postgresql-common"
-command -v pg_config >/dev/null ||
-    die "pg_config not found: apt-get install postgresql-server-dev-15"
-command -v psql >/dev/null ||
-    die "psql not found: apt-get install postgresql-client-15"
-command -v fio >/dev/null ||
-    die "fio not found: apt-get install fio"
-command -v python3 >/dev/null ||
-    die "python3 not found (it reads fio's JSON and computes the medians): apt-get install python3"
+. "$(dirname "$SELF")/common.sh"
+check_benchmark_prerequisites
 command -v lsblk >/dev/null && command -v findmnt >/dev/null ||
     die "lsblk/findmnt not found: apt-get install util-linux"
-control="$(pg_config --sharedir)/extension/ranread.control"
-[[ -f $control ]] ||
-    die "ranread is not installed ($control is missing): run \`make && make install\` first"
-[[ -f $(pg_config --pkglibdir)/ranread.so ]] ||
-    die "ranread.so is not in $(pg_config --pkglibdir): run \`make && make install\` first"
-# An instrumented build (make with -fsanitize=address) cannot even load into a
-# normal server, and would measure the sanitizer anyway.
-grep -q -a -e __asan_init -e __tsan_init -e __ubsan_handle "$(pg_config --pkglibdir)/ranread.so" &&
-    die "the installed ranread.so is a sanitizer (ASan/TSan/UBSan) build: install a normal one (make clean && make && make install)"
-pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
-[[ -x /usr/lib/postgresql/$pg_major/bin/postgres ]] ||
-    die "no PostgreSQL $pg_major server for pg_virtualenv: apt-get install postgresql-$pg_major"
 
 export DIRECT_VS_FIO_INNER=1
 DIRECT_VS_FIO_CMD=$0

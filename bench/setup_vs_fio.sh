@@ -234,22 +234,8 @@ fi
 # ---------------------------------------------------------------------------
 # Outer part: check what we need, then re-run ourselves in a cluster.
 # ---------------------------------------------------------------------------
-command -v pg_virtualenv >/dev/null ||
-    die "pg_virtualenv not found: apt-get install postgresql-common"
-command -v pg_config >/dev/null ||
-    die "pg_config not found: apt-get install postgresql-server-dev-15"
-command -v psql >/dev/null ||
-    die "psql not found: apt-get install postgresql-client-15"
-command -v fio >/dev/null ||
-    die "fio not found: apt-get install fio"
-command -v python3 >/dev/null ||
-    die "python3 not found (used to read fio's JSON): apt-get install python3"
-control="$(pg_config --sharedir)/extension/ranread.control"
-[[ -f $control ]] ||
-    die "ranread is not installed ($control is missing): run \`make && make install\` first"
-pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
-[[ -x /usr/lib/postgresql/$pg_major/bin/postgres ]] ||
-    die "no PostgreSQL $pg_major server for pg_virtualenv: apt-get install postgresql-$pg_major"
+. "$(dirname "$(readlink -f "$0")")/common.sh"
+check_benchmark_prerequisites
 
 export SETUP_VS_FIO_INNER=1
 exec pg_virtualenv -t -v "$pg_major" -o fsync=on "$SELF" "${ARGS[@]}"

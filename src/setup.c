@@ -11,8 +11,9 @@
  * compressing array could answer without reading the device.  The writes use
  * O_DIRECT where the file system accepts it: they go straight to the device
  * without filling the OS page cache (and ran faster and steadier than
- * buffered writes in bench/setup_vs_fio.sh).  The files are synced at the end
- * and evicted from the OS page cache.  The table is created
+ * buffered writes in bench/setup_vs_fio.sh).  Once all are written, every
+ * file is flushed (fdatasync) and evicted from the OS page cache, in one
+ * pass; flushing only at the end lets writeback overlap the writing.  The table is created
  * in the caller's transaction, so an error or a cancel leaves nothing behind.
  *
  *-------------------------------------------------------------------------
@@ -164,37 +165,8 @@ open_for_writing(const char *path, int log_level)
 }
 
 /*
- * Sync every segment once all are written: syncing each before writing the
- * next would stall the writer while the kernel's writeback could be running
- * beside it.
- */
-static void
-sync_target(RelFileNode node, BlockNumber blocks, int log_level)
-{
-	for (BlockNumber segno = 0; segno < ranread_segment_count(blocks); segno++)
-	{
-		char	   *path = ranread_segment_path(node, segno);
-		int			fd = OpenTransientFile(path, O_RDWR | PG_BINARY);
-
-		if (fd < 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not open file \"%s\": %m", path)));
-		if (pg_fsync(fd) != 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not fsync file \"%s\": %m", path)));
-		CloseTransientFile(fd);
-		if (log_level >= 3)
-			ereport(NOTICE,
-					(errmsg("ranread_setup: synced segment %s", path)));
-		pfree(path);
-	}
-}
-
-/*
- * Write blocks [0, blocks) of the target's main fork, segment by segment,
- * then sync them all.  Reports progress as NOTICEs per log_level.
+ * Write blocks [0, blocks) of the target's main fork, segment by segment.
+ * Reports progress as NOTICEs per log_level.  The caller flushes the files.
  */
 static void
 write_target(RelFileNode node, BlockNumber blocks, int log_level)
@@ -253,7 +225,6 @@ write_target(RelFileNode node, BlockNumber blocks, int log_level)
 							path, seg_end - segno * RELSEG_SIZE)));
 		pfree(path);
 	}
-	sync_target(node, blocks, log_level);
 }
 
 static void
@@ -427,9 +398,10 @@ ranread_setup(PG_FUNCTION_ARGS)
 
 	INSTR_TIME_SET_CURRENT(start);
 	write_target(node, blocks, log_level);
+	/* flushes every segment once all are written, then drops them from the cache */
+	ranread_evict_from_page_cache(node, blocks);
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
-	ranread_evict_from_page_cache(node, blocks);
 
 	register_target(schema, name, relid, blocks,
 					get_tablespace_name(OidIsValid(rel->rd_rel->reltablespace) ?
