@@ -17,7 +17,7 @@ packages=(
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl
 	fio
-	cppcheck clang-tidy
+	cppcheck clang-tidy valgrind
 	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test
 	e2fsprogs
 )

@@ -6,7 +6,8 @@
 # test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
 # clusters made by pg_virtualenv, without and with data checksums, and last
 # the fault-injection suite test/run-tap.sh (crashes, disk full, slots, bad
-# input, soak, privileges), which makes its own clusters.
+# input, soak, privileges), which makes its own clusters, and the main paths
+# under valgrind (scripts/valgrind.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +26,6 @@ echo "=== cluster with data checksums ==="
 pg_virtualenv -t -i --data-checksums "${cluster_opts[@]}" test/run-suite.sh
 echo "=== fault-injection suite ==="
 test/run-tap.sh
+echo "=== main paths under valgrind memcheck ==="
+scripts/valgrind.sh
 echo "ranread: all test suites passed"
