@@ -107,16 +107,6 @@ check_may_stop(int pid)
 						   "pg_signal_backend")));
 }
 
-/* The batch running now (advertised by its leader's advisory lock), or 0. */
-static int64
-running_batch(void)
-{
-	return query_int64(psprintf("SELECT coalesce(max(objid::bigint), 0) FROM pg_catalog.pg_locks "
-								"WHERE locktype = 'advisory' AND classid = '%u'::oid "
-								"AND objsubid = 2 AND granted",
-								(uint32) RANREAD_LOCK_BATCH), true);
-}
-
 /*
  * Stop every ranread worker of the cluster: signal each (SIGTERM; it records
  * what it measured with status "stopped" and exits).  While the batch that
@@ -129,7 +119,7 @@ running_batch(void)
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
 {
-	int64		batch = running_batch();
+	int64		batch = ranread_running_batch(NULL);
 	List	   *signalled = NIL;
 	ListCell   *lc;
 
@@ -137,7 +127,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 	{
 		List	   *pids = ranread_worker_pids();
 
-		if (batch != 0 && running_batch() != batch)
+		if (batch != 0 && ranread_running_batch(NULL) != batch)
 			break;
 		foreach(lc, pids)
 			check_may_stop(lfirst_int(lc));

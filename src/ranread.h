@@ -158,6 +158,9 @@ extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSum
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);
 
+/* run.c */
+extern int64 ranread_running_batch(int *leader_pid);
+
 /* worker.c */
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
 

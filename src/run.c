@@ -218,12 +218,35 @@ static void
 lock_out_other_runs(void)
 {
 	LOCKTAG		tag;
-	int64		running_batch = -1;
-	int			running_pid = 0;
+	int64		running_batch;
+	int			leader_pid;
 
 	set_run_lock_tag(&tag);
 	if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
 		return;
+
+	running_batch = ranread_running_batch(&leader_pid);
+	if (running_batch == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("another ranread run is starting"),
+				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("ranread batch " INT64_FORMAT " is already running", running_batch),
+			 errdetail("Only one run at a time can measure the storage; batch " INT64_FORMAT " was started by process %d.",
+					   running_batch, leader_pid),
+			 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+}
+
+/*
+ * The batch running now, as its leader advertises it with the batch advisory
+ * lock, and (if leader_pid is given) the leader's process ID; 0 if none.
+ */
+int64
+ranread_running_batch(int *leader_pid)
+{
+	int64		batch = 0;
 
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
@@ -234,24 +257,14 @@ lock_out_other_runs(void)
 	{
 		bool		isnull;
 
-		running_batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-													SPI_tuptable->tupdesc, 1, &isnull));
-		running_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
-												  SPI_tuptable->tupdesc, 2, &isnull));
+		batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											SPI_tuptable->tupdesc, 1, &isnull));
+		if (leader_pid != NULL)
+			*leader_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
+													  SPI_tuptable->tupdesc, 2, &isnull));
 	}
 	SPI_finish();
-
-	if (running_batch < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("another ranread run is starting"),
-				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
-	ereport(ERROR,
-			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-			 errmsg("ranread batch " INT64_FORMAT " is already running", running_batch),
-			 errdetail("Only one run at a time can measure the storage; batch " INT64_FORMAT " was started by process %d.",
-					   running_batch, running_pid),
-			 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+	return batch;
 }
 
 /* Draw the next batch number and advertise it while the run lasts. */
@@ -280,12 +293,13 @@ warn_about_rereads(const RanreadShared *shared)
 {
 	double		reads = (double) shared->processes * (double) shared->iterations;
 	double		units = (double) shared->target_units;
-	double		rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
+	double		rereads;
 
 	/* direct reads bypass the page cache; a time-based run's count is unknown */
 	if (ranread_readpath_by_index(shared->readpath) == &ranread_readpath_direct ||
 		shared->iterations == 0)
 		return;
+	rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
 	if (rereads > REREAD_WARNING_FRACTION)
 		ereport(WARNING,
 				(errmsg("about %.0f%% of this run's reads will re-read a block read earlier in the run",
