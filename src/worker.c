@@ -144,6 +144,15 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
 }
 
+/* What pg_stat_activity shows for this worker (the tests wait for "reading"). */
+static void
+report_activity(const RanreadShared *shared, int worker, const char *doing)
+{
+	pgstat_report_activity(STATE_RUNNING,
+						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d %s",
+									shared->batch, worker + 1, shared->processes, doing));
+}
+
 /*
  * Everything between connecting and the end of the read loop.  Returns false
  * if the worker was stopped before the barrier was released.
@@ -159,9 +168,7 @@ run_worker(RanreadShared *shared, int worker)
 	StartTransactionCommand();
 	state = path->open(shared);
 
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d waiting to start",
-									shared->batch, worker + 1, shared->processes));
+	report_activity(shared, worker, "waiting to start");
 	pg_atomic_add_fetch_u32(&shared->barrier, 1);
 	SetLatch(&leader->procLatch);
 	if (!wait_for_release(shared))
@@ -171,9 +178,7 @@ run_worker(RanreadShared *shared, int worker)
 		return false;
 	}
 
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d reading",
-									shared->batch, worker + 1, shared->processes));
+	report_activity(shared, worker, "reading");
 	read_random_units(shared, slot, path, state, worker);
 	path->close(state);
 	CommitTransactionCommand();
@@ -254,9 +259,7 @@ ranread_worker_main(Datum main_arg)
 	{
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
 			sample_device_at_end(shared);
-		pgstat_report_activity(STATE_RUNNING,
-							   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d recording",
-										shared->batch, worker + 1, shared->processes));
+		report_activity(shared, worker, "recording");
 		ranread_record_worker(shared, worker);
 		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)
 			ranread_record_batch(shared);
