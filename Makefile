@@ -1,6 +1,6 @@
 # ranread: PGXS build, like contrib/pg_prewarm and pgvector.
 EXTENSION = ranread
-EXTVERSION = 1.0
+EXTVERSION = 1.1
 
 MODULE_big = ranread
 OBJS = src/admin.o src/histogram.o src/osstats.o src/readpath.o \
@@ -9,7 +9,7 @@ OBJS = src/admin.o src/histogram.o src/osstats.o src/readpath.o \
 HEADERS = src/compat.h src/histogram.h src/osstats.h src/ranread.h \
 	src/readpath.h src/target.h
 
-DATA = sql/ranread--$(EXTVERSION).sql
+DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql sql/ranread--1.0--1.1.sql
 
 TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))

@@ -241,8 +241,8 @@ ranread_drop(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("target name must not be null")));
 	name = NameStr(*PG_GETARG_NAME(0));
-	ranread_target_lookup(name, &target);
-	if (!target.registered)
+	ranread_target_lookup(name, AccessExclusiveLock, false, &target);
+	if (!target.registered && !target.relation_exists)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("ranread target \"%s\" does not exist", name)));

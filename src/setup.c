@@ -23,7 +23,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "access/htup_details.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_tablespace_d.h"
 #include "catalog/pg_type.h"
@@ -47,6 +49,10 @@
 #define WRITE_CHUNK_BLOCKS		128 /* 1 MiB per write() */
 #define PROGRESS_STEPS			10
 #define BYTES_PER_MB			(1024.0 * 1024.0)
+
+/* The one tuple of a target page: as large as a heap tuple can be. */
+#define FILLER_TUPLE_LEN		MaxHeapTupleSize
+#define FILLER_TUPLE_OFFSET		(BLCKSZ - FILLER_TUPLE_LEN)
 
 PG_FUNCTION_INFO_V1(ranread_setup);
 
@@ -98,11 +104,19 @@ fill_random_next(FillRandom *r, int lane)
 	return r->s1[lane] + y;
 }
 
-/* Make buf a valid, empty heap page for blkno whose free space is random. */
+/*
+ * Make buf a valid heap page for blkno holding one frozen tuple whose only
+ * column, a bytea stored PLAIN, is random bytes filling the page.  A page of
+ * live, frozen data is what routine maintenance leaves alone: VACUUM has no
+ * empty page to truncate and no tuple to freeze, and VACUUM FULL copies each
+ * tuple, one per page, into the new file.  The page is marked all-visible.
+ */
 static void
 fill_page(char *buf, BlockNumber blkno, FillRandom *r)
 {
-	uint64	   *word = (uint64 *) (buf + MAXALIGN(SizeOfPageHeaderData));
+	PageHeader	header = (PageHeader) buf;
+	HeapTupleHeader tuple = (HeapTupleHeader) (buf + FILLER_TUPLE_OFFSET);
+	uint64	   *word = (uint64 *) tuple;
 	uint64	   *end = (uint64 *) (buf + BLCKSZ);
 
 	PageInit((Page) buf, BLCKSZ, 0);
@@ -113,6 +127,22 @@ fill_page(char *buf, BlockNumber blkno, FillRandom *r)
 	}
 	for (int lane = 0; word < end; lane++)
 		*word++ = fill_random_next(r, lane);
+
+	/* the tuple's header and the bytea's length word overwrite the first bytes */
+	memset(tuple, 0, SizeofHeapTupleHeader);
+	HeapTupleHeaderSetXmin(tuple, FrozenTransactionId);
+	HeapTupleHeaderSetXmax(tuple, InvalidTransactionId);
+	ItemPointerSet(&tuple->t_ctid, blkno, FirstOffsetNumber);
+	HeapTupleHeaderSetNatts(tuple, 1);
+	tuple->t_infomask = HEAP_HASVARWIDTH | HEAP_XMIN_FROZEN | HEAP_XMAX_INVALID;
+	tuple->t_hoff = MAXALIGN(SizeofHeapTupleHeader);
+	SET_VARSIZE((char *) tuple + tuple->t_hoff, FILLER_TUPLE_LEN - tuple->t_hoff);
+
+	ItemIdSetNormal(PageGetItemId((Page) buf, FirstOffsetNumber),
+					FILLER_TUPLE_OFFSET, FILLER_TUPLE_LEN);
+	header->pd_lower = SizeOfPageHeaderData + sizeof(ItemIdData);
+	header->pd_upper = FILLER_TUPLE_OFFSET;
+	PageSetAllVisible((Page) buf);
 	PageSetChecksumInplace((Page) buf, blkno);
 }
 
@@ -236,22 +266,37 @@ run_sql(const char *sql, int expected)
 		elog(ERROR, "SPI_execute failed: %s", SPI_result_code_string(rc));
 }
 
-/* Create the empty unlogged table; returns its OID. */
+/*
+ * Create the target table, empty, and make it a member of the extension;
+ * returns its OID.  Its one column is stored PLAIN, so that a rewrite (VACUUM
+ * FULL) keeps every value uncompressed and in line, one tuple per page.
+ * VACUUM never truncates it, and autovacuum leaves it alone unless
+ * wraparound forces it (when it finds every page frozen and changes nothing).
+ */
 static Oid
 create_target_table(const char *schema, const char *name, const char *tablespace)
 {
 	StringInfoData sql;
+	const char *table = quote_qualified_identifier(schema, name);
+	Oid			relid;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "CREATE UNLOGGED TABLE %s () WITH (autovacuum_enabled = false)",
-					 quote_qualified_identifier(schema, name));
+					 "CREATE UNLOGGED TABLE %s () "
+					 "WITH (autovacuum_enabled = false, vacuum_truncate = false)",
+					 table);
 	if (tablespace != NULL)
 		appendStringInfo(&sql, " TABLESPACE %s", quote_identifier(tablespace));
 	SPI_connect();
 	run_sql(sql.data, SPI_OK_UTILITY);
+	/* one command, so that PostgreSQL sees no column to toast and makes no TOAST table */
+	run_sql(psprintf("ALTER TABLE %s ADD COLUMN filler pg_catalog.bytea, "
+					 "ALTER COLUMN filler SET STORAGE PLAIN", table),
+			SPI_OK_UTILITY);
 	SPI_finish();
-	return get_relname_relid(name, get_namespace_oid(schema, false));
+	relid = get_relname_relid(name, get_namespace_oid(schema, false));
+	ranread_target_adopt(relid);
+	return relid;
 }
 
 static void
@@ -284,33 +329,27 @@ register_target(const char *schema, const char *name, Oid relid,
 }
 
 /*
- * Refuse an intact target of the same name; clear away a stale one (dropped,
- * or emptied by crash recovery) so that setup can make it anew.
+ * Refuse an intact target of the same name, or a relation that is not a
+ * target; clear away a stale target (dropped, emptied, or without its row)
+ * so that setup can make it anew.
  */
 static void
-check_target_name_free(const char *schema, const char *name)
+check_target_name_free(const char *name)
 {
 	RanreadTarget existing;
 
-	ranread_target_lookup(name, &existing);
-	if (existing.registered)
+	ranread_target_lookup(name, AccessShareLock, true, &existing);
+	if (ranread_target_intact(&existing))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("ranread target \"%s\" already exists", name),
+				 errhint("Use another target name, or remove this one first with ranread_drop('%s').", name)));
+	if (existing.registered || existing.relation_exists)
 	{
-		if (existing.relation_exists &&
-			(int64) existing.current_blocks == existing.registered_blocks)
-			ereport(ERROR,
-					(errcode(ERRCODE_DUPLICATE_OBJECT),
-					 errmsg("ranread target \"%s\" already exists", name),
-					 errhint("Use another target name, or remove this one first with ranread_drop('%s').", name)));
 		ereport(NOTICE,
 				(errmsg("replacing ranread target \"%s\", which was dropped or emptied", name)));
 		ranread_target_forget(&existing);
 	}
-	else if (OidIsValid(get_relname_relid(name, get_namespace_oid(schema, false))))
-		ereport(ERROR,
-				(errcode(ERRCODE_DUPLICATE_TABLE),
-				 errmsg("relation \"%s\" already exists", name),
-				 errdetail("ranread_setup() creates its target in schema \"%s\".", schema),
-				 errhint("Choose another target name.")));
 }
 
 /* The size requested, in whole blocks. */
@@ -376,7 +415,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	if (tablespace != NULL)
 		(void) get_tablespace_oid(tablespace, false);
 
-	check_target_name_free(schema, name);
+	check_target_name_free(name);
 	relid = create_target_table(schema, name, tablespace);
 	rel = table_open(relid, AccessExclusiveLock);
 	node = RANREAD_REL_NODE(rel);

@@ -1,12 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * target.c
- *		Finding a ranread target and checking it is fit to be read.
+ *		Finding a ranread target, proving ranread made it, and removing it.
  *
- * A target is an unlogged table made by ranread_setup() and registered in
- * the ranread_targets catalog table of the extension's schema.  It may have
- * been dropped since, or emptied: crash recovery resets an unlogged table to
- * zero blocks.  A run refuses both with a hint to set the target up again.
+ * A target is an unlogged table that ranread_setup() created in the
+ * extension's schema, under the target's name, and made a member of the
+ * extension.  Only the extension's owner can make a relation a member of an
+ * extension, so membership is the proof that ranread made the table: a row
+ * in ranread_targets (which granted roles may write) is never enough for
+ * ranread to read, lock or drop a relation.  The row holds what setup wrote
+ * (the size), so a run can tell a target that was emptied (crash recovery
+ * resets unlogged tables; TRUNCATE) from an intact one.
+ *
+ * Lookups follow PostgreSQL's lock-then-recheck pattern
+ * (RangeVarGetRelidExtended): the relation is checked before it is locked
+ * and again after, so a concurrent DROP gives a clear error, never a
+ * failed catalog lookup.  Nothing is cached across calls: the extension may
+ * be dropped and created again in another schema within one session.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,72 +26,110 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "common/relpath.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/syscache.h"
 
 #include "compat.h"
 #include "target.h"
 
-/* The schema ranread was created in, looked up once per backend. */
+Oid
+ranread_extension_oid(void)
+{
+	return get_extension_oid("ranread", false);
+}
+
+/* The schema ranread was created in. */
 const char *
 ranread_extension_schema(void)
 {
-	static char *schema = NULL;
+	Oid			ext_oid = ranread_extension_oid();
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			nsp = InvalidOid;
 
-	if (schema == NULL)
-	{
-		Oid			ext_oid = get_extension_oid("ranread", false);
-		Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tuple;
-		Oid			nsp = InvalidOid;
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ext_oid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
 
-		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
-					F_OIDEQ, ObjectIdGetDatum(ext_oid));
-		scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-		tuple = systable_getnext(scan);
-		if (HeapTupleIsValid(tuple))
-			nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
-		systable_endscan(scan);
-		table_close(rel, AccessShareLock);
-
-		schema = MemoryContextStrdup(TopMemoryContext, get_namespace_name(nsp));
-	}
-	return schema;
+	return get_namespace_name(nsp);
 }
 
-/* Fill *target with what the catalog and the relation say about name. */
-void
-ranread_target_lookup(const char *name, RanreadTarget *target)
+/* True if relid is an unlogged table that is a member of the extension. */
+static bool
+is_ranread_target(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_RELATION &&
+		get_rel_persistence(relid) == RELPERSISTENCE_UNLOGGED &&
+		getExtensionOfObject(RelationRelationId, relid) == ranread_extension_oid();
+}
+
+/*
+ * RangeVarGetRelidExtended callback: refuse, before it is locked, a relation
+ * of the target's name that ranread did not make.  Called again after the
+ * lock is taken, so what it checks holds while the lock is held.
+ */
+static void
+refuse_foreign_relation(const RangeVar *relation, Oid relid, Oid oldrelid, void *arg)
+{
+	bool		for_setup = *(bool *) arg;
+
+	if (!OidIsValid(relid) || is_ranread_target(relid))
+		return;
+	if (for_setup)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s\" already exists", relation->relname),
+				 errdetail("ranread_setup() creates its target in schema \"%s\", and this relation is not a ranread target.",
+						   relation->schemaname),
+				 errhint("Choose another target name.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("relation \"%s\" is not a ranread target", relation->relname),
+			 errdetail("ranread reads and drops only tables made by ranread_setup(), whatever ranread_targets says."),
+			 errhint("Create a target with ranread_setup() under another name.")));
+}
+
+/* The size ranread_setup() registered for name, or -1 without a row. */
+static int64
+registered_blocks(const char *schema, const char *name)
 {
 	StringInfoData sql;
 	Oid			argtypes[1] = {NAMEOID};
 	Datum		args[1];
 	NameData	namedata;
+	int64		blocks = -1;
 
-	memset(target, 0, sizeof(RanreadTarget));
-	target->name = name;
 	namestrcpy(&namedata, name);
 	args[0] = NameGetDatum(&namedata);
-
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "SELECT relation::oid, blocks FROM %s.ranread_targets WHERE target = $1",
-					 quote_identifier(ranread_extension_schema()));
+					 "SELECT blocks FROM %s.ranread_targets WHERE target OPERATOR(pg_catalog.=) $1",
+					 quote_identifier(schema));
 
 	SPI_connect();
 	if (SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
@@ -89,68 +137,99 @@ ranread_target_lookup(const char *name, RanreadTarget *target)
 	if (SPI_processed == 1)
 	{
 		bool		isnull;
+		Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 
-		target->registered = true;
-		target->relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-													   SPI_tuptable->tupdesc, 1, &isnull));
-		target->registered_blocks = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-																SPI_tuptable->tupdesc, 2, &isnull));
+		if (!isnull)
+			blocks = DatumGetInt64(value);
 	}
 	SPI_finish();
+	return blocks;
+}
 
-	if (target->registered &&
-		SearchSysCacheExists1(RELOID, ObjectIdGetDatum(target->relid)))
+/*
+ * Fill *target with what ranread_targets and the relation say about name.
+ * The relation, if it exists, is proven to be a target and is locked with
+ * lockmode until the end of the transaction.  for_setup chooses the error
+ * for a relation of that name that is not a target.
+ */
+void
+ranread_target_lookup(const char *name, LOCKMODE lockmode, bool for_setup,
+					  RanreadTarget *target)
+{
+	const char *schema = ranread_extension_schema();
+	int64		blocks = registered_blocks(schema, name);
+
+	memset(target, 0, sizeof(RanreadTarget));
+	target->name = name;
+	target->registered = blocks >= 0;
+	target->registered_blocks = blocks;
+	target->relid = RangeVarGetRelidExtended(makeRangeVar(pstrdup(schema), pstrdup(name), -1),
+											 lockmode, RVR_MISSING_OK,
+											 refuse_foreign_relation, &for_setup);
+	target->relation_exists = OidIsValid(target->relid);
+	if (target->relation_exists)
 	{
-		Relation	rel = relation_open(target->relid, AccessShareLock);
+		Relation	rel = relation_open(target->relid, NoLock);
 
-		target->relation_exists = true;
 		target->current_blocks = RelationGetNumberOfBlocks(rel);
-		relation_close(rel, AccessShareLock);
+		relation_close(rel, NoLock);
 	}
+}
+
+/* True if the target exists and holds every block setup wrote. */
+bool
+ranread_target_intact(const RanreadTarget *target)
+{
+	return target->relation_exists && target->registered &&
+		(int64) target->current_blocks == target->registered_blocks;
 }
 
 /*
  * Open a registered, intact target for a run, holding AccessShareLock until
  * the end of the transaction so it cannot be dropped or truncated meanwhile.
+ * The caller needs SELECT on it, as for any read of a table.
  */
 Relation
 ranread_target_open_for_run(const char *name)
 {
 	RanreadTarget target;
-	Relation	rel;
+	AclResult	aclresult;
 
-	ranread_target_lookup(name, &target);
-	if (!target.registered)
+	ranread_target_lookup(name, AccessShareLock, false, &target);
+	if (!target.relation_exists)
 	{
-		if (OidIsValid(get_relname_relid(name, get_namespace_oid(ranread_extension_schema(), false))))
+		if (target.registered)
 			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("relation \"%s\" is not a ranread target", name),
-					 errdetail("Only tables made by ranread_setup() can be read."),
-					 errhint("Create a target with ranread_setup(target => '%s') after dropping the table, or choose another name.", name)));
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("ranread target \"%s\" was dropped", name),
+					 errdetail("ranread_targets has a row for it, but its table does not exist (it is not restored from a dump)."),
+					 errhint("Run ranread_setup(target => '%s') again.", name)));
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("ranread target \"%s\" does not exist", name),
 				 errhint("Create it with ranread_setup(target => '%s').", name)));
 	}
-	if (!target.relation_exists)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("ranread target \"%s\" was dropped", name),
-				 errhint("Run ranread_setup(target => '%s') again.", name)));
-	if ((int64) target.current_blocks != target.registered_blocks)
+	aclresult = pg_class_aclcheck(target.relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_TABLE, name);
+	if (!ranread_target_intact(&target))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("ranread target \"%s\" is empty or incomplete", name),
-				 errdetail("It holds %u of the " INT64_FORMAT " blocks written by ranread_setup(); crash recovery empties unlogged tables.",
-						   target.current_blocks, target.registered_blocks),
-				 errhint("Run ranread_setup(target => '%s') again.", name)));
+				 target.registered ?
+				 errdetail("It holds %u of the " INT64_FORMAT " blocks written by ranread_setup(); crash recovery empties unlogged tables, and so does TRUNCATE.",
+						   target.current_blocks, target.registered_blocks) :
+				 errdetail("ranread_targets has no row for it, so its size cannot be checked."),
+				 errhint("Run ranread_drop('%s'), then ranread_setup(target => '%s') again.", name, name)));
 
-	rel = relation_open(target.relid, AccessShareLock);
-	return rel;
+	return relation_open(target.relid, NoLock);
 }
 
-/* Drop what is left of a target and its catalog row. */
+/*
+ * Drop what is left of a target and its row in ranread_targets.  The table
+ * must have been found by ranread_target_lookup() (so it is a target); the
+ * caller must own it, as for DROP TABLE.
+ */
 void
 ranread_target_forget(const RanreadTarget *target)
 {
@@ -159,25 +238,42 @@ ranread_target_forget(const RanreadTarget *target)
 	Datum		args[1];
 	NameData	namedata;
 
-	namestrcpy(&namedata, target->name);
-	args[0] = NameGetDatum(&namedata);
-
-	SPI_connect();
-	initStringInfo(&sql);
 	if (target->relation_exists)
 	{
-		appendStringInfo(&sql, "DROP TABLE %s",
-						 quote_qualified_identifier(get_namespace_name(get_rel_namespace(target->relid)),
-													get_rel_name(target->relid)));
-		if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "could not drop ranread target \"%s\"", target->name);
-		resetStringInfo(&sql);
+		ObjectAddress object;
+
+		if (!pg_class_ownercheck(target->relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, target->name);
+		/* a member of the extension can only be dropped once it is released */
+		deleteDependencyRecordsForClass(RelationRelationId, target->relid,
+										ExtensionRelationId, DEPENDENCY_EXTENSION);
+		CommandCounterIncrement();
+		ObjectAddressSet(object, RelationRelationId, target->relid);
+		performDeletion(&object, DROP_RESTRICT, 0);
 	}
-	appendStringInfo(&sql, "DELETE FROM %s.ranread_targets WHERE target = $1",
+
+	namestrcpy(&namedata, target->name);
+	args[0] = NameGetDatum(&namedata);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "DELETE FROM %s.ranread_targets WHERE target OPERATOR(pg_catalog.=) $1",
 					 quote_identifier(ranread_extension_schema()));
+	SPI_connect();
 	if (SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not update ranread_targets");
 	SPI_finish();
+}
+
+/* Make a table just created by ranread_setup() a member of the extension. */
+void
+ranread_target_adopt(Oid relid)
+{
+	ObjectAddress relation;
+	ObjectAddress extension;
+
+	ObjectAddressSet(relation, RelationRelationId, relid);
+	ObjectAddressSet(extension, ExtensionRelationId, ranread_extension_oid());
+	recordDependencyOn(&relation, &extension, DEPENDENCY_EXTENSION);
+	CommandCounterIncrement();
 }
 
 BlockNumber

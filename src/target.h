@@ -9,6 +9,7 @@
 #define RANREAD_TARGET_H
 
 #include "storage/block.h"
+#include "storage/lockdefs.h"
 #include "storage/relfilenode.h"
 #include "utils/rel.h"
 
@@ -17,16 +18,20 @@ typedef struct RanreadTarget
 {
 	const char *name;
 	bool		registered;		/* a ranread_targets row exists */
-	bool		relation_exists;
-	Oid			relid;
-	int64		registered_blocks;
+	bool		relation_exists;	/* a table made by ranread_setup() */
+	Oid			relid;			/* valid when relation_exists */
+	int64		registered_blocks;	/* valid when registered */
 	BlockNumber current_blocks; /* valid when relation_exists */
 } RanreadTarget;
 
+extern Oid	ranread_extension_oid(void);
 extern const char *ranread_extension_schema(void);
-extern void ranread_target_lookup(const char *name, RanreadTarget *target);
+extern void ranread_target_lookup(const char *name, LOCKMODE lockmode, bool for_setup,
+								  RanreadTarget *target);
+extern bool ranread_target_intact(const RanreadTarget *target);
 extern Relation ranread_target_open_for_run(const char *name);
 extern void ranread_target_forget(const RanreadTarget *target);
+extern void ranread_target_adopt(Oid relid);
 extern BlockNumber ranread_segment_count(BlockNumber blocks);
 extern char *ranread_segment_path(RelFileNode node, BlockNumber segno);
 

@@ -1,7 +1,7 @@
 -- ranread_setup(): what it writes, where, and what it leaves behind on error.
 SET client_min_messages = error;
 \ir helpers.psql
-SELECT plan(26);
+SELECT plan(29);
 
 SELECT lives_ok($$SELECT ranread_setup('16 MB', target => 'tap_setup', log_level => 0)$$,
 				'setup of a 16 MB target succeeds');
@@ -10,18 +10,26 @@ SELECT is((SELECT blocks FROM ranread_targets WHERE target = 'tap_setup'), 2048:
 SELECT is(pg_relation_size('tap_setup'), 16777216::bigint, 'relation holds every block');
 SELECT is((SELECT relpersistence FROM pg_class WHERE relname = 'tap_setup'), 'u'::"char",
 		  'target is unlogged');
-SELECT ok((SELECT reloptions @> '{autovacuum_enabled=false}' FROM pg_class WHERE relname = 'tap_setup'),
-		  'autovacuum is off for the target');
-SELECT is((SELECT relation FROM ranread_targets WHERE target = 'tap_setup'), 'tap_setup'::regclass,
+SELECT ok((SELECT reloptions @> '{autovacuum_enabled=false,vacuum_truncate=false}' FROM pg_class WHERE relname = 'tap_setup'),
+		  'autovacuum is off for the target and VACUUM does not truncate it');
+SELECT is((SELECT relation FROM ranread_targets WHERE target = 'tap_setup'), 'tap_setup'::regclass::oid,
 		  'catalog row points at the relation');
+SELECT is((SELECT count(*) FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+		   WHERE d.objid = 'tap_setup'::regclass AND d.classid = 'pg_class'::regclass
+			 AND e.extname = 'ranread' AND d.deptype = 'e'),
+		  1::bigint, 'the target is a member of the extension');
+SELECT is((SELECT attstorage FROM pg_attribute WHERE attrelid = 'tap_setup'::regclass AND attname = 'filler'),
+		  'p'::"char", 'its one column is stored plain: never compressed, never moved out of line');
+SELECT is((SELECT reltoastrelid FROM pg_class WHERE relname = 'tap_setup'), 0::oid,
+		  'so it has no TOAST table');
 
 -- valid pages: the buffer manager verifies each page (and its checksum) on read
-SELECT is((SELECT count(*) FROM tap_setup), 0::bigint, 'every page reads back as a valid empty page');
+SELECT is((SELECT count(*) FROM tap_setup), 2048::bigint, 'every page reads back as a valid page with one row');
 SELECT is((SELECT count(*) FROM verify_heapam('tap_setup')), 0::bigint, 'amcheck finds no corruption');
 SELECT is((SELECT count(*) FROM generate_series(0, 2047, 97) b,
 				  page_header(get_raw_page('tap_setup', b::int)) h
-		   WHERE h.lower = 24 AND h.upper = 8192 AND h.special = 8192),
-		  22::bigint, 'sampled pages have an empty-page header');
+		   WHERE h.lower = 28 AND h.upper = 32 AND h.special = 8192 AND h.flags = 4),
+		  22::bigint, 'sampled pages hold one tuple filling the page and are marked all-visible');
 SELECT is((SELECT count(*) FROM generate_series(0, 2047, 97) b
 		   WHERE current_setting('data_checksums')::bool IS FALSE
 			  OR (page_header(get_raw_page('tap_setup', b::int))).checksum

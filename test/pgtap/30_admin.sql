@@ -31,7 +31,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(82);
+SELECT plan(83);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -152,6 +152,7 @@ SELECT is((SELECT count(*) FROM ranread_targets WHERE target = 'tap_admin_drop')
 		  'ranread_drop() deletes the catalog row');
 SELECT matches(ranread_setup('8 MB', target => 'tap_admin_gone', log_level => 0),
 			   '^ranread target "tap_admin_gone": 8 MB ', 'a target to drop behind ranread''s back');
+ALTER EXTENSION ranread DROP TABLE tap_admin_gone;
 DROP TABLE tap_admin_gone;
 SELECT is(ranread_drop('tap_admin_gone'), 'dropped ranread target "tap_admin_gone"',
 		  'ranread_drop() forgets a target whose table was dropped');
@@ -241,6 +242,12 @@ SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
 				 'with EXECUTE alone, a run cannot look up its target');
 RESET ROLE;
 GRANT SELECT ON ranread_targets TO tap_bench;
+SET ROLE tap_bench;
+SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
+				 '42501', 'permission denied for table tap_admin',
+				 'without SELECT on another role''s target, a run cannot read it');
+RESET ROLE;
+GRANT SELECT ON tap_admin TO tap_bench;
 SET ROLE tap_bench;
 SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
 				 '42501', 'permission denied for sequence ranread_batch_seq',

@@ -161,13 +161,15 @@ SELECT is((r.status, b.reads, b.buffer_hits + b.buffer_misses),
 -- block_size larger than the target
 -- ---------------------------------------------------------------------------
 -- ranread_setup makes at least 8 MB, more than the largest block_size (1 MiB),
--- so register a 4-block table by hand as a target.
+-- so register a 4-block table by hand as a target (a member of the extension,
+-- as setup makes it).
 CREATE UNLOGGED TABLE tap_modes_tiny (filler text);
 ALTER TABLE tap_modes_tiny ALTER COLUMN filler SET STORAGE PLAIN;
 INSERT INTO tap_modes_tiny SELECT repeat('x', 3000) FROM generate_series(1, 8);
 INSERT INTO ranread_targets (target, relation, bytes, blocks, tablespace)
 SELECT 'tap_modes_tiny', 'tap_modes_tiny'::regclass, pg_relation_size('tap_modes_tiny'),
 	   pg_relation_size('tap_modes_tiny') / 8192, 'pg_default';
+ALTER EXTENSION ranread ADD TABLE tap_modes_tiny;
 SELECT is(pg_relation_size('tap_modes_tiny'), 32768::bigint, 'a target of 4 blocks (32 kB), registered by hand');
 SELECT is(pg_temp.tap_refusal($$SELECT * FROM ranread_run(1, 3, 'tap_modes_tiny', block_size => 65536)$$),
 		  '22023: block_size 65536 is larger than target "tap_modes_tiny"',

@@ -1,0 +1,74 @@
+# ALTER EXTENSION ranread UPDATE from 1.0 reaches exactly the objects a new
+# install of the current version has, adopts the targets 1.0 made, and
+# adopts nothing else.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('upgrade');
+my $version = $node->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'ranread'");
+$node->safe_psql('postgres', q{
+	CREATE DATABASE old;
+	CREATE TABLE payroll (salary int);
+});
+
+# The extension as 1.0 left it: a target made the 1.0 way (no columns,
+# autovacuum off, not a member), and a forged row naming an ordinary table.
+$node->safe_psql('old', q{
+	CREATE EXTENSION ranread VERSION '1.0';
+	CREATE UNLOGGED TABLE old_target () WITH (autovacuum_enabled = false);
+	INSERT INTO ranread_targets VALUES ('old_target', 'old_target'::regclass, 8388608, 1024, 'pg_default');
+	CREATE TABLE payroll (salary int);
+	INSERT INTO ranread_targets VALUES ('payroll', 'payroll'::regclass, 8192, 1, 'pg_default');
+	ALTER EXTENSION ranread UPDATE;
+});
+is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'ranread'"), $version,
+	"1.0 updates to $version");
+
+# Everything that describes the extension's objects, comparable across databases.
+my $describe = q{
+	SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
+	 WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ranread') AND deptype = 'e'
+	UNION ALL
+	SELECT format('%s.%s %s %s %s', c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
+				  a.attnotnull, pg_get_expr(d.adbin, d.adrelid))
+	  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+	  LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+	 WHERE c.relname LIKE 'ranread%'
+	UNION ALL
+	SELECT format('%s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, p.proacl,
+				  pg_get_function_result(p.oid))
+	  FROM pg_proc p WHERE p.proname LIKE 'ranread%'
+	UNION ALL
+	SELECT format('%s %s %s', c.relname, c.relacl, pg_get_viewdef(c.oid))
+	  FROM pg_class c WHERE c.relname LIKE 'ranread%' AND c.relkind = 'v'
+	UNION ALL
+	SELECT format('%s %s', c.relname, array_agg(x.conname ORDER BY x.conname))
+	  FROM pg_class c JOIN pg_constraint x ON x.conrelid = c.oid WHERE c.relname LIKE 'ranread%'
+	 GROUP BY c.relname
+	ORDER BY 1};
+my $fresh = $node->safe_psql('postgres', $describe);
+my $updated = $node->safe_psql('old', $describe . '');
+$updated =~ s/^table old_target\n//m;
+is($updated, $fresh, 'the updated extension has the objects, columns, functions and view of a new install');
+
+is($node->safe_psql('old', q{
+	SELECT string_agg(pg_describe_object(classid, objid, objsubid), ', ') FROM pg_depend
+	 WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ranread') AND deptype = 'e'
+	   AND classid = 'pg_class'::regclass AND objid::regclass::text IN ('old_target', 'payroll')}),
+	'table old_target', 'the 1.0 target is adopted; the table a forged row names is not');
+is($node->safe_psql('old', "SELECT reloptions FROM pg_class WHERE relname = 'old_target'"),
+	'{autovacuum_enabled=false,vacuum_truncate=false}', 'VACUUM no longer truncates the 1.0 target');
+my ($ret, $out, $err) = $node->psql('old', "SELECT ranread_drop('payroll')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/42809: relation "payroll" is not a ranread target/, 'ranread_drop() refuses the forged row');
+is($node->safe_psql('old', "SELECT ranread_drop('old_target')"), 'dropped ranread target "old_target"',
+	'ranread_drop() removes the adopted 1.0 target');
+is($node->safe_psql('old', "SELECT count(*) FROM pg_class WHERE relname IN ('old_target', 'payroll')"), '1',
+	'and payroll is still there');
+
+done_testing();
