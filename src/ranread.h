@@ -14,6 +14,7 @@
 #define RANREAD_H
 
 #include "datatype/timestamp.h"
+#include "nodes/pg_list.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
@@ -63,6 +64,7 @@ typedef struct RanreadWorkerSlot
 	uint64		bytes_physical; /* fetched from storage during the loop */
 	int64		buffer_hits;	/* shared buffer hits during the loop */
 	int64		buffer_misses;
+	bool		recording;		/* inserting its ranread_results row */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per timed read */
 } RanreadWorkerSlot;
@@ -76,6 +78,7 @@ typedef struct RanreadShared
 	Oid			database_id;
 	Oid			user_id;
 	int			leader_pgprocno;
+	int			leader_pid;		/* the lock group the workers join */
 	int			processes;
 	int64		iterations;		/* per worker; 0: until duration_ns */
 	uint64		duration_ns;	/* 0: until iterations */
@@ -157,6 +160,9 @@ extern const char *ranread_status_name(RanreadStatus status);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);
+
+/* admin.c */
+extern List *ranread_worker_pids(void);
 
 /* run.c */
 extern int64 ranread_running_batch(int *leader_pid);

@@ -59,6 +59,12 @@
 /* How long the leader sleeps between checks while workers get ready. */
 #define READY_POLL_MS	100
 
+/* How long workers may take to connect and get ready to read. */
+#define READY_TIMEOUT_S	60
+
+/* How long a new run waits for the workers of an ended one to exit. */
+#define LINGER_WAIT_MS	2000
+
 /* Warn when more than this fraction of reads will re-read a block. */
 #define REREAD_WARNING_FRACTION	0.05
 
@@ -126,10 +132,15 @@ stop_workers_on_detach(dsm_segment *seg, Datum arg)
 	release_run_locks(run->shared->batch);
 }
 
-/* Seconds in an interval, counting a month as 30 days (no overflow). */
+/*
+ * Seconds in an interval, counting a month as 30 days (no overflow); -1 if
+ * any part is negative, so that '-1 month 31 days' is not taken for 1 day.
+ */
 static double
 interval_seconds(const Interval *span)
 {
+	if (span->time < 0 || span->day < 0 || span->month < 0)
+		return -1;
 	return (double) span->time / USECS_PER_SEC +
 		((double) span->day + (double) span->month * DAYS_PER_MONTH) * SECS_PER_DAY;
 }
@@ -173,7 +184,8 @@ read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
 		if (seconds <= 0 || seconds > RANREAD_MAX_DURATION_S)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("duration must be positive and at most 7 days")));
+					 errmsg("duration must be positive and at most 7 days"),
+					 errdetail("No part of the interval may be negative.")));
 		params->duration_ns = (uint64) (seconds * 1e9);
 	}
 
@@ -211,6 +223,33 @@ check_role_can_login(void)
 }
 
 /*
+ * Workers of an ended run may still be exiting (or, terminated while they
+ * record, logging what they measured): wait a little for them, then refuse
+ * to start a run that would overlap them.
+ */
+static void
+wait_for_earlier_workers(void)
+{
+	List	   *pids = NIL;
+
+	for (int waited = 0; waited <= LINGER_WAIT_MS; waited += READY_POLL_MS)
+	{
+		pids = ranread_worker_pids();
+		if (pids == NIL)
+			return;
+		(void) WaitLatch(MyLatch, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, READY_POLL_MS,
+						 PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("ranread workers of an earlier batch are still running"),
+			 errdetail("%d workers, the first with process ID %d, had not exited after %d ms.",
+					   list_length(pids), linitial_int(pids), LINGER_WAIT_MS),
+			 errhint("Wait for them to finish recording, or stop them with ranread_stop().")));
+}
+
+/*
  * Take the cluster-wide run lock (session-level, held only while the run
  * runs), or fail naming the batch that holds it.
  */
@@ -223,7 +262,10 @@ lock_out_other_runs(void)
 
 	set_run_lock_tag(&tag);
 	if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
+	{
+		wait_for_earlier_workers();
 		return;
+	}
 
 	running_batch = ranread_running_batch(&leader_pid);
 	if (running_batch == 0)
@@ -242,6 +284,9 @@ lock_out_other_runs(void)
 /*
  * The batch running now, as its leader advertises it with the batch advisory
  * lock, and (if leader_pid is given) the leader's process ID; 0 if none.
+ * ranread's locks are in database 0, where no SQL-level advisory lock can be
+ * taken (pg_advisory_lock() uses the current database), so no role can
+ * pretend that a batch runs.
  */
 int64
 ranread_running_batch(int *leader_pid)
@@ -250,8 +295,11 @@ ranread_running_batch(int *leader_pid)
 
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
-							 "WHERE locktype = 'advisory' AND classid = '%u'::oid "
-							 "AND objsubid = 2 AND granted ORDER BY objid DESC LIMIT 1",
+							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND database OPERATOR(pg_catalog.=) 0 "
+							 "AND classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+							 "AND objsubid OPERATOR(pg_catalog.=) 2 AND granted "
+							 "ORDER BY objid DESC LIMIT 1",
 							 (uint32) RANREAD_LOCK_BATCH), true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
@@ -364,6 +412,17 @@ check_worker_alive(RunState *run, int i)
 				 errhint("See the server log.")));
 }
 
+/* Error out if the client has gone away while the leader waits. */
+static void
+check_client_connected(const RanreadShared *shared)
+{
+	if (!pq_check_connection())
+		ereport(FATAL,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("connection to client lost during ranread batch " INT64_FORMAT,
+						shared->batch)));
+}
+
 /*
  * Wait until every worker has exited (and so has recorded its rows).  Stays
  * cancellable, and notices a client that has gone away, so that the workers
@@ -385,11 +444,7 @@ wait_until_all_exited(RunState *run)
 		}
 		if (alive == 0)
 			return;
-		if (!pq_check_connection())
-			ereport(FATAL,
-					(errcode(ERRCODE_CONNECTION_FAILURE),
-					 errmsg("connection to client lost during ranread batch " INT64_FORMAT,
-							run->shared->batch)));
+		check_client_connected(run->shared);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 READY_POLL_MS, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
@@ -428,12 +483,15 @@ try_release(RanreadShared *shared)
 
 /*
  * Wait until every worker is connected and has opened its read path, then
- * start the clock and let them all read.
+ * start the clock and let them all read.  The wait is cancellable, notices a
+ * lost client, and ends after READY_TIMEOUT_S whatever the workers wait for.
  */
 static void
 release_when_ready(RunState *run)
 {
 	RanreadShared *shared = run->shared;
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   READY_TIMEOUT_S * 1000);
 
 	for (;;)
 	{
@@ -443,6 +501,14 @@ release_when_ready(RunState *run)
 			return;
 		for (int i = 0; i < shared->processes; i++)
 			check_worker_alive(run, i);
+		check_client_connected(shared);
+		if (GetCurrentTimestamp() > deadline)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("ranread workers did not get ready within %d s", READY_TIMEOUT_S),
+					 errdetail("%u of %d workers were ready; no block was read.",
+							   pg_atomic_read_u32(&shared->barrier), shared->processes),
+					 errhint("See pg_stat_activity and pg_locks for what the others wait for.")));
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 READY_POLL_MS, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
@@ -605,6 +671,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	shared->database_id = MyDatabaseId;
 	shared->user_id = GetUserId();
 	shared->leader_pgprocno = MyProc->pgprocno;
+	shared->leader_pid = MyProcPid;
 	shared->target_relid = RelationGetRelid(target);
 	shared->target_node = RANREAD_REL_NODE(target);
 	shared->target_blocks = RelationGetNumberOfBlocks(target);
@@ -623,6 +690,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	warn_about_rereads(shared);
 	if (shared->evict)
 		ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
+	BecomeLockGroupLeader();
 	register_workers(run, seg);
 	release_when_ready(run);
 	wait_until_all_exited(run);

@@ -9,9 +9,20 @@
  * units of the target for `iterations` reads or `duration`, timing each read
  * with the monotonic clock into its histogram.
  * SIGTERM (ranread_stop(), or the leader ending the run) and SIGINT end the
- * loop early.  Whatever ended it, the worker then records its own result row;
- * the last worker to stop reading samples the device's counters, and the last
- * to record writes the batch row (results.c).
+ * read loop early, and withdraw a worker still waiting at the barrier.
+ * Whatever ended it, the worker then records its own result row; the last
+ * worker to stop reading samples the device's counters, and the last to
+ * record writes the batch row (results.c).  Outside the barrier and the read
+ * loop (connecting, opening the read path, recording), SIGTERM terminates
+ * the worker at once, as PostgreSQL's die() does, also in a lock wait; what
+ * it had measured and not recorded goes to the server log.
+ *
+ * Workers join their leader's lock group, as parallel workers do: a lock the
+ * leader holds (AccessShareLock on the target) never makes a worker queue
+ * behind a waiting AccessExclusiveLock, and the deadlock detector sees the
+ * leader and its workers as one.  Each worker runs with a fixed search_path
+ * and with lock_timeout, so that no lock wait of a worker, and so no wait of
+ * its leader, is endless.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,9 +37,11 @@
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
 #include "storage/pmsignal.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
@@ -39,8 +52,20 @@
 /* How often the read loop checks that the postmaster is alive. */
 #define POSTMASTER_CHECK_INTERVAL	1024
 
+/* The longest a worker waits for a lock (to record its rows, say). */
+#define WORKER_LOCK_TIMEOUT		"10s"
+
 static volatile sig_atomic_t stop_requested = false;
 
+/* True at the barrier and in the read loop: SIGTERM then ends the loop. */
+static volatile sig_atomic_t stop_gently = false;
+
+/*
+ * SIGTERM and SIGINT at the barrier and in the read loop end the loop; the
+ * worker then records what it measured.  Elsewhere they do what they do in
+ * any backend: SIGTERM terminates (die()), SIGINT cancels the statement,
+ * which is also how lock_timeout ends a lock wait.
+ */
 static void
 handle_stop_signal(SIGNAL_ARGS)
 {
@@ -49,6 +74,24 @@ handle_stop_signal(SIGNAL_ARGS)
 	stop_requested = true;
 	SetLatch(MyLatch);
 	errno = save_errno;
+}
+
+static void
+handle_sigterm(SIGNAL_ARGS)
+{
+	if (stop_gently)
+		handle_stop_signal(postgres_signal_arg);
+	else
+		die(postgres_signal_arg);
+}
+
+static void
+handle_sigint(SIGNAL_ARGS)
+{
+	if (stop_gently)
+		handle_stop_signal(postgres_signal_arg);
+	else
+		StatementCancelHandler(postgres_signal_arg);
 }
 
 /*
@@ -169,10 +212,14 @@ run_worker(RanreadShared *shared, int worker)
 	state = path->open(shared);
 
 	report_activity(shared, worker, "waiting to start");
+	/* a SIGTERM from here on withdraws the worker; one before it ends it now */
+	stop_gently = true;
+	CHECK_FOR_INTERRUPTS();
 	pg_atomic_add_fetch_u32(&shared->barrier, 1);
 	SetLatch(&leader->procLatch);
 	if (!wait_for_release(shared))
 	{
+		stop_gently = false;
 		path->close(state);
 		CommitTransactionCommand();
 		return false;
@@ -180,6 +227,7 @@ run_worker(RanreadShared *shared, int worker)
 
 	report_activity(shared, worker, "reading");
 	read_random_units(shared, slot, path, state, worker);
+	stop_gently = false;
 	path->close(state);
 	CommitTransactionCommand();
 
@@ -200,6 +248,38 @@ sample_device_at_end(RanreadShared *shared)
 	shared->device_sampled = ranread_device_stats(&shared->device, &shared->device_end);
 }
 
+/*
+ * Say in the server log what a worker measured but could not record, so that
+ * nothing measured is lost silently.
+ */
+static void
+log_unrecorded_results(const RanreadShared *shared, int worker, const char *why)
+{
+	const RanreadWorkerSlot *slot = &shared->slots[worker];
+	RanreadLatency latency;
+
+	ranread_hist_latency(&slot->hist, &latency);
+	ereport(LOG,
+			(errmsg("results of ranread worker %d of batch " INT64_FORMAT " were not recorded: %s",
+					worker + 1, shared->batch, why),
+			 errdetail("It measured " UINT64_FORMAT " reads (%s): mean %.3f ms, p50 %.3f ms, p99 %.3f ms, max %.3f ms.",
+					   slot->hist.count, ranread_status_name(slot->status),
+					   latency.mean_ms, latency.p50_ms, latency.p99_ms, latency.max_ms)));
+}
+
+/* At exit, terminated while recording: log what is about to be lost. */
+static void
+log_results_at_exit(int code, Datum arg)
+{
+	const RanreadShared *shared = (const RanreadShared *) DatumGetPointer(arg);
+	int			worker;
+
+	memcpy(&worker, MyBgworkerEntry->bgw_extra, sizeof(int));
+	if (shared->slots[worker].recording)
+		log_unrecorded_results(shared, worker,
+							   "the worker was told to exit (SIGTERM) while recording; the batch will have no summary row");
+}
+
 void
 ranread_worker_main(Datum main_arg)
 {
@@ -210,8 +290,8 @@ ranread_worker_main(Datum main_arg)
 	volatile bool released;
 	MemoryContext worker_context = CurrentMemoryContext;
 
-	pqsignal(SIGTERM, handle_stop_signal);
-	pqsignal(SIGINT, handle_stop_signal);
+	pqsignal(SIGTERM, handle_sigterm);
+	pqsignal(SIGINT, handle_sigint);
 	BackgroundWorkerUnblockSignals();
 
 	/* The leader may already be gone: then there is nothing to do. */
@@ -226,7 +306,12 @@ ranread_worker_main(Datum main_arg)
 				 errmsg("ranread worker started with bad shared memory")));
 	slot = &shared->slots[worker];
 
+	/* before any heavyweight lock, as a parallel worker does */
+	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
+		proc_exit(0);			/* the leader is gone */
 	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
 	slot->pid = MyProcPid;
 	slot->pgprocno = MyProc->pgprocno;
 	ranread_hist_init(&slot->hist);
@@ -260,7 +345,13 @@ ranread_worker_main(Datum main_arg)
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
 			sample_device_at_end(shared);
 		report_activity(shared, worker, "recording");
+		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
+		slot->recording = true;
 		ranread_record_worker(shared, worker);
+		slot->recording = false;
+		cancel_before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
+		if (!slot->recorded)
+			log_unrecorded_results(shared, worker, slot->error_message);
 		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)
 			ranread_record_batch(shared);
 	}

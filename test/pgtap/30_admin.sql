@@ -105,10 +105,10 @@ SELECT results_eq(
 	'the data lines are ranread_summary''s rows, ordered by batch');
 
 SELECT matches(ranread_export('/tmp/ranread_tap_export/'),
-			   '^/tmp/ranread_tap_export/ranread_\d{8}-\d{4}\.tsv$',
+			   '^/tmp/ranread_tap_export/ranread_\d{8}-\d{4}(-\d+)?\.tsv$',
 			   'a trailing slash in the directory works too');
-SELECT is(ARRAY(SELECT f FROM pg_ls_dir('/tmp/ranread_tap_export') f WHERE f !~ '^ranread_\d{8}-\d{4}\.tsv$'),
-		  '{}'::text[], 'exports write nothing but ranread_YYYYMMDD-HHMM.tsv files');
+SELECT is(ARRAY(SELECT f FROM pg_ls_dir('/tmp/ranread_tap_export') f WHERE f !~ '^ranread_\d{8}-\d{4}(-\d+)?\.tsv$'),
+		  '{}'::text[], 'exports write nothing but ranread_YYYYMMDD-HHMM[-N].tsv files');
 
 SELECT throws_ok($$SELECT ranread_export(NULL)$$,
 				 '22004', 'export directory must not be null', 'a NULL directory is refused');
@@ -135,7 +135,7 @@ RESET ROLE;
 GRANT pg_write_server_files TO tap_exporter;
 SET ROLE tap_exporter;
 SELECT matches(ranread_export('/tmp/ranread_tap_export'),
-			   '^/tmp/ranread_tap_export/ranread_\d{8}-\d{4}\.tsv$',
+			   '^/tmp/ranread_tap_export/ranread_\d{8}-\d{4}(-\d+)?\.tsv$',
 			   'the same role with pg_write_server_files may export');
 RESET ROLE;
 

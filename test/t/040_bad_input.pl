@@ -20,6 +20,8 @@ $node->safe_psql('postgres', q{
 	CREATE VIEW plain_view AS SELECT 1 AS a;
 	CREATE SEQUENCE plain_seq;
 });
+my $loop = $node->basedir . '/loop';
+symlink($loop, $loop) or die "symlink: $!";
 my $log_start = -s $node->logfile;
 
 # [ call, expected SQLSTATE ]
@@ -48,6 +50,17 @@ my @corpus = (
 	[ "ranread_setup('8 MB', target => 'ranread_targets')", '42P07' ],
 	[ "ranread_setup(8)", '42883' ],
 	[ "ranread_setup('8 MB', log_level => 'loud')", '22P02' ],
+	[ "ranread_setup('8 MB', target => 'ranread_results')", '42P07' ],
+	[ "ranread_setup('8 MB', target => 'ranread_summary')", '42P07' ],
+	[ "ranread_setup('8 MB', target => 'plain_view')", '42P07' ],
+	[ "ranread_setup('8 MB', target => 'plain_seq')", '42P07' ],
+	[ "ranread_setup('8 MB', tablespace => '')", '42704' ],
+	[ "ranread_setup(NULL, target => 'x1', log_level => 99)", '22023' ],
+	[ "ranread_setup('8 MB', target => 'x1', log_level => 2147483648)", '42883' ],
+	[ "ranread_setup('8 MB', 'pg_default', 'x1', 0, 5)", '42883' ],
+	[ "ranread_setup('1 EB', target => 'x1')", '22023' ],
+	[ "ranread_setup(' ', target => 'x1')", '22023' ],
+	[ "ranread_setup('NaN MB', target => 'x1')", '22023' ],
 	# ranread_run: processes and iterations
 	[ "ranread_run(0, 100, 'bad_target')", '22023' ],
 	[ "ranread_run(-1, 100, 'bad_target')", '22023' ],
@@ -87,6 +100,20 @@ my @corpus = (
 	[ "ranread_run(2, NULL, 'bad_target', duration => NULL)", '22004' ],
 	[ "ranread_run(2, 100, 'bad_target', evict => NULL)", '22004' ],
 	[ "ranread_run(2, 100, 'bad_target', evict => 'perhaps')", '22P02' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '-1 month 31 days')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '1 day -1 second')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '-0.5 s')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '8 days')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '7 days 1 second')", '22023' ],
+	[ "ranread_run(2, NULL, 'bad_target', duration => '1 mon')", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', mode => 'SMGR ')", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', mode => 'direct; DROP TABLE plain_table')", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 8193)", '22023' ],
+	[ "ranread_run(2, 100, 'bad_target', block_size => 1056768)", '22023' ],
+	[ "ranread_run(2, 100, 'pg_class')", '42704' ],
+	[ "ranread_run(2, 100, 'ranread_summary')", '42809' ],
+	[ "ranread_run(2, 100, 'ranread_results', mode => 'buffer')", '42809' ],
+	[ "ranread_run(2, 100, '')", '42704' ],
 	# ranread_export
 	[ "ranread_export(NULL)", '22004' ],
 	[ "ranread_export('')", '22023' ],
@@ -94,10 +121,28 @@ my @corpus = (
 	[ "ranread_export('/nonexistent/dir')", '58P01' ],
 	[ "ranread_export('/etc/hostname')", '42809' ],
 	[ "ranread_export('/proc/self')", '58P01' ],
+	[ "ranread_export('/')", '42501' ],
+	[ "ranread_export('/tmp/../etc')", '42501' ],
+	[ "ranread_export('/dev/null')", '42809' ],
+	[ "ranread_export(repeat('/a', 3000))", '22023' ],
+	[ "ranread_export('$loop')", '22023' ],
+	[ "ranread_export(E'/tmp/new\\nline')", '58P01' ],
+	[ "ranread_export(42)", '42883' ],
 	# ranread_drop
 	[ "ranread_drop(NULL)", '22004' ],
 	[ "ranread_drop('no_such_target')", '42704' ],
 	[ "ranread_drop('plain_table')", '42809' ],
+	[ "ranread_drop('plain_view')", '42809' ],
+	[ "ranread_drop('plain_seq')", '42809' ],
+	[ "ranread_drop('ranread_results')", '42809' ],
+	[ "ranread_drop('ranread_summary')", '42809' ],
+	[ "ranread_drop('')", '42704' ],
+	[ "ranread_drop(repeat('x', 100))", '42704' ],
+	[ "ranread_drop(1)", '42883' ],
+	# functions without arguments, given some
+	[ "ranread_help('x')", '42883' ],
+	[ "ranread_reset(1)", '42883' ],
+	[ "ranread_stop(1)", '42883' ],
 );
 
 my $state = q{SELECT (SELECT count(*) FROM ranread_targets) || '/' || (SELECT count(*) FROM ranread_results)
@@ -114,7 +159,7 @@ foreach my $case (@corpus)
 	is($got, $expected, "$call: $expected");
 	diag($err) if $got ne $expected;
 }
-cmp_ok(scalar(@corpus), '>=', 50, 'the corpus has at least 50 calls');
+cmp_ok(scalar(@corpus), '>=', 100, 'the corpus has at least 100 calls');
 is($node->safe_psql('postgres', $state), $before,
 	'nothing was written: targets, results, batches, relations and batch numbers unchanged');
 is(worker_count($node), 0, 'no ranread worker is left');
