@@ -31,6 +31,7 @@
 #include "utils/timestamp.h"
 
 #include "ranread.h"
+#include "readpath.h"
 #include "target.h"
 
 /* How long ranread_stop() waits for the workers to record and exit. */
@@ -348,13 +349,16 @@ ranread_drop(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(psprintf("dropped ranread target \"%s\"", name)));
 }
 
+/* ranread_help(): these lines, with one line per read path after the marker. */
+#define HELP_MODES	NULL
+
 static const char *const help_lines[] = {
 	"ranread: random-read storage benchmark for PostgreSQL",
 	"ranread_setup(size text DEFAULT NULL, tablespace name DEFAULT NULL, target name DEFAULT 'ranread_target', log_level int DEFAULT 1)",
 	"    - Creates an unlogged target table and writes every block with incompressible data; size NULL means twice the server's memory; log_level 0 (silent) to 3 (verbose).",
 	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target', mode text DEFAULT 'smgr', block_size int DEFAULT 8192, duration interval DEFAULT NULL, evict boolean DEFAULT true)",
 	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches.",
-	"    - mode 'smgr': PostgreSQL's storage manager through the OS page cache (evicted first unless evict is false); 'direct': O_DIRECT reads of the segment files, like fio --direct=1; 'buffer': through shared buffers with a 256 kB ring, hits reported apart.",
+	HELP_MODES,
 	"ranread_stop()",
 	"    - Stops every running ranread worker; the interrupted batch is recorded with status 'stopped'. Returns the number of workers stopped.",
 	"ranread_reset()",
@@ -369,19 +373,34 @@ static const char *const help_lines[] = {
 	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles, share of reads over 2/5/10 ms, physical_pct (bytes fetched from storage / bytes read), device statistics and status.",
 };
 
+static void
+put_help_line(ReturnSetInfo *rsinfo, const char *line)
+{
+	Datum		value = CStringGetTextDatum(line);
+	bool		isnull = false;
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+}
+
 Datum
 ranread_help(PG_FUNCTION_ARGS)
 {
-	FuncCallContext *funcctx;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
-	if (SRF_IS_FIRSTCALL())
-		(void) SRF_FIRSTCALL_INIT();
-	funcctx = SRF_PERCALL_SETUP();
-	if (funcctx->call_cntr < lengthof(help_lines))
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (int i = 0; i < lengthof(help_lines); i++)
 	{
-		Datum		line = CStringGetTextDatum(help_lines[funcctx->call_cntr]);
+		if (help_lines[i] != HELP_MODES)
+		{
+			put_help_line(rsinfo, help_lines[i]);
+			continue;
+		}
+		for (int j = 0; j < ranread_readpath_count(); j++)
+		{
+			const RanreadReadPath *path = ranread_readpath_by_index(j);
 
-		SRF_RETURN_NEXT(funcctx, line);
+			put_help_line(rsinfo, psprintf("    - mode '%s': %s.", path->name, path->description));
+		}
 	}
-	SRF_RETURN_DONE(funcctx);
+	return (Datum) 0;
 }

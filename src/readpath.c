@@ -7,6 +7,8 @@
  */
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
+
 #include "readpath.h"
 
 static const RanreadReadPath *const read_paths[] = {
@@ -26,8 +28,40 @@ ranread_readpath_by_name(const char *name)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown ranread mode \"%s\"", name),
-			 errhint("Use 'smgr', 'direct' or 'buffer'.")));
+			 errhint("Use %s.", ranread_readpath_names(0))));
 	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * The modes whose flags include all of flags (0: every mode), as a sentence
+ * lists them: 'smgr', 'direct' or 'buffer'.
+ */
+const char *
+ranread_readpath_names(uint32 flags)
+{
+	StringInfoData names;
+	int			matching = 0;
+	int			listed = 0;
+
+	for (int i = 0; i < lengthof(read_paths); i++)
+		matching += (read_paths[i]->flags & flags) == flags;
+	initStringInfo(&names);
+	for (int i = 0; i < lengthof(read_paths); i++)
+	{
+		if ((read_paths[i]->flags & flags) != flags)
+			continue;
+		appendStringInfo(&names, "%s'%s'",
+						 listed == 0 ? "" : listed == matching - 1 ? " or " : ", ",
+						 read_paths[i]->name);
+		listed++;
+	}
+	return names.data;
+}
+
+int
+ranread_readpath_count(void)
+{
+	return lengthof(read_paths);
 }
 
 const RanreadReadPath *

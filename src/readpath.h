@@ -3,12 +3,19 @@
  * readpath.h
  *		The interface every read path implements, like fio's ioengine_ops.
  *
- * The leader calls check() before starting any worker, so that a path the
- * target's file system cannot serve fails with a clear error.  A worker
- * opens its read path once, before the start barrier, then calls read_unit
- * once per timed read and close once at the end.  A unit is block_size bytes
- * starting at an aligned block; each path documents how it issues it.  Each
- * read path lives in its own readpath_<name>.c.
+ * A read path describes itself (its name, one line for the help, flags
+ * saying what it bypasses and counts, and what memory means when it answers
+ * a read) and implements four calls.  The leader calls check() before
+ * starting any worker, so that a path the target's file system cannot serve
+ * fails with a clear error.  A worker opens its read path once, before the
+ * start barrier, then calls read_unit once per timed read and close once at
+ * the end.  A unit is block_size bytes starting at an aligned block; each
+ * path documents how it issues it.
+ *
+ * Each read path lives in its own readpath_<name>.c and has one line in the
+ * table in readpath.c; nothing else names a particular path.  A path that
+ * keeps several reads in flight would add submit and reap calls here, and a
+ * flag for it, the way fio's io_uring engine does.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,9 +25,17 @@
 #include "osstats.h"
 #include "ranread.h"
 
+/* RanreadReadPath.flags */
+#define RANREAD_PATH_BYPASSES_PAGE_CACHE	0x01	/* reads never come from the OS page cache */
+#define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
+
 typedef struct RanreadReadPath
 {
 	const char *name;
+	const char *description;	/* one line: how it reads, for ranread_help() */
+	uint32		flags;
+	/* what answered when memory did, for the physical-read WARNING */
+	const char *memory_hit;
 	/* leader: error out if this path cannot read the target; may be NULL */
 	void		(*check) (const RanreadShared *shared);
 	/* worker: prepare to read the target; returns the path's private state */
@@ -35,6 +50,8 @@ extern const RanreadReadPath ranread_readpath_direct;
 extern const RanreadReadPath ranread_readpath_buffer;
 
 extern const RanreadReadPath *ranread_readpath_by_name(const char *name);
+extern const char *ranread_readpath_names(uint32 flags);
+extern int	ranread_readpath_count(void);
 extern const RanreadReadPath *ranread_readpath_by_index(int index);
 extern int	ranread_readpath_index(const RanreadReadPath *path);
 

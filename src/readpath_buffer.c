@@ -66,6 +66,9 @@ buffer_close(void *state)
 
 const RanreadReadPath ranread_readpath_buffer = {
 	.name = "buffer",
+	.description = "through shared buffers with a 256 kB ring, as a query reads; hits reported apart",
+	.flags = RANREAD_PATH_COUNTS_BUFFER_HITS,
+	.memory_hit = "the OS page cache or shared buffers",
 	.check = NULL,
 	.open = buffer_open,
 	.read_unit = buffer_read_unit,

@@ -140,6 +140,9 @@ direct_close(void *state)
 
 const RanreadReadPath ranread_readpath_direct = {
 	.name = "direct",
+	.description = "O_DIRECT reads of the segment files, like fio --direct=1",
+	.flags = RANREAD_PATH_BYPASSES_PAGE_CACHE,
+	.memory_hit = "the file system keeps the target in memory",
 	.check = direct_check,
 	.open = direct_open,
 	.read_unit = direct_read_unit,

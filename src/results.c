@@ -195,7 +195,8 @@ add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
 static void
 add_buffer_columns(RowBuilder *row, const RanreadShared *shared, int64 hits, int64 misses)
 {
-	bool		applies = ranread_readpath_by_index(shared->readpath) == &ranread_readpath_buffer;
+	bool		applies = (ranread_readpath_by_index(shared->readpath)->flags &
+						   RANREAD_PATH_COUNTS_BUFFER_HITS) != 0;
 
 	add_column(row, "buffer_hits", INT8OID, Int64GetDatum(hits), !applies);
 	add_column(row, "buffer_misses", INT8OID, Int64GetDatum(misses), !applies);

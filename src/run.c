@@ -343,8 +343,8 @@ warn_about_rereads(const RanreadShared *shared)
 	double		units = (double) shared->target_units;
 	double		rereads;
 
-	/* direct reads bypass the page cache; a time-based run's count is unknown */
-	if (ranread_readpath_by_index(shared->readpath) == &ranread_readpath_direct ||
+	/* a time-based run's count is unknown */
+	if ((ranread_readpath_by_index(shared->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
 		shared->iterations == 0)
 		return;
 	rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
@@ -576,7 +576,7 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 	else
 		ereport(NOTICE,
 				(errmsg("no device statistics: the target's file system is not on a block device listed in /proc/diskstats")));
-	if (readpath == &ranread_readpath_buffer)
+	if (readpath->flags & RANREAD_PATH_COUNTS_BUFFER_HITS)
 		ereport(NOTICE,
 				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
 						summary->buffer_hits, summary->buffer_misses)));
@@ -585,15 +585,14 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 				(errmsg("only %.0f%% of the bytes read in batch " INT64_FORMAT " were fetched from storage",
 						summary->physical_pct, shared->batch),
 				 errdetail("The rest was answered from memory (%s), so the latencies are not the device's.",
-						   readpath == &ranread_readpath_buffer ? "the OS page cache or shared buffers" :
-						   readpath == &ranread_readpath_direct ? "the file system keeps the target in memory" :
-						   "the OS page cache"),
+						   readpath->memory_hit),
 				 errhint("Is the target smaller than twice the server's memory, was evict turned off, or was the target prewarmed?")));
 	else if (summary->physical_pct > READAHEAD_NOTICE_PCT)
 		ereport(NOTICE,
 				(errmsg("the kernel fetched %.0f%% of the bytes requested: its readahead was part of each read",
 						summary->physical_pct),
-				 errhint("Mode 'direct' issues each read of block_size bytes as one request, without readahead.")));
+				 errhint("Mode %s issues each read of block_size bytes as one request, without readahead.",
+						 ranread_readpath_names(RANREAD_PATH_BYPASSES_PAGE_CACHE))));
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(NOTICE,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",
@@ -625,7 +624,7 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 	values[11] = Int32GetDatum(shared->block_size);
 	values[12] = Float8GetDatum(summary->physical_pct);
 	values[13] = Int64GetDatum(summary->buffer_hits);
-	nulls[13] = ranread_readpath_by_index(shared->readpath) != &ranread_readpath_buffer;
+	nulls[13] = !(ranread_readpath_by_index(shared->readpath)->flags & RANREAD_PATH_COUNTS_BUFFER_HITS);
 	values[14] = Float8GetDatum(summary->device_util_pct);
 	nulls[14] = !summary->device_sampled;
 	for (int i = 3; i <= 6; i++)
