@@ -69,29 +69,40 @@ typedef struct RanreadWorkerSlot
 	RanreadHistogram hist;		/* one entry per timed read */
 } RanreadWorkerSlot;
 
-typedef struct RanreadShared
+/*
+ * Everything the caller chose for a run: filled from ranread_run()'s
+ * arguments by one function (run.c) and copied into shared memory.  A new
+ * run parameter is a field here, an argument of the SQL function, and its
+ * documentation and tests.
+ */
+typedef struct RanreadParams
 {
-	uint32		magic;
-
-	/* parameters, fixed before the first worker starts */
-	int64		batch;
-	Oid			database_id;
-	Oid			user_id;
-	int			leader_pgprocno;
-	int			leader_pid;		/* the lock group the workers join */
 	int			processes;
 	int64		iterations;		/* per worker; 0: until duration_ns */
 	uint64		duration_ns;	/* 0: until iterations */
 	int			readpath;		/* index, see readpath.c */
 	int			block_size;		/* bytes per timed read */
-	int			blocks_per_read;
-	bool		evict;
+	bool		evict;			/* evict the target from the OS page cache first */
+	char		target_name[NAMEDATALEN];
+} RanreadParams;
+
+typedef struct RanreadShared
+{
+	uint32		magic;
+	RanreadParams params;
+
+	/* what the leader found and decided, fixed before the first worker starts */
+	int64		batch;
+	Oid			database_id;
+	Oid			user_id;
+	int			leader_pgprocno;
+	int			leader_pid;		/* the lock group the workers join */
+	int			blocks_per_read;	/* params.block_size / BLCKSZ */
 	Oid			target_relid;
 	RelFileNode target_node;
 	BlockNumber target_blocks;
 	BlockNumber target_units;	/* aligned reads that fit in the target */
 	uint64		seed;
-	char		target_name[NAMEDATALEN];
 	char		schema_name[NAMEDATALEN];
 
 	/*

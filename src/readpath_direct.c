@@ -96,7 +96,7 @@ direct_open(const RanreadShared *shared)
 		state->files[i] = open_direct(state->paths[i]);
 	}
 	state->blocks_per_read = shared->blocks_per_read;
-	state->buffer = ranread_alloc_io_buffer(shared->block_size);
+	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
 	return state;
 }
 

@@ -32,7 +32,7 @@ smgr_open(const RanreadShared *shared)
 
 	state->reln = smgropen(shared->target_node, InvalidBackendId);
 	state->blocks_per_read = shared->blocks_per_read;
-	state->buffer = ranread_alloc_io_buffer(shared->block_size);
+	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
 	return state;
 }
 

@@ -104,7 +104,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	ranread_hist_init(all);
 	memset(summary, 0, sizeof(RanreadBatchSummary));
 	summary->status = RANREAD_STATUS_COMPLETED;
-	for (i = 0; i < shared->processes; i++)
+	for (i = 0; i < shared->params.processes; i++)
 	{
 		const RanreadWorkerSlot *slot = &shared->slots[i];
 
@@ -120,11 +120,11 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
-	summary->physical_pct = physical_pct(bytes_physical, all->count, shared->block_size);
+	summary->physical_pct = physical_pct(bytes_physical, all->count, shared->params.block_size);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
-		summary->mb_per_s = summary->iops * shared->block_size / BYTES_PER_MB;
+		summary->mb_per_s = summary->iops * shared->params.block_size / BYTES_PER_MB;
 	}
 	summarize_device(shared, summary);
 	pfree(all);
@@ -167,20 +167,20 @@ add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
 {
 	Name		target = palloc(NAMEDATALEN);
 
-	namestrcpy(target, shared->target_name);
+	namestrcpy(target, shared->params.target_name);
 	add_column(row, "batch", INT8OID, Int64GetDatum(shared->batch), false);
 	add_column(row, "run_date", DATEOID, DateADTGetDatum(shared->run_date), false);
 	add_column(row, "run_time", TIMEOID, TimeADTGetDatum(shared->run_time), false);
 	add_column(row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(shared->started_at), false);
 	add_column(row, "target", NAMEOID, NameGetDatum(target), false);
 	add_column(row, "mode", TEXTOID,
-			   CStringGetTextDatum(ranread_readpath_by_index(shared->readpath)->name), false);
-	add_column(row, "block_size", INT4OID, Int32GetDatum(shared->block_size), false);
-	add_column(row, "processes", INT4OID, Int32GetDatum(shared->processes), false);
-	add_column(row, "iterations", INT8OID, Int64GetDatum(shared->iterations), shared->iterations == 0);
-	add_column(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->duration_ns / 1e9),
-			   shared->duration_ns == 0);
-	add_column(row, "evicted", BOOLOID, BoolGetDatum(shared->evict), false);
+			   CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name), false);
+	add_column(row, "block_size", INT4OID, Int32GetDatum(shared->params.block_size), false);
+	add_column(row, "processes", INT4OID, Int32GetDatum(shared->params.processes), false);
+	add_column(row, "iterations", INT8OID, Int64GetDatum(shared->params.iterations), shared->params.iterations == 0);
+	add_column(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->params.duration_ns / 1e9),
+			   shared->params.duration_ns == 0);
+	add_column(row, "evicted", BOOLOID, BoolGetDatum(shared->params.evict), false);
 	add_column(row, "reads", INT8OID, Int64GetDatum(reads), false);
 	add_measure(row, "response_time_ms", latency->mean_ms);
 	add_measure(row, "min_ms", latency->min_ms);
@@ -195,7 +195,7 @@ add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
 static void
 add_buffer_columns(RowBuilder *row, const RanreadShared *shared, int64 hits, int64 misses)
 {
-	bool		applies = (ranread_readpath_by_index(shared->readpath)->flags &
+	bool		applies = (ranread_readpath_by_index(shared->params.readpath)->flags &
 						   RANREAD_PATH_COUNTS_BUFFER_HITS) != 0;
 
 	add_column(row, "buffer_hits", INT8OID, Int64GetDatum(hits), !applies);
@@ -281,7 +281,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
 	add_column(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
 	add_measure(&row, "physical_pct",
-				physical_pct(slot->bytes_physical, hist->count, shared->block_size));
+				physical_pct(slot->bytes_physical, hist->count, shared->params.block_size));
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);

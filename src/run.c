@@ -145,41 +145,52 @@ interval_seconds(const Interval *span)
 		((double) span->day + (double) span->month * DAYS_PER_MONTH) * SECS_PER_DAY;
 }
 
-/*
- * Check the arguments and fill in the run's parameters.  Arguments:
- * processes, iterations, target, mode, block_size, duration, evict.
- */
-static void
-read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
+/* ranread_run()'s arguments, in the order of its SQL signature. */
+typedef enum RunArgument
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(6))
+	ARG_PROCESSES,
+	ARG_ITERATIONS,
+	ARG_TARGET,
+	ARG_MODE,
+	ARG_BLOCK_SIZE,
+	ARG_DURATION,
+	ARG_EVICT
+} RunArgument;
+
+/* Check ranread_run()'s arguments and fill in the run's parameters. */
+static void
+read_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
+{
+	if (PG_ARGISNULL(ARG_PROCESSES) || PG_ARGISNULL(ARG_TARGET) || PG_ARGISNULL(ARG_MODE) ||
+		PG_ARGISNULL(ARG_BLOCK_SIZE) || PG_ARGISNULL(ARG_EVICT))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("processes, target, mode, block_size and evict must not be null")));
-	if (PG_ARGISNULL(1) && PG_ARGISNULL(5))
+	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("iterations and duration must not both be null"),
 				 errhint("Give iterations per process, a duration, or both (the run ends at whichever comes first).")));
 
-	params->processes = PG_GETARG_INT32(0);
+	memset(params, 0, sizeof(RanreadParams));
+	params->processes = PG_GETARG_INT32(ARG_PROCESSES);
 	if (params->processes < 1 || params->processes > RANREAD_MAX_PROCESSES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
 				 errdetail("The value given is %d.", params->processes)));
-	if (!PG_ARGISNULL(1))
+	if (!PG_ARGISNULL(ARG_ITERATIONS))
 	{
-		params->iterations = PG_GETARG_INT64(1);
+		params->iterations = PG_GETARG_INT64(ARG_ITERATIONS);
 		if (params->iterations < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("iterations must be at least 1"),
 					 errdetail("The value given is " INT64_FORMAT ".", params->iterations)));
 	}
-	if (!PG_ARGISNULL(5))
+	if (!PG_ARGISNULL(ARG_DURATION))
 	{
-		double		seconds = interval_seconds(PG_GETARG_INTERVAL_P(5));
+		double		seconds = interval_seconds(PG_GETARG_INTERVAL_P(ARG_DURATION));
 
 		if (seconds <= 0 || seconds > RANREAD_MAX_DURATION_S)
 			ereport(ERROR,
@@ -189,8 +200,8 @@ read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
 		params->duration_ns = (uint64) (seconds * 1e9);
 	}
 
-	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(PG_GETARG_TEXT_PP(3))));
-	params->block_size = PG_GETARG_INT32(4);
+	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(PG_GETARG_TEXT_PP(ARG_MODE))));
+	params->block_size = PG_GETARG_INT32(ARG_BLOCK_SIZE);
 	if (params->block_size < BLCKSZ || params->block_size > RANREAD_MAX_BLOCK_SIZE ||
 		params->block_size % BLCKSZ != 0)
 		ereport(ERROR,
@@ -198,9 +209,8 @@ read_arguments(FunctionCallInfo fcinfo, RanreadShared *params)
 				 errmsg("block_size must be a multiple of %d between %d and %d bytes",
 						BLCKSZ, BLCKSZ, RANREAD_MAX_BLOCK_SIZE),
 				 errdetail("The value given is %d.", params->block_size)));
-	params->blocks_per_read = params->block_size / BLCKSZ;
-	params->evict = PG_GETARG_BOOL(6);
-	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(2)));
+	params->evict = PG_GETARG_BOOL(ARG_EVICT);
+	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
 }
 
 /* Workers connect as the calling role, which PostgreSQL 15 requires to have LOGIN. */
@@ -339,13 +349,13 @@ start_batch(void)
 static void
 warn_about_rereads(const RanreadShared *shared)
 {
-	double		reads = (double) shared->processes * (double) shared->iterations;
+	double		reads = (double) shared->params.processes * (double) shared->params.iterations;
 	double		units = (double) shared->target_units;
 	double		rereads;
 
 	/* a time-based run's count is unknown */
-	if ((ranread_readpath_by_index(shared->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		shared->iterations == 0)
+	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
+		shared->params.iterations == 0)
 		return;
 	rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
 	if (rereads > REREAD_WARNING_FRACTION)
@@ -374,7 +384,7 @@ register_workers(RunState *run, dsm_segment *seg)
 	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
 	worker.bgw_notify_pid = MyProcPid;
 
-	for (i = 0; i < shared->processes; i++)
+	for (i = 0; i < shared->params.processes; i++)
 	{
 		snprintf(worker.bgw_name, BGW_MAXLEN, "ranread worker %d of batch " INT64_FORMAT,
 				 i + 1, shared->batch);
@@ -388,7 +398,7 @@ register_workers(RunState *run, dsm_segment *seg)
 				(void) WaitForBackgroundWorkerShutdown(run->handles[j]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-					 errmsg("could not start %d ranread workers", shared->processes),
+					 errmsg("could not start %d ranread workers", shared->params.processes),
 					 errdetail("Only %d background worker slots were free; no block was read.", i),
 					 errhint("You might need to increase max_worker_processes, or run with fewer processes.")));
 		}
@@ -437,7 +447,7 @@ wait_until_all_exited(RunState *run)
 		pid_t		pid;
 
 		ResetLatch(MyLatch);
-		for (int i = 0; i < run->shared->processes; i++)
+		for (int i = 0; i < run->shared->params.processes; i++)
 		{
 			if (GetBackgroundWorkerPid(run->handles[i], &pid) != BGWH_STOPPED)
 				alive++;
@@ -458,7 +468,7 @@ wait_until_all_exited(RunState *run)
 static bool
 try_release(RanreadShared *shared)
 {
-	uint32		all_ready = (uint32) shared->processes;
+	uint32		all_ready = (uint32) shared->params.processes;
 	Timestamp	local;
 
 	shared->started_at = GetCurrentTimestamp();
@@ -468,15 +478,15 @@ try_release(RanreadShared *shared)
 												  TimestampTzGetDatum(shared->started_at)));
 	shared->run_time = DatumGetTimeADT(DirectFunctionCall1(timestamp_time, TimestampGetDatum(local)));
 	shared->run_time -= shared->run_time % USECS_PER_SEC;
-	pg_atomic_write_u32(&shared->unrecorded, shared->processes);
-	pg_atomic_write_u32(&shared->reading, shared->processes);
+	pg_atomic_write_u32(&shared->unrecorded, shared->params.processes);
+	pg_atomic_write_u32(&shared->reading, shared->params.processes);
 
 	shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 	INSTR_TIME_SET_CURRENT(shared->release_time);
 	if (!pg_atomic_compare_exchange_u32(&shared->barrier, &all_ready,
 										all_ready | RANREAD_BARRIER_RELEASED))
 		return false;
-	for (int i = 0; i < shared->processes; i++)
+	for (int i = 0; i < shared->params.processes; i++)
 		SetLatch(&ProcGlobal->allProcs[shared->slots[i].pgprocno].procLatch);
 	return true;
 }
@@ -496,10 +506,10 @@ release_when_ready(RunState *run)
 	for (;;)
 	{
 		ResetLatch(MyLatch);
-		if (pg_atomic_read_u32(&shared->barrier) == (uint32) shared->processes &&
+		if (pg_atomic_read_u32(&shared->barrier) == (uint32) shared->params.processes &&
 			try_release(shared))
 			return;
-		for (int i = 0; i < shared->processes; i++)
+		for (int i = 0; i < shared->params.processes; i++)
 			check_worker_alive(run, i);
 		check_client_connected(shared);
 		if (GetCurrentTimestamp() > deadline)
@@ -507,7 +517,7 @@ release_when_ready(RunState *run)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("ranread workers did not get ready within %d s", READY_TIMEOUT_S),
 					 errdetail("%u of %d workers were ready; no block was read.",
-							   pg_atomic_read_u32(&shared->barrier), shared->processes),
+							   pg_atomic_read_u32(&shared->barrier), shared->params.processes),
 					 errhint("See pg_stat_activity and pg_locks for what the others wait for.")));
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 READY_POLL_MS, PG_WAIT_EXTENSION);
@@ -519,10 +529,10 @@ release_when_ready(RunState *run)
 static void
 report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
-	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->readpath);
+	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->params.readpath);
 	int			i;
 
-	for (i = 0; i < shared->processes; i++)
+	for (i = 0; i < shared->params.processes; i++)
 	{
 		const RanreadWorkerSlot *slot = &shared->slots[i];
 
@@ -560,8 +570,8 @@ report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 	}
 	ereport(NOTICE,
 			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %.2fms",
-					shared->processes,
-					shared->iterations > 0 ? shared->iterations : summary->reads / shared->processes,
+					shared->params.processes,
+					shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
 					summary->latency.mean_ms)));
 	ereport(NOTICE,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
@@ -610,9 +620,9 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	values[0] = Int64GetDatum(shared->batch);
-	values[1] = Int32GetDatum(shared->processes);
-	values[2] = Int64GetDatum(shared->iterations);
-	nulls[2] = shared->iterations == 0;
+	values[1] = Int32GetDatum(shared->params.processes);
+	values[2] = Int64GetDatum(shared->params.iterations);
+	nulls[2] = shared->params.iterations == 0;
 	values[3] = Float8GetDatum(summary->latency.mean_ms);
 	values[4] = Float8GetDatum(summary->latency.p50_ms);
 	values[5] = Float8GetDatum(summary->latency.p99_ms);
@@ -620,11 +630,11 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 	values[7] = Float8GetDatum(summary->iops);
 	values[8] = Float8GetDatum(summary->mb_per_s);
 	values[9] = CStringGetTextDatum(ranread_status_name(summary->status));
-	values[10] = CStringGetTextDatum(ranread_readpath_by_index(shared->readpath)->name);
-	values[11] = Int32GetDatum(shared->block_size);
+	values[10] = CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name);
+	values[11] = Int32GetDatum(shared->params.block_size);
 	values[12] = Float8GetDatum(summary->physical_pct);
 	values[13] = Int64GetDatum(summary->buffer_hits);
-	nulls[13] = !(ranread_readpath_by_index(shared->readpath)->flags & RANREAD_PATH_COUNTS_BUFFER_HITS);
+	nulls[13] = !(ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_COUNTS_BUFFER_HITS);
 	values[14] = Float8GetDatum(summary->device_util_pct);
 	nulls[14] = !summary->device_sampled;
 	for (int i = 3; i <= 6; i++)
@@ -636,7 +646,7 @@ result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
 Datum
 ranread_run(PG_FUNCTION_ARGS)
 {
-	RanreadShared params = {0};
+	RanreadParams params;
 	Relation	target;
 	dsm_segment *seg;
 	RanreadShared *shared;
@@ -648,7 +658,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	read_arguments(fcinfo, &params);
 	check_role_can_login();
 	target = ranread_target_open_for_run(params.target_name);
-	if (RelationGetNumberOfBlocks(target) < (BlockNumber) params.blocks_per_read)
+	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params.block_size / BLCKSZ))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
@@ -657,11 +667,12 @@ ranread_run(PG_FUNCTION_ARGS)
 	seg = dsm_create(RanreadSharedSize(params.processes), 0);
 	shared = dsm_segment_address(seg);
 	memset(shared, 0, RanreadSharedSize(params.processes));
-	memcpy(shared, &params, offsetof(RanreadShared, slots));
+	shared->params = params;
+	shared->blocks_per_read = params.block_size / BLCKSZ;
 	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
 	run->shared = shared;
 	run->handles = MemoryContextAllocZero(TopTransactionContext,
-										  sizeof(BackgroundWorkerHandle *) * shared->processes);
+										  sizeof(BackgroundWorkerHandle *) * shared->params.processes);
 	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
 	lock_out_other_runs();
@@ -684,10 +695,10 @@ ranread_run(PG_FUNCTION_ARGS)
 	pg_atomic_init_u32(&shared->unrecorded, 0);
 	pg_atomic_init_u32(&shared->reading, 0);
 
-	if (ranread_readpath_by_index(shared->readpath)->check != NULL)
-		ranread_readpath_by_index(shared->readpath)->check(shared);
+	if (ranread_readpath_by_index(shared->params.readpath)->check != NULL)
+		ranread_readpath_by_index(shared->params.readpath)->check(shared);
 	warn_about_rereads(shared);
-	if (shared->evict)
+	if (shared->params.evict)
 		ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
 	BecomeLockGroupLeader();
 	register_workers(run, seg);

@@ -152,8 +152,8 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	pg_prng_state rng;
 	int64		hits_before = pgBufferUsage.shared_blks_hit;
 	int64		misses_before = pgBufferUsage.shared_blks_read;
-	uint64		deadline_ns = shared->duration_ns > 0 ?
-		ranread_instr_time_ns(shared->release_time) + shared->duration_ns : PG_UINT64_MAX;
+	uint64		deadline_ns = shared->params.duration_ns > 0 ?
+		ranread_instr_time_ns(shared->release_time) + shared->params.duration_ns : PG_UINT64_MAX;
 	int64		i;
 
 	if (!ranread_thread_read_bytes(&slot->read_bytes_start))
@@ -163,7 +163,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
 	slot->io_accounted = true;
 	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
-	for (i = 0; (shared->iterations == 0 || i < shared->iterations) && !stop_requested; i++)
+	for (i = 0; (shared->params.iterations == 0 || i < shared->params.iterations) && !stop_requested; i++)
 	{
 		BlockNumber unit = (BlockNumber) pg_prng_uint64_range(&rng, 0, shared->target_units - 1);
 		instr_time	start;
@@ -193,7 +193,7 @@ report_activity(const RanreadShared *shared, int worker, const char *doing)
 {
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d %s",
-									shared->batch, worker + 1, shared->processes, doing));
+									shared->batch, worker + 1, shared->params.processes, doing));
 }
 
 /*
@@ -204,7 +204,7 @@ static bool
 run_worker(RanreadShared *shared, int worker)
 {
 	RanreadWorkerSlot *slot = &shared->slots[worker];
-	const RanreadReadPath *path = ranread_readpath_by_index(shared->readpath);
+	const RanreadReadPath *path = ranread_readpath_by_index(shared->params.readpath);
 	void	   *state;
 	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
 
@@ -300,7 +300,7 @@ ranread_worker_main(Datum main_arg)
 		proc_exit(0);
 	shared = dsm_segment_address(seg);
 	memcpy(&worker, MyBgworkerEntry->bgw_extra, sizeof(int));
-	if (shared->magic != RANREAD_SHARED_MAGIC || worker < 0 || worker >= shared->processes)
+	if (shared->magic != RANREAD_SHARED_MAGIC || worker < 0 || worker >= shared->params.processes)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("ranread worker started with bad shared memory")));
