@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lint.sh: static analysis of src/ with cppcheck and clang-tidy (config in
-# .clang-tidy).  Fails on any finding.  Needs cppcheck, clang-tidy and
+# .clang-tidy), and a check of META.json.  Fails on any finding.  Needs cppcheck, clang-tidy and
 # postgresql-server-dev-15 (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +17,21 @@ cppcheck --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,porta
 for f in src/*.c; do
 	clang-tidy --quiet "$f" -- "${includes[@]}" -D_GNU_SOURCE
 done
-echo "lint.sh: cppcheck and clang-tidy found nothing"
+# META.json: PGXN's required keys (meta-spec 1.0.0), and the version the control file installs.
+python3 - <<'PY'
+import json, re, sys
+meta = json.load(open("META.json"))
+missing = [k for k in ("name", "abstract", "version", "maintainer", "license", "provides", "meta-spec")
+           if k not in meta]
+control = open("ranread.control").read()
+default = re.search(r"default_version = '([0-9.]+)'", control).group(1)
+problems = missing and ["META.json lacks " + ", ".join(missing)] or []
+for name, ext in meta.get("provides", {}).items():
+    if not {"file", "version"} <= ext.keys():
+        problems.append(f"META.json provides.{name} lacks file or version")
+    elif not ext["version"].startswith(default + "."):
+        problems.append(f"META.json says {ext['version']}, ranread.control installs {default}")
+if problems:
+    sys.exit("lint.sh: " + "; ".join(problems))
+PY
+echo "lint.sh: cppcheck and clang-tidy found nothing; META.json has PGXN's required keys"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root.
 #
-# Installs dependencies, builds with warnings as errors, installs, runs the
+# Installs dependencies, builds with warnings as errors (COPT=-Werror), installs, runs the
 # static analysis (scripts/lint.sh), then runs
 # test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
 # clusters made by pg_virtualenv, without and with data checksums, and last
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 make clean >/dev/null
-make
+make COPT=-Werror
 make install
 scripts/lint.sh
 

@@ -24,8 +24,18 @@ $node->safe_psql('old', q{
 	INSERT INTO ranread_targets VALUES ('old_target', 'old_target'::regclass, 8388608, 1024, 'pg_default');
 	CREATE TABLE payroll (salary int);
 	INSERT INTO ranread_targets VALUES ('payroll', 'payroll'::regclass, 8192, 1, 'pg_default');
-	ALTER EXTENSION ranread UPDATE;
+	SELECT ranread_setup('8 MB', target => 'run_target', log_level => 0);
 });
+# history recorded under 1.0
+$node->safe_psql('old', "SELECT ranread_run(2, 50, 'run_target')") for 1 .. 2;
+my $history = q{SELECT (SELECT count(*) FROM ranread_results) || ' ' || (SELECT count(*) FROM ranread_batches)
+	|| ' ' || (SELECT sum(reads) FROM ranread_batches) || ' ' || (SELECT string_agg(status, ',') FROM ranread_summary)};
+my $before = $node->safe_psql('old', $history);
+is($before, '4 2 200 completed,completed', 'two batches recorded under 1.0');
+$node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
+is($node->safe_psql('old', "SELECT status || ' ' || batch FROM ranread_run(1, 10, 'run_target')"), 'completed 3',
+	'a run after the update records the next batch');
 is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'ranread'"), $version,
 	"1.0 updates to $version");
 
@@ -53,7 +63,7 @@ my $describe = q{
 	ORDER BY 1};
 my $fresh = $node->safe_psql('postgres', $describe);
 my $updated = $node->safe_psql('old', $describe . '');
-$updated =~ s/^table old_target\n//m;
+$updated =~ s/^table (old_target|run_target)\n//mg;
 is($updated, $fresh, 'the updated extension has the objects, columns, functions and view of a new install');
 
 is($node->safe_psql('old', q{
