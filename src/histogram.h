@@ -16,6 +16,8 @@
 #ifndef RANREAD_HISTOGRAM_H
 #define RANREAD_HISTOGRAM_H
 
+#include "port/pg_bitutils.h"
+
 #define RANREAD_HIST_SUB_BITS		6
 #define RANREAD_HIST_SUB_BUCKETS	(1 << RANREAD_HIST_SUB_BITS)
 #define RANREAD_HIST_MAX_BITS		40
@@ -58,7 +60,7 @@ ranread_hist_bucket(uint64 value_ns)
 
 	if (value_ns < 2 * RANREAD_HIST_SUB_BUCKETS)
 		return (int) value_ns;
-	msb = 63 - __builtin_clzll(value_ns);
+	msb = pg_leftmost_one_pos64(value_ns);
 	if (msb > RANREAD_HIST_MAX_BITS)
 		return RANREAD_HIST_BUCKETS - 1;
 	shift = msb - RANREAD_HIST_SUB_BITS;

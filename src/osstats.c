@@ -26,7 +26,7 @@
 #include "storage/fd.h"
 
 #include "osstats.h"
-#include "target.h"
+#include "segments.h"
 
 /* A buffer of size bytes aligned for O_DIRECT (PostgreSQL 15 has no aligned palloc). */
 char *

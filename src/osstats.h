@@ -30,6 +30,9 @@ typedef struct RanreadDevice
 	char		name[32];
 } RanreadDevice;
 
+/* Sizes and rates are reported in MB of 2^20 bytes. */
+#define BYTES_PER_MB	(1024.0 * 1024.0)
+
 /* O_DIRECT wants buffers, offsets and lengths aligned to the logical block size. */
 #define RANREAD_IO_ALIGN	4096
 

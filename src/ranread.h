@@ -14,19 +14,19 @@
 #define RANREAD_H
 
 #include "datatype/timestamp.h"
-#include "nodes/pg_list.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
 #include "storage/relfilenode.h"
 #include "utils/date.h"
+#include "utils/elog.h"
+#include "utils/palloc.h"
 
 #include "histogram.h"
 #include "osstats.h"
 
 #define RANREAD_SHARED_MAGIC		0x52414e52	/* "RANR" */
 #define RANREAD_WORKER_TYPE			"ranread worker"
-#define RANREAD_DEFAULT_TARGET		"ranread_target"
 #define RANREAD_MAX_PROCESSES		1024
 #define RANREAD_MAX_BLOCK_SIZE		(1024 * 1024)
 #define RANREAD_MAX_DURATION_S		(7 * SECS_PER_DAY)
@@ -55,7 +55,6 @@ typedef enum RanreadStopReason
 typedef struct RanreadWorkerSlot
 {
 	int			pgprocno;		/* for the leader to set our latch */
-	pid_t		pid;
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_results row is committed */
 	instr_time	end_time;		/* when its last read returned */
@@ -172,13 +171,8 @@ extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSum
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);
 
-/* admin.c */
-extern List *ranread_worker_pids(void);
-
-/* run.c */
-extern int64 ranread_running_batch(int *leader_pid);
-
 /* worker.c */
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
+extern ErrorData *ranread_catch_error(MemoryContext context);
 
 #endif							/* RANREAD_H */

@@ -27,7 +27,7 @@
 #include "utils/wait_event.h"
 
 #include "readpath.h"
-#include "target.h"
+#include "segments.h"
 
 #define DIRECT_IO_HINT \
 	"Use mode 'smgr', which reads through the OS page cache after evicting the target, or put the target on the volume under test."

@@ -27,7 +27,6 @@
 #include "ranread.h"
 #include "readpath.h"
 
-#define BYTES_PER_MB	(1024.0 * 1024.0)
 #define MAX_COLUMNS		40
 
 const char *
@@ -236,12 +235,8 @@ insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = ranread_catch_error(oldcontext);
 
-		MemoryContextSwitchTo(oldcontext);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
 		ereport(LOG,
 				(errmsg("could not record ranread results: %s", edata->message)));
 		if (error != NULL)

@@ -43,12 +43,13 @@
 
 #include "compat.h"
 #include "osstats.h"
+#include "segments.h"
+#include "extension.h"
 #include "target.h"
 
 #define MIN_TARGET_BYTES		(8 * 1024 * 1024)
 #define WRITE_CHUNK_BLOCKS		128 /* 1 MiB per write() */
 #define PROGRESS_STEPS			10
-#define BYTES_PER_MB			(1024.0 * 1024.0)
 
 /* The one tuple of a target page: as large as a heap tuple can be. */
 #define FILLER_TUPLE_LEN		MaxHeapTupleSize
@@ -419,7 +420,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	relid = create_target_table(schema, name, tablespace);
 	rel = table_open(relid, AccessExclusiveLock);
 	node = RANREAD_REL_NODE(rel);
-	first_segment = psprintf("%s/%s", DataDir, ranread_segment_path(node, 0));
+	first_segment = ranread_first_segment_absolute_path(node);
 
 	free_bytes = ranread_free_bytes(first_segment);
 	if (free_bytes < (uint64) blocks * BLCKSZ)

@@ -15,8 +15,7 @@
  * Lookups follow PostgreSQL's lock-then-recheck pattern
  * (RangeVarGetRelidExtended): the relation is checked before it is locked
  * and again after, so a concurrent DROP gives a clear error, never a
- * failed catalog lookup.  Nothing is cached across calls: the extension may
- * be dropped and created again in another schema within one session.
+ * failed catalog lookup.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,7 +33,6 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "common/relpath.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -47,37 +45,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "compat.h"
+#include "extension.h"
 #include "target.h"
-
-Oid
-ranread_extension_oid(void)
-{
-	return get_extension_oid("ranread", false);
-}
-
-/* The schema ranread was created in. */
-const char *
-ranread_extension_schema(void)
-{
-	Oid			ext_oid = ranread_extension_oid();
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tuple;
-	Oid			nsp = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ext_oid));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tuple = systable_getnext(scan);
-	if (HeapTupleIsValid(tuple))
-		nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-
-	return get_namespace_name(nsp);
-}
 
 /* True if relid is an unlogged table that is a member of the extension. */
 static bool
@@ -274,21 +243,4 @@ ranread_target_adopt(Oid relid)
 	ObjectAddressSet(extension, ExtensionRelationId, ranread_extension_oid());
 	recordDependencyOn(&relation, &extension, DEPENDENCY_EXTENSION);
 	CommandCounterIncrement();
-}
-
-BlockNumber
-ranread_segment_count(BlockNumber blocks)
-{
-	return (blocks + RELSEG_SIZE - 1) / RELSEG_SIZE;
-}
-
-/* Path of one segment file of a main fork, relative to the data directory. */
-char *
-ranread_segment_path(RelFileNode node, BlockNumber segno)
-{
-	char	   *path = RANREAD_RELPATH(node);
-
-	if (segno == 0)
-		return path;
-	return psprintf("%s.%u", path, segno);
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * target.h
- *		Finding, checking and naming the files of a ranread target.
+ *		Finding a ranread target, proving ranread made it, and removing it.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,15 +24,11 @@ typedef struct RanreadTarget
 	BlockNumber current_blocks; /* valid when relation_exists */
 } RanreadTarget;
 
-extern Oid	ranread_extension_oid(void);
-extern const char *ranread_extension_schema(void);
 extern void ranread_target_lookup(const char *name, LOCKMODE lockmode, bool for_setup,
 								  RanreadTarget *target);
 extern bool ranread_target_intact(const RanreadTarget *target);
 extern Relation ranread_target_open_for_run(const char *name);
 extern void ranread_target_forget(const RanreadTarget *target);
 extern void ranread_target_adopt(Oid relid);
-extern BlockNumber ranread_segment_count(BlockNumber blocks);
-extern char *ranread_segment_path(RelFileNode node, BlockNumber segno);
 
 #endif							/* RANREAD_TARGET_H */

@@ -267,6 +267,22 @@ log_unrecorded_results(const RanreadShared *shared, int worker, const char *why)
 					   latency.mean_ms, latency.p50_ms, latency.p99_ms, latency.max_ms)));
 }
 
+/*
+ * In a PG_CATCH block: take the error, in context, and abort the worker's
+ * transaction, so that the worker can carry on.
+ */
+ErrorData *
+ranread_catch_error(MemoryContext context)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(context);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	return edata;
+}
+
 /* At exit, terminated while recording: log what is about to be lost. */
 static void
 log_results_at_exit(int code, Datum arg)
@@ -312,7 +328,6 @@ ranread_worker_main(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
-	slot->pid = MyProcPid;
 	slot->pgprocno = MyProc->pgprocno;
 	ranread_hist_init(&slot->hist);
 
@@ -322,12 +337,8 @@ ranread_worker_main(Datum main_arg)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = ranread_catch_error(worker_context);
 
-		MemoryContextSwitchTo(worker_context);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
 		INSTR_TIME_SET_CURRENT(slot->end_time);
 		released = ranread_barrier_released(shared);
 		if (released)

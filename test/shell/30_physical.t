@@ -50,10 +50,12 @@ out=$(psql -X -c "SELECT * FROM ranread_run(2, 150, 'sh_physical')" 2>&1)
 batch=$(last_batch)
 device=$(line_of "device" "$batch")
 if [ -n "$device" ]; then
-	like "$out" "^NOTICE:  device $device: [0-9]+ reads/s, average read wait [0-9]+\.[0-9]{2}ms, [0-9]+% utilised$" \
+	like "$out" "^NOTICE:  device $device: [0-9]+ reads/s, average read wait [0-9]+\.[0-9]{2,}ms, [0-9]+% utilised$" \
 		"default tablespace: the device NOTICE names $device, its reads/s, read wait and utilisation"
 	expected=$(line_of "format('NOTICE:  device %s: %s reads/s, average read wait %sms, %s%% utilised',
-							   device, round(device_reads_per_s::numeric), round(device_read_wait_ms::numeric, 2),
+							   device, round(device_reads_per_s::numeric),
+							   round(device_read_wait_ms::numeric, CASE WHEN device_read_wait_ms > 0 AND device_read_wait_ms < 1
+								   THEN least(6, 2 - floor(log(device_read_wait_ms::numeric)))::int ELSE 2 END),
 							   round(device_util_pct::numeric))" "$batch")
 	is "$(count_exact "$out" "$expected")/$(count_lines "$out" '^NOTICE:  no device statistics')" 1/0 \
 		"the device NOTICE gives the batch row's numbers ($expected), and no 'no device statistics'"

@@ -20,9 +20,11 @@ ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'a parallel worker holds one slot');
 
-my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 100)',
+# 3 x 5000 reads of 2048 blocks would also warn about re-reads: the slots come first
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 5000)',
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 is(sqlstate_of($err), '53000', 'three workers with two free slots are refused (53000)');
+like($err, qr/^psql:<stdin>:1: ERROR/, 'before any other message (no re-read warning first)');
 like($err, qr/could not start 3 ranread workers.*\n.*Only 2 background worker slots were free; no block was read.*\n.*HINT:.*max_worker_processes/,
 	'the error names the free slots and max_worker_processes');
 is(worker_count($node), 0, 'no ranread worker is left running');

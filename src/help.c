@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ *
+ * help.c
+ *		ranread_help(): every entry point, a line or two each, with the read
+ *		paths listed from their table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "readpath.h"
+
+PG_FUNCTION_INFO_V1(ranread_help);
+
+/* ranread_help(): these lines, with one line per read path after the marker. */
+#define HELP_MODES	NULL
+
+static const char *const help_lines[] = {
+	"ranread: random-read storage benchmark for PostgreSQL",
+	"ranread_setup(size text DEFAULT NULL, tablespace name DEFAULT NULL, target name DEFAULT 'ranread_target', log_level int DEFAULT 1)",
+	"    - Creates an unlogged target table and writes every block with incompressible data; size NULL means twice the server's memory; log_level 0 (silent) to 3 (verbose).",
+	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target', mode text DEFAULT 'smgr', block_size int DEFAULT 8192, duration interval DEFAULT NULL, evict boolean DEFAULT true)",
+	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches.",
+	HELP_MODES,
+	"ranread_stop()",
+	"    - Stops every running ranread worker; the interrupted batch is recorded with status 'stopped'. Returns the number of workers stopped.",
+	"ranread_reset()",
+	"    - Deletes all history from ranread_results and ranread_batches. Returns the number of rows deleted.",
+	"ranread_export(directory text)",
+	"    - Writes ranread_summary to a new file directory/ranread_YYYYMMDD-HHMM.tsv (-2, -3 ... if taken; never overwrites; tab-separated, for spreadsheets). Returns the file's path.",
+	"ranread_drop(target name DEFAULT 'ranread_target')",
+	"    - Drops a target made by ranread_setup() and forgets it.",
+	"ranread_help()",
+	"    - Shows this text.",
+	"SELECT * FROM ranread_summary ORDER BY batch;",
+	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles, share of reads over 2/5/10 ms, physical_pct (bytes fetched from storage / bytes read), device statistics and status.",
+};
+
+static void
+put_help_line(ReturnSetInfo *rsinfo, const char *line)
+{
+	Datum		value = CStringGetTextDatum(line);
+	bool		isnull = false;
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+}
+
+Datum
+ranread_help(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (int i = 0; i < lengthof(help_lines); i++)
+	{
+		if (help_lines[i] != HELP_MODES)
+		{
+			put_help_line(rsinfo, help_lines[i]);
+			continue;
+		}
+		for (int j = 0; j < ranread_readpath_count(); j++)
+		{
+			const RanreadReadPath *path = ranread_readpath_by_index(j);
+
+			put_help_line(rsinfo, psprintf("    - mode '%s': %s.", path->name, path->description));
+		}
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * run.h
+ *		The parts of ranread_run()'s leader, one file each: its arguments
+ *		(run_arguments.c), the run lock and batch registry (registry.c) and
+ *		what it reports (report.c); run.c puts them together.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_RUN_H
+#define RANREAD_RUN_H
+
+#include "fmgr.h"
+#include "nodes/pg_list.h"
+
+#include "ranread.h"
+
+/* run_arguments.c */
+extern void ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params);
+extern void ranread_check_role_can_login(void);
+
+/* registry.c */
+extern void ranread_lock_out_other_runs(void);
+extern int64 ranread_start_batch(void);
+extern void ranread_release_run_locks(int64 batch);
+extern int64 ranread_running_batch(int *leader_pid);
+extern List *ranread_worker_pids(void);
+
+/* report.c */
+extern void ranread_warn_about_rereads(const RanreadShared *shared);
+extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);
+extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
+								const RanreadBatchSummary *summary);
+
+#endif							/* RANREAD_RUN_H */
