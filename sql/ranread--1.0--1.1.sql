@@ -40,3 +40,15 @@ ALTER FUNCTION ranread_reset() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_export(text) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_drop(name) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_help() SET search_path = pg_catalog, pg_temp;
+
+-- The batch running now, one row per worker, read live from the run's shared memory.
+CREATE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target name,
+								OUT mode text, OUT processes int, OUT worker int, OUT pid int,
+								OUT state text, OUT reads bigint, OUT target_reads bigint,
+								OUT elapsed_s float8, OUT time_left_s float8, OUT iops float8,
+								OUT mean_ms float8, OUT p99_ms float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'ranread_running'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_running() FROM PUBLIC;

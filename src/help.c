@@ -26,6 +26,8 @@ static const char *const help_lines[] = {
 	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target', mode text DEFAULT 'smgr', block_size int DEFAULT 8192, duration interval DEFAULT NULL, evict boolean DEFAULT true)",
 	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches.",
 	HELP_MODES,
+	"ranread_running()",
+	"    - The batch running now, one row per worker: state, reads done, elapsed time, time left, IOPS, mean and p99 so far, read live from the run's shared memory by any session. No rows when nothing runs.",
 	"ranread_stop()",
 	"    - Stops every running ranread worker; the interrupted batch is recorded with status 'stopped'. Returns the number of workers stopped.",
 	"ranread_reset()",

@@ -34,6 +34,7 @@
 /* Advisory lock keys (first key) that serialise runs and name the running batch. */
 #define RANREAD_LOCK_RUN			0x52524e31
 #define RANREAD_LOCK_BATCH			0x52524e32
+#define RANREAD_LOCK_SEGMENT		0x52524e33	/* objid: the run's DSM handle */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus
@@ -55,6 +56,7 @@ typedef enum RanreadStopReason
 typedef struct RanreadWorkerSlot
 {
 	int			pgprocno;		/* for the leader to set our latch */
+	pid_t		pid;			/* 0 until the worker has started */
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_results row is committed */
 	instr_time	end_time;		/* when its last read returned */

@@ -1,13 +1,18 @@
 /*-------------------------------------------------------------------------
  *
  * registry.c
- *		Which batch runs: the cluster-wide run lock, the batch number the
- *		leader advertises while its run lasts, and the workers alive.
+ *		Which batch runs and what it is doing: the cluster-wide run lock, the
+ *		batch number and shared memory segment the leader advertises while
+ *		its run lasts, the workers alive, and ranread_running(), which any
+ *		session can call to read a running batch's live state.
  *
- * Both are session-level advisory locks in database 0 (InvalidOid), where
- * SQL's pg_advisory_lock(), which always locks in the current database,
- * cannot reach: no role can take, imitate or block them.  pg_locks shows
- * them with database 0 and classid RANREAD_LOCK_RUN or RANREAD_LOCK_BATCH.
+ * All three are session-level advisory locks in database 0 (InvalidOid),
+ * where SQL's pg_advisory_lock(), which always locks in the current
+ * database, cannot reach: no role can take, imitate or block them.
+ * pg_locks shows them with database 0 and classid RANREAD_LOCK_RUN,
+ * RANREAD_LOCK_BATCH (objid: the batch) or RANREAD_LOCK_SEGMENT (objid: the
+ * DSM handle).  PostgreSQL 15 has no registry of named DSM segments, and
+ * this one needs no shared_preload_libraries.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,10 +21,12 @@
 #include "catalog/namespace.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "storage/dsm.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -31,7 +38,13 @@
 
 #include "extension.h"
 #include "ranread.h"
+#include "readpath.h"
 #include "run.h"
+
+PG_FUNCTION_INFO_V1(ranread_running);
+
+/* Columns of ranread_running(), as its SQL declaration lists them. */
+#define RUNNING_COLUMNS	15
 
 /* How long a new run waits for the workers of an ended one to exit. */
 #define LINGER_WAIT_MS	2000
@@ -49,15 +62,24 @@ set_batch_lock_tag(LOCKTAG *tag, int64 batch)
 	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
 }
 
+static void
+set_segment_lock_tag(LOCKTAG *tag, dsm_handle segment)
+{
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_SEGMENT, segment, 2);
+}
+
 /*
  * Release the session-level run locks if this backend still holds them (at
  * backend exit, PostgreSQL may already have released all session locks).
  */
 void
-ranread_release_run_locks(int64 batch)
+ranread_release_run_locks(int64 batch, dsm_handle segment)
 {
 	LOCKTAG		tag;
 
+	set_segment_lock_tag(&tag, segment);
+	if (LockHeldByMe(&tag, ShareLock))
+		LockRelease(&tag, ShareLock, true);
 	set_batch_lock_tag(&tag, batch);
 	if (LockHeldByMe(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
@@ -189,9 +211,12 @@ ranread_running_batch(int *leader_pid)
 	return batch;
 }
 
-/* Draw the next batch number and advertise it while the run lasts. */
+/*
+ * Draw the next batch number and advertise it, and the run's shared memory
+ * segment, while the run lasts.
+ */
 int64
-ranread_start_batch(void)
+ranread_start_batch(dsm_handle segment)
 {
 	Oid			seq = get_relname_relid("ranread_batch_seq",
 										get_namespace_oid(ranread_extension_schema(), false));
@@ -200,5 +225,146 @@ ranread_start_batch(void)
 
 	set_batch_lock_tag(&tag, batch);
 	(void) LockAcquire(&tag, ShareLock, true, false);
+	set_segment_lock_tag(&tag, segment);
+	(void) LockAcquire(&tag, ShareLock, true, false);
 	return batch;
+}
+
+/*
+ * The shared memory segment of the running batch, as its leader advertises
+ * it, and that batch's number; false if no batch runs.
+ */
+static bool
+running_segment(dsm_handle *segment, int64 *batch)
+{
+	bool		found = false;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT s.objid::bigint, b.objid::bigint FROM pg_catalog.pg_locks s "
+							 "JOIN pg_catalog.pg_locks b ON b.pid OPERATOR(pg_catalog.=) s.pid "
+							 "AND b.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND b.database OPERATOR(pg_catalog.=) 0 "
+							 "AND b.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND b.granted "
+							 "WHERE s.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND s.database OPERATOR(pg_catalog.=) 0 "
+							 "AND s.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND s.granted "
+							 "LIMIT 1",
+							 (uint32) RANREAD_LOCK_BATCH, (uint32) RANREAD_LOCK_SEGMENT), true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+
+		*segment = (dsm_handle) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+															 SPI_tuptable->tupdesc, 1, &isnull));
+		*batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 2, &isnull));
+		found = true;
+	}
+	SPI_finish();
+	return found;
+}
+
+/* What a worker is doing, from its slot. */
+static const char *
+worker_state(const RanreadShared *shared, const RanreadWorkerSlot *slot)
+{
+	if (slot->pid == 0)
+		return "starting";
+	if (!ranread_barrier_released((RanreadShared *) shared))
+		return "waiting to start";
+	if (slot->status == RANREAD_STATUS_RUNNING)
+		return "reading";
+	if (slot->recording)
+		return "recording";
+	return ranread_status_name(slot->status);
+}
+
+/* One row of ranread_running(): a worker of the running batch, as it is now. */
+static void
+put_worker_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker,
+			   int leader_pid, RanreadHistogram *hist)
+{
+	const RanreadWorkerSlot *slot = &shared->slots[worker];
+	bool		released = ranread_barrier_released((RanreadShared *) shared);
+	Datum		values[RUNNING_COLUMNS];
+	bool		nulls[RUNNING_COLUMNS] = {0};
+	RanreadLatency latency;
+	instr_time	end;
+	double		elapsed = 0;
+	Name		target = palloc(NAMEDATALEN);
+
+	/* the worker updates its histogram as it reads: take a copy */
+	memcpy(hist, &slot->hist, sizeof(RanreadHistogram));
+	ranread_hist_latency(hist, &latency);
+	if (released)
+	{
+		end = slot->end_time;
+		if (INSTR_TIME_IS_ZERO(end))
+			INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, shared->release_time);
+		elapsed = INSTR_TIME_GET_DOUBLE(end);
+	}
+	namestrcpy(target, shared->params.target_name);
+
+	values[0] = Int64GetDatum(shared->batch);
+	values[1] = Int32GetDatum(leader_pid);
+	values[2] = NameGetDatum(target);
+	values[3] = CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name);
+	values[4] = Int32GetDatum(shared->params.processes);
+	values[5] = Int32GetDatum(worker + 1);
+	values[6] = Int32GetDatum((int32) slot->pid);
+	nulls[6] = slot->pid == 0;
+	values[7] = CStringGetTextDatum(worker_state(shared, slot));
+	values[8] = Int64GetDatum((int64) hist->count);
+	values[9] = Int64GetDatum(shared->params.iterations);
+	nulls[9] = shared->params.iterations == 0;
+	values[10] = Float8GetDatum(elapsed);
+	values[11] = Float8GetDatum(Max(0.0, (double) shared->params.duration_ns / 1e9 - elapsed));
+	nulls[11] = shared->params.duration_ns == 0;
+	values[12] = Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0);
+	values[13] = Float8GetDatum(latency.mean_ms);
+	values[14] = Float8GetDatum(latency.p99_ms);
+	nulls[13] = nulls[14] = hist->count == 0;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * ranread_running(): one row per worker of the batch running now, read
+ * from the run's shared memory (attached, read only, for the call): reads
+ * done, elapsed time, IOPS, mean and p99 so far.  No rows when no batch
+ * runs.  The segment is checked before it is read: a handle reused by
+ * another segment, or a run that ended meanwhile, gives no rows.
+ */
+Datum
+ranread_running(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	dsm_handle	handle;
+	int64		batch;
+	dsm_segment *seg;
+	const RanreadShared *shared;
+	int			leader_pid;
+	RanreadHistogram *hist;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!running_segment(&handle, &batch))
+		return (Datum) 0;
+	seg = dsm_attach(handle);
+	if (seg == NULL)
+		return (Datum) 0;
+	shared = dsm_segment_address(seg);
+	if (dsm_segment_map_length(seg) < offsetof(RanreadShared, slots) ||
+		shared->magic != RANREAD_SHARED_MAGIC || shared->batch != batch ||
+		shared->params.processes < 1 || shared->params.processes > RANREAD_MAX_PROCESSES ||
+		dsm_segment_map_length(seg) < RanreadSharedSize(shared->params.processes))
+	{
+		dsm_detach(seg);
+		return (Datum) 0;
+	}
+	leader_pid = ProcGlobal->allProcs[shared->leader_pgprocno].pid;
+	hist = palloc(sizeof(RanreadHistogram));
+	for (int i = 0; i < shared->params.processes; i++)
+		put_worker_row(rsinfo, shared, i, leader_pid, hist);
+	dsm_detach(seg);
+	return (Datum) 0;
 }

@@ -78,7 +78,7 @@ stop_workers_on_detach(dsm_segment *seg, Datum arg)
 	pg_atomic_write_u32(&run->shared->stop_reason, RANREAD_STOP_CALLER_GONE);
 	for (i = 0; i < run->registered; i++)
 		TerminateBackgroundWorker(run->handles[i]);
-	ranread_release_run_locks(run->shared->batch);
+	ranread_release_run_locks(run->shared->batch, dsm_segment_handle(seg));
 }
 
 static void
@@ -273,7 +273,7 @@ ranread_run(PG_FUNCTION_ARGS)
 
 	ranread_lock_out_other_runs();
 	shared->magic = RANREAD_SHARED_MAGIC;
-	shared->batch = ranread_start_batch();
+	shared->batch = ranread_start_batch(dsm_segment_handle(seg));
 	shared->database_id = MyDatabaseId;
 	shared->user_id = GetUserId();
 	shared->leader_pgprocno = MyProc->pgprocno;
@@ -306,7 +306,7 @@ ranread_run(PG_FUNCTION_ARGS)
 
 	result = ranread_result_row(fcinfo, shared, &summary);
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
-	ranread_release_run_locks(shared->batch);
+	ranread_release_run_locks(shared->batch, dsm_segment_handle(seg));
 	dsm_detach(seg);
 	relation_close(target, NoLock);
 	PG_RETURN_DATUM(result);

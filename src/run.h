@@ -12,6 +12,7 @@
 
 #include "fmgr.h"
 #include "nodes/pg_list.h"
+#include "storage/dsm.h"
 
 #include "ranread.h"
 
@@ -21,8 +22,8 @@ extern void ranread_check_role_can_login(void);
 
 /* registry.c */
 extern void ranread_lock_out_other_runs(void);
-extern int64 ranread_start_batch(void);
-extern void ranread_release_run_locks(int64 batch);
+extern int64 ranread_start_batch(dsm_handle segment);
+extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
 extern int64 ranread_running_batch(int *leader_pid);
 extern List *ranread_worker_pids(void);
 

@@ -321,6 +321,7 @@ ranread_worker_main(Datum main_arg)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("ranread worker started with bad shared memory")));
 	slot = &shared->slots[worker];
+	slot->pid = MyProcPid;
 
 	/* before any heavyweight lock, as a parallel worker does */
 	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))

@@ -31,7 +31,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(83);
+SELECT plan(84);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -47,7 +47,7 @@ SELECT cmp_ok((SELECT count(*) FROM ranread_help()), '>', 0::bigint, 'ranread_he
 SELECT ok(EXISTS (SELECT 1 FROM ranread_help() AS h(line) WHERE line ~ ('^' || f || '\(')),
 		  format('a line of ranread_help() starts with %s(', f))
   FROM unnest(ARRAY['ranread_setup', 'ranread_run', 'ranread_stop', 'ranread_reset',
-					'ranread_export', 'ranread_drop', 'ranread_help']) WITH ORDINALITY AS u(f, n)
+					'ranread_export', 'ranread_drop', 'ranread_help', 'ranread_running']) WITH ORDINALITY AS u(f, n)
  ORDER BY n;
 
 -- ---------------------------------------------------------------------------

@@ -143,6 +143,7 @@ my @corpus = (
 	[ "ranread_help('x')", '42883' ],
 	[ "ranread_reset(1)", '42883' ],
 	[ "ranread_stop(1)", '42883' ],
+	[ "ranread_running('x')", '42883' ],
 );
 
 my $state = q{SELECT (SELECT count(*) FROM ranread_targets) || '/' || (SELECT count(*) FROM ranread_results)

@@ -1,0 +1,53 @@
+# ranread_running(): another session reads a running batch's live state
+# from the run's shared memory; nothing when no batch runs.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('running');
+$node->safe_psql('postgres', q{
+	SELECT ranread_setup('16 MB', target => 'live', log_level => 0);
+	CREATE ROLE nobody LOGIN;
+});
+
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'no rows while nothing runs');
+
+my ($h, $out, $err) = start_psql($node,
+	"SELECT status FROM ranread_run(3, NULL, 'live', mode => 'smgr', duration => '4s')");
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 3 AND min(reads) > 0 FROM ranread_running() WHERE state = 'reading'"),
+	'three workers are seen reading, each with reads done');
+my $row = $node->safe_psql('postgres', q{
+	SELECT batch = (SELECT last_value FROM ranread_batch_seq),
+		   leader_pid = (SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT status FROM ranread_run(3%'),
+		   target, mode, processes, count(DISTINCT pid), target_reads IS NULL,
+		   bool_and(elapsed_s > 0 AND time_left_s >= 0 AND time_left_s < 4 AND iops > 0 AND mean_ms > 0 AND p99_ms > 0)
+	FROM ranread_running() GROUP BY 1, 2, 3, 4, 5, 7});
+is($row, 't|t|live|smgr|3|3|t|t',
+	'batch, leader, target, mode and processes are the run\'s; each worker has its pid, elapsed time, time left, IOPS, mean and p99');
+my $first = $node->safe_psql('postgres', 'SELECT sum(reads) FROM ranread_running()');
+sleep 1;
+cmp_ok($node->safe_psql('postgres', 'SELECT sum(reads) FROM ranread_running()'), '>', $first,
+	'the reads done grow while the run runs');
+my ($ret, $o, $e) = $node->psql('postgres', 'SET ROLE nobody; SELECT * FROM ranread_running()');
+like($e, qr/permission denied for function ranread_running/, 'PUBLIC may not call it');
+$h->finish;
+like($$out, qr/completed/, 'the run completes');
+my $recorded = $node->safe_psql('postgres', 'SELECT reads FROM ranread_batches ORDER BY batch DESC LIMIT 1');
+cmp_ok($recorded, '>=', $first, 'the batch recorded at least the reads seen during the run');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'no rows once it has ended');
+
+# a role's own advisory locks cannot pose as a run's shared memory
+my ($ah) = start_psql($node, 'SELECT pg_advisory_lock(1381125682, 1), pg_advisory_lock(1381125683, 1); SELECT pg_sleep(30);');
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 2 FROM pg_locks WHERE locktype = 'advisory' AND classid IN (1381125682, 1381125683) AND granted"),
+	'a session holds advisory locks with ranread\'s keys in its own database');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'ranread_running() ignores them');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_advisory_lock(1381125682%' AND pid <> pg_backend_pid()");
+$ah->finish;
+
+done_testing();
