@@ -38,6 +38,8 @@ ALTER FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) SET 
 ALTER FUNCTION ranread_stop() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_reset() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_export(text) SET search_path = pg_catalog, pg_temp;
+-- the export writes the view's rows as they are: dates YYYY-MM-DD
+ALTER FUNCTION ranread_export(text) SET DateStyle = 'ISO, YMD';
 ALTER FUNCTION ranread_drop(name) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_help() SET search_path = pg_catalog, pg_temp;
 

@@ -184,7 +184,8 @@ CREATE FUNCTION ranread_export(directory text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_export'
 LANGUAGE C VOLATILE
-SET search_path = pg_catalog, pg_temp;
+SET search_path = pg_catalog, pg_temp
+SET DateStyle = 'ISO, YMD';
 
 CREATE FUNCTION ranread_drop(target name DEFAULT 'ranread_target')
 RETURNS text

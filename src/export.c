@@ -124,9 +124,10 @@ append_csv_field(StringInfo line, const char *value)
 
 /*
  * Write ranread_summary to a new file in directory (see create_export_file):
- * tab-separated with a header, RanRead's seven columns first, dates
- * YYYY-MM-DD and times HH:MM:SS, fields quoted as COPY's CSV format quotes
- * them.  A file that cannot be written whole is removed.
+ * every column of the view in its order (RanRead's seven first), a header,
+ * tab-separated, values as the view gives them (the function runs with
+ * DateStyle ISO: dates YYYY-MM-DD, times HH:MM:SS), fields quoted as COPY's
+ * CSV format quotes them.  A file that cannot be written whole is removed.
  */
 Datum
 ranread_export(PG_FUNCTION_ARGS)
@@ -144,13 +145,8 @@ ranread_export(PG_FUNCTION_ARGS)
 	check_export_directory(directory);
 
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT pg_catalog.to_char(run_date, 'YYYY-MM-DD') AS run_date, "
-							 "pg_catalog.to_char(run_time, 'HH24:MI:SS') AS run_time, target, iterations, processes, "
-							 "response_time_ms, iops, batch, mode, block_size, p50_ms, p95_ms, p99_ms, p999_ms, "
-							 "min_ms, max_ms, pct_over_2ms, pct_over_5ms, pct_over_10ms, mb_per_s, physical_pct, "
-							 "buffer_hits, buffer_misses, device, device_reads_per_s, device_read_wait_ms, "
-							 "device_util_pct, reads, wall_s, duration_s, evicted, status "
-							 "FROM %s.ranread_summary ORDER BY batch",
+	/* whatever the view has, in its order; DateStyle is ISO for the call (SQL) */
+	if (SPI_execute(psprintf("SELECT * FROM %s.ranread_summary ORDER BY batch",
 							 quote_identifier(ranread_extension_schema())),
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_summary");

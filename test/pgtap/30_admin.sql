@@ -62,8 +62,11 @@ SELECT is((status, mode, iterations), ('completed'::text, 'buffer'::text, NULL::
 SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'mkdir -p /tmp/ranread_tap_export && rm -f /tmp/ranread_tap_export/*'$$,
 				'an empty export directory owned by the server''s OS user');
 
+-- a session DateStyle that is not ISO must not change the file's dates
+SET DateStyle = 'SQL, DMY';
 CREATE TEMP TABLE tap_export AS
 SELECT clock_timestamp() AS t0, ranread_export('/tmp/ranread_tap_export') AS path, clock_timestamp() AS t1;
+RESET DateStyle;
 SELECT matches(path, '^/tmp/ranread_tap_export/ranread_\d{8}-\d{4}\.tsv$',
 			   'ranread_export returns DIRECTORY/ranread_YYYYMMDD-HHMM.tsv')
   FROM tap_export;
@@ -78,8 +81,8 @@ SELECT l.n, l.line
 SELECT is(line, E'run_date\trun_time\ttarget\titerations\tprocesses\tresponse_time_ms\tiops\tbatch\tmode\tblock_size\t'
 				 'p50_ms\tp95_ms\tp99_ms\tp999_ms\tmin_ms\tmax_ms\tpct_over_2ms\tpct_over_5ms\tpct_over_10ms\t'
 				 'mb_per_s\tphysical_pct\tbuffer_hits\tbuffer_misses\tdevice\tdevice_reads_per_s\t'
-				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus',
-		  'the first line is the tab-separated header, RanRead''s seven columns first')
+				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at',
+		  'the first line is the tab-separated header: every column of ranread_summary, RanRead''s seven first')
   FROM tap_lines WHERE n = 1;
 SELECT is((SELECT count(*) FROM tap_lines WHERE n > 1), (SELECT count(*) FROM ranread_summary),
 		  'one data line per row of ranread_summary');
@@ -99,7 +102,8 @@ SELECT results_eq(
 								   mb_per_s::text, physical_pct::text, buffer_hits::text, buffer_misses::text,
 								   device, device_reads_per_s::text, device_read_wait_ms::text, device_util_pct::text,
 								   reads::text, wall_s::text, duration_s::text,
-								   CASE evicted WHEN true THEN 't' WHEN false THEN 'f' END, status],
+								   CASE evicted WHEN true THEN 't' WHEN false THEN 'f' END, status,
+								   started_at::text],
 							 E'\t', '') COLLATE "default"
 		FROM ranread_summary ORDER BY batch$$,
 	'the data lines are ranread_summary''s rows, ordered by batch');
