@@ -1,14 +1,18 @@
 # ranread: PGXS build, like contrib/pg_prewarm and pgvector.
 EXTENSION = ranread
-EXTVERSION = 1.1
+# The version the control file installs: one place to change it.
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)
 
 MODULE_big = ranread
-OBJS = src/admin.o src/export.o src/extension.o src/help.o src/histogram.o \
+OBJS = src/admin.o src/export.o src/extension.o src/help.o src/histogram.o src/histogram_sql.o \
 	src/osstats.o src/readpath.o src/readpath_buffer.o src/readpath_direct.o \
 	src/readpath_smgr.o src/registry.o src/report.o src/results.o src/run.o \
 	src/run_arguments.o src/segments.o src/setup.o src/target.o src/worker.o
 # Private headers: not installed (PGXS installs HEADERS, so they are not called that).
 PRIVATE_HEADERS = $(wildcard src/*.h)
+
+# The library refuses to run against another version's SQL objects.
+PG_CPPFLAGS = -DRANREAD_VERSION=\"$(EXTVERSION)\"
 
 DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql sql/ranread--1.0--1.1.sql
 

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 includes=(-I. -I"$(pg_config --includedir-server)" -I"$(pg_config --includedir)/internal")
+# the Makefile passes the extension's version to the compiler; so must the analysers
+includes+=(-DRANREAD_VERSION="\"$(sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)\"")
 
 # pg_list.h's llast_cell() asserts list != NIL before using it; cppcheck reads
 # the Assert as a condition and reports a null dereference in the header.

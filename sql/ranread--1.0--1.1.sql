@@ -54,3 +54,75 @@ AS 'MODULE_PATHNAME', 'ranread_running'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_running() FROM PUBLIC;
+
+-- Latency histograms as stored (bigint[]): merge them, read a percentile.
+CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_add'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
+	SFUNC = ranread_histogram_add,
+	STYPE = bigint[],
+	PARALLEL = SAFE
+);
+
+CREATE FUNCTION ranread_histogram_percentile(histogram bigint[], fraction float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'ranread_histogram_percentile'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Each batch keeps its merged histogram; 1.0's batches get theirs from their worker rows.
+ALTER TABLE ranread_batches ADD COLUMN histogram bigint[];
+UPDATE ranread_batches b SET histogram = m.histogram
+FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
+	  FROM ranread_results r GROUP BY r.batch) m
+WHERE m.batch OPERATOR(pg_catalog.=) b.batch;
+
+-- Sub-millisecond latencies keep three significant digits in the view.
+-- A latency in ms as people read it: `decimals` decimals, or as many as keep
+-- three significant digits below 1 ms (0.00412, 0.0599, 0.500), so that flash
+-- does not show as 0.000.
+CREATE FUNCTION ranread_round_ms(ms float8, decimals int DEFAULT 3)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN round(ms::numeric,
+			 CASE WHEN ms > 0 AND ms < 1
+				  THEN GREATEST(decimals, LEAST(6, 2 - floor(log(ms::numeric))::int))
+				  ELSE decimals END);
+
+CREATE OR REPLACE VIEW ranread_summary AS
+SELECT run_date,
+	   run_time,
+	   target,
+	   iterations,
+	   processes,
+	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   round(iops::numeric) AS iops,
+	   batch,
+	   mode,
+	   block_size,
+	   ranread_round_ms(p50_ms) AS p50_ms,
+	   ranread_round_ms(p95_ms) AS p95_ms,
+	   ranread_round_ms(p99_ms) AS p99_ms,
+	   ranread_round_ms(p999_ms) AS p999_ms,
+	   ranread_round_ms(min_ms) AS min_ms,
+	   ranread_round_ms(max_ms) AS max_ms,
+	   round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
+	   round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
+	   round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
+	   round(mb_per_s::numeric, 1) AS mb_per_s,
+	   round(physical_pct::numeric, 1) AS physical_pct,
+	   buffer_hits,
+	   buffer_misses,
+	   device,
+	   round(device_reads_per_s::numeric) AS device_reads_per_s,
+	   ranread_round_ms(device_read_wait_ms) AS device_read_wait_ms,
+	   round(device_util_pct::numeric, 1) AS device_util_pct,
+	   reads,
+	   round(wall_s::numeric, 3) AS wall_s,
+	   duration_s,
+	   evicted,
+	   status,
+	   started_at
+FROM ranread_batches;

@@ -84,13 +84,25 @@ CREATE TABLE ranread_batches (
 	device_reads_per_s float8,
 	device_read_wait_ms float8,
 	device_util_pct float8,
-	status text NOT NULL
+	status text NOT NULL,
+	histogram bigint[]			-- every worker's reads, merged (NULL for 1.0's batches without rows)
 );
 
 SELECT pg_catalog.pg_extension_config_dump('ranread_targets', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_results', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_batches', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_batch_seq', '');
+
+-- A latency in ms as people read it: `decimals` decimals, or as many as keep
+-- three significant digits below 1 ms (0.00412, 0.0599, 0.500), so that flash
+-- does not show as 0.000.
+CREATE FUNCTION ranread_round_ms(ms float8, decimals int DEFAULT 3)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN round(ms::numeric,
+			 CASE WHEN ms > 0 AND ms < 1
+				  THEN GREATEST(decimals, LEAST(6, 2 - floor(log(ms::numeric))::int))
+				  ELSE decimals END);
 
 -- One row per batch: RanRead's seven columns first, in its order.
 CREATE VIEW ranread_summary AS
@@ -99,17 +111,17 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   round(response_time_ms::numeric, 2) AS response_time_ms,
+	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
 	   round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   round(p50_ms::numeric, 3) AS p50_ms,
-	   round(p95_ms::numeric, 3) AS p95_ms,
-	   round(p99_ms::numeric, 3) AS p99_ms,
-	   round(p999_ms::numeric, 3) AS p999_ms,
-	   round(min_ms::numeric, 3) AS min_ms,
-	   round(max_ms::numeric, 3) AS max_ms,
+	   ranread_round_ms(p50_ms) AS p50_ms,
+	   ranread_round_ms(p95_ms) AS p95_ms,
+	   ranread_round_ms(p99_ms) AS p99_ms,
+	   ranread_round_ms(p999_ms) AS p999_ms,
+	   ranread_round_ms(min_ms) AS min_ms,
+	   ranread_round_ms(max_ms) AS max_ms,
 	   round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
 	   round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
 	   round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
@@ -119,7 +131,7 @@ SELECT run_date,
 	   buffer_misses,
 	   device,
 	   round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   round(device_read_wait_ms::numeric, 3) AS device_read_wait_ms,
+	   ranread_round_ms(device_read_wait_ms) AS device_read_wait_ms,
 	   round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
 	   round(wall_s::numeric, 3) AS wall_s,
@@ -146,6 +158,23 @@ CREATE TYPE ranread_run_result AS (
 	buffer_hits bigint,
 	device_util_pct float8
 );
+
+-- Latency histograms as stored (bigint[]): merge them, read a percentile.
+CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_add'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
+	SFUNC = ranread_histogram_add,
+	STYPE = bigint[],
+	PARALLEL = SAFE
+);
+
+CREATE FUNCTION ranread_histogram_percentile(histogram bigint[], fraction float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'ranread_histogram_percentile'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION ranread_setup(size text DEFAULT NULL,
 							  tablespace name DEFAULT NULL,

@@ -70,8 +70,9 @@ check_may_stop(int pid)
 }
 
 /*
- * Stop every ranread worker of the cluster: signal each (SIGTERM; it records
- * what it measured with status "stopped" and exits).  While the batch that
+ * Stop every ranread worker of the cluster: signal each (RANREAD_STOP_SIGNAL:
+ * it stops reading, records what it measured with status "stopped" and
+ * exits; a worker already recording finishes, it is not terminated).  While the batch that
  * was running when we were called is still going, keep looking, so that its
  * workers still starting are stopped too and the function returns once that
  * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
@@ -97,7 +98,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 		{
 			int			pid = lfirst_int(lc);
 
-			if (!list_member_int(signalled, pid) && kill(pid, SIGTERM) == 0)
+			if (!list_member_int(signalled, pid) && kill(pid, RANREAD_STOP_SIGNAL) == 0)
 				signalled = lappend_int(signalled, pid);
 		}
 		if (batch == 0 && pids == NIL)

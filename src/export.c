@@ -144,6 +144,8 @@ ranread_export(PG_FUNCTION_ARGS)
 	directory = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	check_export_directory(directory);
 
+	/* the text outlives SPI_finish(), so it lives in the caller's context */
+	initStringInfo(&tsv);
 	SPI_connect();
 	/* whatever the view has, in its order; DateStyle is ISO for the call (SQL) */
 	if (SPI_execute(psprintf("SELECT * FROM %s.ranread_summary ORDER BY batch",
@@ -151,7 +153,6 @@ ranread_export(PG_FUNCTION_ARGS)
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_summary");
 
-	initStringInfo(&tsv);
 	for (int col = 1; col <= SPI_tuptable->tupdesc->natts; col++)
 	{
 		if (col > 1)

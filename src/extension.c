@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * extension.c
- *		The ranread extension itself: its OID and the schema it lives in.
+ *		The ranread extension itself: its OID, its schema, and whether its
+ *		SQL objects are the version this library was built for.
  *
  * Nothing is cached across calls: the extension may be dropped and created
  * again in another schema within one session.
@@ -16,7 +17,9 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/rel.h"
 #include "utils/lsyscache.h"
 
 #include "extension.h"
@@ -48,4 +51,42 @@ ranread_extension_schema(void)
 	table_close(rel, AccessShareLock);
 
 	return get_namespace_name(nsp);
+}
+
+/*
+ * Refuse to run against SQL objects of another version: after a new library
+ * is installed and before ALTER EXTENSION ranread UPDATE, the tables lack
+ * the columns this library records, and a run would lose its rows.
+ */
+void
+ranread_check_sql_version(void)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *installed = NULL;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ranread_extension_oid()));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		version = heap_getattr(tuple, Anum_pg_extension_extversion,
+										   RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			installed = text_to_cstring(DatumGetTextPP(version));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+
+	if (installed == NULL || strcmp(installed, RANREAD_VERSION) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread's SQL objects are version %s, but its library is version %s",
+						installed ? installed : "unknown", RANREAD_VERSION),
+				 errhint("Run ALTER EXTENSION ranread UPDATE.")));
 }

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * extension.h
- *		The ranread extension itself: its OID and the schema it lives in.
+ *		The ranread extension itself: its OID, its schema, and whether its
+ *		SQL objects are the version this library was built for.
  *
  *-------------------------------------------------------------------------
  */
@@ -10,5 +11,6 @@
 
 extern Oid	ranread_extension_oid(void);
 extern const char *ranread_extension_schema(void);
+extern void ranread_check_sql_version(void);
 
 #endif							/* RANREAD_EXTENSION_H */

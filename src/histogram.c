@@ -54,8 +54,8 @@ bucket_midpoint_ns(int index)
  * The value below which `fraction` (0..1) of the recorded reads fall, in
  * milliseconds; -1 when nothing was recorded.
  */
-static double
-percentile_ms(const RanreadHistogram *hist, double fraction)
+double
+ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
 {
 	uint64		rank;
 	uint64		seen = 0;
@@ -96,10 +96,10 @@ ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency)
 	latency->mean_ms = mean_ms(hist);
 	latency->min_ms = empty ? -1 : (double) hist->min_ns / NS_PER_MS;
 	latency->max_ms = empty ? -1 : (double) hist->max_ns / NS_PER_MS;
-	latency->p50_ms = percentile_ms(hist, 0.50);
-	latency->p95_ms = percentile_ms(hist, 0.95);
-	latency->p99_ms = percentile_ms(hist, 0.99);
-	latency->p999_ms = percentile_ms(hist, 0.999);
+	latency->p50_ms = ranread_hist_percentile_ms(hist, 0.50);
+	latency->p95_ms = ranread_hist_percentile_ms(hist, 0.95);
+	latency->p99_ms = ranread_hist_percentile_ms(hist, 0.99);
+	latency->p999_ms = ranread_hist_percentile_ms(hist, 0.999);
 }
 
 /*

@@ -48,6 +48,7 @@ typedef struct RanreadLatency
 extern void ranread_hist_init(RanreadHistogram *hist);
 extern void ranread_hist_merge(RanreadHistogram *into, const RanreadHistogram *from);
 extern void ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency);
+extern double ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction);
 extern double ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms);
 extern int	ranread_hist_used_buckets(const RanreadHistogram *hist);
 

@@ -13,6 +13,8 @@
 #ifndef RANREAD_H
 #define RANREAD_H
 
+#include <signal.h>
+
 #include "datatype/timestamp.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
@@ -30,6 +32,12 @@
 #define RANREAD_MAX_PROCESSES		1024
 #define RANREAD_MAX_BLOCK_SIZE		(1024 * 1024)
 #define RANREAD_MAX_DURATION_S		(7 * SECS_PER_DAY)
+
+/*
+ * ranread_stop()'s request to a worker: stop reading (or withdraw from the
+ * barrier) and record.  Unlike SIGTERM it never ends a worker that records.
+ */
+#define RANREAD_STOP_SIGNAL			SIGUSR2
 
 /* Advisory lock keys (first key) that serialise runs and name the running batch. */
 #define RANREAD_LOCK_RUN			0x52524e31
@@ -165,6 +173,7 @@ typedef struct RanreadBatchSummary
 	double		device_read_wait_ms;
 	double		device_util_pct;
 	RanreadStatus status;
+	RanreadHistogram *histogram;	/* every worker's reads, merged */
 } RanreadBatchSummary;
 
 /* results.c */

@@ -126,7 +126,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->mb_per_s = summary->iops * shared->params.block_size / BYTES_PER_MB;
 	}
 	summarize_device(shared, summary);
-	pfree(all);
+	summary->histogram = all;
 }
 
 /* The columns and parameters of one INSERT, added one by one. */
@@ -247,6 +247,7 @@ insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
 	return ok;
 }
 
+
 static Datum
 histogram_array(const RanreadHistogram *hist)
 {
@@ -308,6 +309,7 @@ ranread_record_batch(RanreadShared *shared)
 	add_column(&row, "device_read_wait_ms", FLOAT8OID, Float8GetDatum(summary.device_read_wait_ms), no_device);
 	add_column(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
+	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, NULL, 0);
 }

@@ -251,6 +251,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	Datum		result;
 	char	   *first_segment;
 
+	ranread_check_sql_version();
 	ranread_read_run_arguments(fcinfo, &params);
 	ranread_check_role_can_login();
 	target = ranread_target_open_for_run(params.target_name);

@@ -398,6 +398,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	instr_time	start;
 	instr_time	elapsed;
 
+	ranread_check_sql_version();
 	if (PG_ARGISNULL(2) || NameStr(*PG_GETARG_NAME(2))[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

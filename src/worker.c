@@ -8,8 +8,9 @@
  * the leader releases the barrier it reads uniformly random, block_size-aligned
  * units of the target for `iterations` reads or `duration`, timing each read
  * with the monotonic clock into its histogram.
- * SIGTERM (ranread_stop(), or the leader ending the run) and SIGINT end the
- * read loop early, and withdraw a worker still waiting at the barrier.
+ * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
+ * withdraws a worker that has not yet been released; so do SIGTERM (the
+ * leader ending the run) and SIGINT at the barrier and in the read loop.
  * Whatever ended it, the worker then records its own result row; the last
  * worker to stop reading samples the device's counters, and the last to
  * record writes the batch row (results.c).  Outside the barrier and the read
@@ -61,10 +62,11 @@ static volatile sig_atomic_t stop_requested = false;
 static volatile sig_atomic_t stop_gently = false;
 
 /*
- * SIGTERM and SIGINT at the barrier and in the read loop end the loop; the
- * worker then records what it measured.  Elsewhere they do what they do in
- * any backend: SIGTERM terminates (die()), SIGINT cancels the statement,
- * which is also how lock_timeout ends a lock wait.
+ * RANREAD_STOP_SIGNAL always asks the worker to stop reading (a worker not
+ * yet at the barrier withdraws when it gets there).  SIGTERM and SIGINT do
+ * the same at the barrier and in the read loop; elsewhere they do what they
+ * do in any backend: SIGTERM terminates (die()), SIGINT cancels the
+ * statement, which is also how lock_timeout ends a lock wait.
  */
 static void
 handle_stop_signal(SIGNAL_ARGS)
@@ -308,6 +310,7 @@ ranread_worker_main(Datum main_arg)
 
 	pqsignal(SIGTERM, handle_sigterm);
 	pqsignal(SIGINT, handle_sigint);
+	pqsignal(RANREAD_STOP_SIGNAL, handle_stop_signal);
 	BackgroundWorkerUnblockSignals();
 
 	/* The leader may already be gone: then there is nothing to do. */

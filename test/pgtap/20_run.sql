@@ -22,7 +22,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(89);
+SELECT plan(101);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -69,6 +69,29 @@ SELECT is((SELECT count(*) FROM ranread_results
 SELECT is((SELECT count(*) FROM ranread_results r
 			WHERE batch = :b1 AND (SELECT sum(h) FROM unnest(r.histogram) h) = r.reads),
 		  2::bigint, 'each worker''s histogram buckets add up to its reads');
+-- the batch keeps the merged histogram; SQL can merge and read them as the C code does
+SELECT is((SELECT histogram FROM ranread_batches WHERE batch = :b1),
+		  (SELECT ranread_histogram_merge(histogram) FROM ranread_results WHERE batch = :b1),
+		  'the batch''s histogram is its workers'' histograms merged (ranread_histogram_merge)');
+SELECT is((SELECT sum(h) FROM ranread_batches b, unnest(b.histogram) h WHERE batch = :b1), 1000::numeric,
+		  'and counts the batch''s 1000 reads');
+SELECT ok((SELECT bool_and(abs(ranread_histogram_percentile(histogram, f) - v) <= v / 128 + 1e-9)
+		   FROM ranread_batches, LATERAL (VALUES (0.5, p50_ms), (0.95, p95_ms), (0.99, p99_ms), (0.999, p999_ms)) AS q(f, v)
+		   WHERE batch = :b1),
+		  'ranread_histogram_percentile() gives the batch''s p50, p95, p99 and p999 within half a bucket');
+SELECT is(ranread_histogram_percentile('{0,0,5,5}', 0.5), 2e-6::float8,
+		  'percentiles read bucket midpoints: the 5th of 10 reads is in the 2 ns bucket');
+SELECT is(ranread_histogram_add('{1,2}', '{10,20,30}'), '{11,22,30}'::bigint[],
+		  'histograms of different lengths add bucket by bucket');
+SELECT is(ranread_histogram_percentile('{0,0}', 0.5), NULL, 'an empty histogram has no percentile');
+SELECT throws_ok($$SELECT ranread_histogram_percentile('{1}', 99)$$, '22023',
+				 'fraction must be greater than 0 and at most 1', 'a percentile is a fraction, not a percentage');
+SELECT throws_ok($$SELECT ranread_histogram_add('{-1}', '{1}')$$, '22023',
+				 'a ranread histogram cannot count a negative number of reads', 'negative counts are refused');
+SELECT throws_ok($$SELECT ranread_histogram_add('{{1},{2}}', '{1}')$$, '22023',
+				 'a ranread histogram must be a one-dimensional bigint array without nulls', 'two dimensions are refused');
+SELECT throws_ok(format('SELECT ranread_histogram_percentile(array_fill(1::bigint, ARRAY[%s]), 0.5)', 100000), '22023',
+				 'a ranread histogram has at most 2304 buckets', 'too many buckets are refused');
 SELECT is((SELECT count(*) FROM ranread_results
 			WHERE batch = :b1 AND 0 < min_ms AND min_ms <= p50_ms AND p50_ms <= p95_ms
 			  AND p95_ms <= p99_ms AND p99_ms <= p999_ms AND p999_ms <= max_ms),
@@ -146,10 +169,16 @@ SELECT is(ARRAY(SELECT column_name::text FROM information_schema.columns
 				 ORDER BY ordinal_position),
 		  ARRAY['run_date', 'run_time', 'target', 'iterations', 'processes', 'response_time_ms', 'iops'],
 		  'ranread_summary starts with RanRead''s seven columns, in RanRead''s order');
-SELECT is((s.response_time_ms, scale(s.response_time_ms)),
-		  (round(b.response_time_ms::numeric, 2), 2),
-		  'summary response_time_ms is rounded to 2 decimals')
+SELECT is((s.response_time_ms, s.p99_ms, s.max_ms),
+		  (ranread_round_ms(b.response_time_ms, 2), ranread_round_ms(b.p99_ms), ranread_round_ms(b.max_ms)),
+		  'summary latencies are rounded by ranread_round_ms: response_time_ms to 2 decimals, the others to 3')
   FROM ranread_summary s JOIN ranread_batches b USING (batch) WHERE batch = :b1;
+SELECT is(ARRAY[ranread_round_ms(0.0041234), ranread_round_ms(0.05991), ranread_round_ms(0.5),
+				ranread_round_ms(12.34567), ranread_round_ms(0.08, 2), ranread_round_ms(1.5, 2), ranread_round_ms(0)],
+		  ARRAY[0.00412, 0.0599, 0.500, 12.346, 0.0800, 1.50, 0.000]::numeric[],
+		  'below 1 ms three significant digits are kept (flash does not show as 0.000)');
+SELECT is(ARRAY[scale(ranread_round_ms(0.0041234)), scale(ranread_round_ms(0.5)), scale(ranread_round_ms(1.5, 2))],
+		  ARRAY[5, 3, 2], 'and the scale says so');
 SELECT is((s.iops, scale(s.iops)), (round(b.iops::numeric), 0),
 		  'summary iops is rounded to an integer')
   FROM ranread_summary s JOIN ranread_batches b USING (batch) WHERE batch = :b1;
@@ -157,13 +186,13 @@ SELECT is((s.run_date, s.run_time, s.target, s.iterations, s.processes, s.reads,
 		  (b.run_date, b.run_time, b.target, b.iterations, b.processes, b.reads, b.status),
 		  'summary row of the batch matches ranread_batches')
   FROM ranread_summary s JOIN ranread_batches b USING (batch) WHERE batch = :b1;
-SELECT lives_ok($$SELECT run_date, run_time, target, iterations, processes, round(avg(response_time_ms)::numeric, 2), round(sum(iops)) FROM ranread_results GROUP BY batch, run_date, run_time, target, iterations, processes$$,
+SELECT lives_ok($$SELECT run_date, run_time, target, iterations, processes, ranread_round_ms(avg(response_time_ms), 2), round(sum(iops)) FROM ranread_results GROUP BY batch, run_date, run_time, target, iterations, processes$$,
 				'RanRead''s summary query runs on ranread_results');
-SELECT is((SELECT count(*) FROM (SELECT run_date, run_time, target, iterations, processes, round(avg(response_time_ms)::numeric, 2), round(sum(iops)) FROM ranread_results GROUP BY batch, run_date, run_time, target, iterations, processes) q),
+SELECT is((SELECT count(*) FROM (SELECT run_date, run_time, target, iterations, processes, ranread_round_ms(avg(response_time_ms), 2), round(sum(iops)) FROM ranread_results GROUP BY batch, run_date, run_time, target, iterations, processes) q),
 		  (SELECT count(*) FROM ranread_summary),
 		  'RanRead''s summary query gives one row per batch, like ranread_summary');
 SELECT results_eq(
-	format($$SELECT run_date, run_time, target, iterations, processes, round(avg(response_time_ms)::numeric, 2) FROM ranread_results WHERE batch = %s GROUP BY batch, run_date, run_time, target, iterations, processes$$, :b1),
+	format($$SELECT run_date, run_time, target, iterations, processes, ranread_round_ms(avg(response_time_ms), 2) FROM ranread_results WHERE batch = %s GROUP BY batch, run_date, run_time, target, iterations, processes$$, :b1),
 	format($$SELECT run_date, run_time, target, iterations, processes, response_time_ms FROM ranread_summary WHERE batch = %s$$, :b1),
 	'RanRead''s summary query agrees with ranread_summary for a completed batch');
 SELECT cmp_ok(q.iops::numeric, '>=', s.iops - 1, 'RanRead''s summed iops is at least the batch''s iops')

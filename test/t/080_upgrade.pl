@@ -24,16 +24,35 @@ $node->safe_psql('old', q{
 	INSERT INTO ranread_targets VALUES ('old_target', 'old_target'::regclass, 8388608, 1024, 'pg_default');
 	CREATE TABLE payroll (salary int);
 	INSERT INTO ranread_targets VALUES ('payroll', 'payroll'::regclass, 8192, 1, 'pg_default');
-	SELECT ranread_setup('8 MB', target => 'run_target', log_level => 0);
 });
-# history recorded under 1.0
-$node->safe_psql('old', "SELECT ranread_run(2, 50, 'run_target')") for 1 .. 2;
+# History as 1.0 recorded it: two batches of two workers, 50 reads each.
+$node->safe_psql('old', q{
+	INSERT INTO ranread_results (batch, worker, run_date, run_time, started_at, target, mode, block_size,
+								 processes, iterations, evicted, reads, elapsed_s, iops, bytes_physical,
+								 status, histogram)
+	SELECT b, w, current_date, '10:00:00', now(), 'old_target', 'smgr', 8192, 2, 50, true, 50, 0.1, 500,
+		   409600, 'completed', CASE w WHEN 1 THEN '{0,0,50}'::bigint[] ELSE '{0,0,0,50}' END
+	FROM generate_series(1, 2) b, generate_series(1, 2) w;
+	INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes,
+								 iterations, evicted, reads, wall_s, iops, mb_per_s, status)
+	SELECT b, current_date, '10:00:00', now(), 'old_target', 'smgr', 8192, 2, 50, true, 100, 0.1, 1000, 7.8,
+		   'completed'
+	FROM generate_series(1, 2) b;
+	SELECT setval('ranread_batch_seq', 2);
+});
+my ($r, $o, $e) = $node->psql('old', "SELECT ranread_run(1, 10, 'old_target')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/55000: ranread's SQL objects are version 1.0, but its library is version $version.*\n.*HINT:  Run ALTER EXTENSION ranread UPDATE/,
+	'the new library refuses to run against 1.0\'s tables, which lack its columns');
 my $history = q{SELECT (SELECT count(*) FROM ranread_results) || ' ' || (SELECT count(*) FROM ranread_batches)
 	|| ' ' || (SELECT sum(reads) FROM ranread_batches) || ' ' || (SELECT string_agg(status, ',') FROM ranread_summary)};
 my $before = $node->safe_psql('old', $history);
 is($before, '4 2 200 completed,completed', 'two batches recorded under 1.0');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
 is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
+is($node->safe_psql('old', 'SELECT string_agg(histogram::text, \' \' ORDER BY batch) FROM ranread_batches'),
+	'{0,0,50,50} {0,0,50,50}', "1.0's batches get their merged histograms from their worker rows");
+$node->safe_psql('old', "SELECT ranread_setup('8 MB', target => 'run_target', log_level => 0)");
 is($node->safe_psql('old', "SELECT status || ' ' || batch FROM ranread_run(1, 10, 'run_target')"), 'completed 3',
 	'a run after the update records the next batch');
 is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'ranread'"), $version,
