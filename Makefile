@@ -20,9 +20,20 @@ TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --inputdir=test --load-extension=ranread
 
+# The fault-injection suites (test/t/*.pl, PostgreSQL::Test::Cluster) run
+# through PGXS's prove_installcheck.  They make their own clusters, and
+# initdb refuses root, so they are a target of their own (test/run-tap.sh
+# runs it as the postgres user) rather than part of installcheck.
+PROVE_TESTS ?= test/t/*.pl
+PROVE_FLAGS = -I test/t
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+.PHONY: tapcheck
+tapcheck:
+	$(prove_installcheck)
 
 # PGXS tracks no header dependencies; every object reads the shared layouts.
 # (scripts/test.sh builds with COPT=-Werror, so CI catches every new warning;

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # run-tap.sh: the fault-injection TAP suite (test/t/*.pl), which drives its own
-# clusters with PostgreSQL::Test::Cluster.  initdb refuses root, so the tests
-# run as the postgres OS user in a scratch copy it owns.  Run as root after
-# `make install`; scripts/test.sh calls it.
+# clusters with PostgreSQL::Test::Cluster, through PGXS's prove_installcheck
+# (`make tapcheck`).  initdb refuses root, so the tests run as the postgres OS
+# user in a scratch copy of the tree it owns.  Run as root after
+# `make install`; scripts/test.sh calls it.  Arguments name test files
+# (test/t/070_maintenance.pl ...); without any, all run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pgbin=$(pg_config --bindir)
-pgxs=$(dirname "$(dirname "$(dirname "$(pg_config --pgxs)")")")  # .../lib/pgxs
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
-cp -r test/t "$scratch/t"
+cp -r Makefile ranread.control test "$scratch/"
 
 # A small file system for the disk-full test (t/020_disk_full.pl skips
 # without one): 512 MB of ext4 on a loop device.
@@ -24,11 +24,9 @@ else
 fi
 chown -R postgres: "$scratch"
 
-cd "$scratch"
 status=0
-runuser -u postgres -- env PATH="$pgbin:$PATH" TESTDIR="$scratch" RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" \
-	PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-	prove -I "$pgxs/src/test/perl" ${*:-t/*.pl} || status=$?
+runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" \
+	make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
