@@ -34,7 +34,6 @@ $$;
 
 -- Every query the functions run is immune to the caller's search_path.
 ALTER FUNCTION ranread_setup(text, name, name, int) SET search_path = pg_catalog, pg_temp;
-ALTER FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_stop() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_reset() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_export(text) SET search_path = pg_catalog, pg_temp;
@@ -126,3 +125,21 @@ SELECT run_date,
 	   status,
 	   started_at
 FROM ranread_batches;
+
+-- ranread_run returns the batch's row as ranread_summary shows it (rounded),
+-- instead of a type of its own.  A changed return type means a new function:
+-- GRANTs on the old one are gone and must be given again.
+DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean);
+DROP TYPE ranread_run_result;
+CREATE FUNCTION ranread_run(processes int,
+							iterations bigint,
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true)
+RETURNS ranread_summary			-- the batch's row, as the view shows it
+AS 'MODULE_PATHNAME', 'ranread_run'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) FROM PUBLIC;

@@ -141,24 +141,6 @@ SELECT run_date,
 	   started_at
 FROM ranread_batches;
 
-CREATE TYPE ranread_run_result AS (
-	batch bigint,
-	processes int,
-	iterations bigint,
-	response_time_ms float8,
-	p50_ms float8,
-	p99_ms float8,
-	max_ms float8,
-	iops float8,
-	mb_per_s float8,
-	status text,
-	mode text,
-	block_size int,
-	physical_pct float8,
-	buffer_hits bigint,
-	device_util_pct float8
-);
-
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
 CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
 RETURNS bigint[]
@@ -192,7 +174,7 @@ CREATE FUNCTION ranread_run(processes int,
 							block_size int DEFAULT 8192,
 							duration interval DEFAULT NULL,
 							evict boolean DEFAULT true)
-RETURNS ranread_run_result
+RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;

@@ -24,7 +24,7 @@ static const char *const help_lines[] = {
 	"ranread_setup(size text DEFAULT NULL, tablespace name DEFAULT NULL, target name DEFAULT 'ranread_target', log_level int DEFAULT 1)",
 	"    - Creates an unlogged target table and writes every block with incompressible data; size NULL means twice the server's memory; log_level 0 (silent) to 3 (verbose).",
 	"ranread_run(processes int, iterations bigint, target name DEFAULT 'ranread_target', mode text DEFAULT 'smgr', block_size int DEFAULT 8192, duration interval DEFAULT NULL, evict boolean DEFAULT true)",
-	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches.",
+	"    - Starts processes background workers that each time iterations (or, with duration, as many as fit) random reads of block_size bytes; records one row per worker in ranread_results and one per batch in ranread_batches, and returns the batch's row of ranread_summary.",
 	HELP_MODES,
 	"ranread_running()",
 	"    - The batch running now, one row per worker: state, reads done, elapsed time, time left, IOPS, mean and p99 so far, read live from the run's shared memory by any session. No rows when nothing runs.",

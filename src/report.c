@@ -12,10 +12,19 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 
+#include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
@@ -157,36 +166,81 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						shared->batch, ranread_status_name(summary->status), summary->reads)));
 }
 
+/*
+ * ranread_run() returns a row of ranread_summary, so its caller must be
+ * allowed to read the view: checked before the run, not after it.
+ */
+void
+ranread_check_can_read_summary(void)
+{
+	const char *schema = ranread_extension_schema();
+	Oid			view = get_relname_relid("ranread_summary", get_namespace_oid(schema, false));
+	AclResult	aclresult;
+
+	if (!OidIsValid(view))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("view \"%s.ranread_summary\" does not exist", schema)));
+	aclresult = pg_class_aclcheck(view, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_VIEW, "ranread_summary");
+}
+
+/*
+ * ranread_run()'s row: the batch's row as ranread_summary shows it, read
+ * with a fresh snapshot (the last worker committed it after this statement
+ * began, and under REPEATABLE READ too).  NULL, after the WARNING that says
+ * so, when the row could not be recorded, or cannot be read back at once
+ * because another session locks ranread_batches: the leader does not wait.
+ */
 Datum
-ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
-		   const RanreadBatchSummary *summary)
+ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared, bool *isnull)
 {
 	TupleDesc	tupdesc;
-	Datum		values[15];
-	bool		nulls[15] = {0};
+	MemoryContext caller_context = CurrentMemoryContext;
+	SPIPlanPtr	plan;
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(shared->batch)};
+	Datum		result = (Datum) 0;
+	Oid			batches;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	values[0] = Int64GetDatum(shared->batch);
-	values[1] = Int32GetDatum(shared->params.processes);
-	values[2] = Int64GetDatum(shared->params.iterations);
-	nulls[2] = shared->params.iterations == 0;
-	values[3] = Float8GetDatum(summary->latency.mean_ms);
-	values[4] = Float8GetDatum(summary->latency.p50_ms);
-	values[5] = Float8GetDatum(summary->latency.p99_ms);
-	values[6] = Float8GetDatum(summary->latency.max_ms);
-	values[7] = Float8GetDatum(summary->iops);
-	values[8] = Float8GetDatum(summary->mb_per_s);
-	values[9] = CStringGetTextDatum(ranread_status_name(summary->status));
-	values[10] = CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name);
-	values[11] = Int32GetDatum(shared->params.block_size);
-	values[12] = Float8GetDatum(summary->physical_pct);
-	values[13] = Int64GetDatum(summary->buffer_hits);
-	nulls[13] = !(ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_COUNTS_BUFFER_HITS);
-	values[14] = Float8GetDatum(summary->device_util_pct);
-	nulls[14] = !summary->device_sampled;
-	for (int i = 3; i <= 6; i++)
-		nulls[i] = summary->reads == 0;
-	nulls[12] = summary->reads == 0;
-	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+	tupdesc = BlessTupleDesc(tupdesc);
+	*isnull = true;
+	if (!shared->batch_recorded)
+		return (Datum) 0;
+	batches = get_relname_relid("ranread_batches", get_namespace_oid(shared->schema_name, false));
+	if (!OidIsValid(batches) || !ConditionalLockRelationOid(batches, AccessShareLock))
+	{
+		ereport(WARNING,
+				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but could not be read back", shared->batch),
+				 errdetail("Another session holds a lock on ranread_batches."),
+				 errhint("SELECT * FROM ranread_summary WHERE batch = " INT64_FORMAT ";", shared->batch)));
+		return (Datum) 0;
+	}
+
+	SPI_connect();
+	plan = SPI_prepare(psprintf("SELECT * FROM %s.ranread_summary WHERE batch OPERATOR(pg_catalog.=) $1",
+								quote_identifier(shared->schema_name)),
+					   1, argtypes);
+	if (plan == NULL ||
+		SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(), InvalidSnapshot,
+							 true, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_summary");
+	*isnull = SPI_processed != 1;
+	if (!*isnull)
+	{
+		Datum	   *values = palloc(sizeof(Datum) * tupdesc->natts);
+		bool	   *nulls = palloc(sizeof(bool) * tupdesc->natts);
+
+		if (SPI_tuptable->tupdesc->natts != tupdesc->natts)
+			elog(ERROR, "ranread_summary does not match ranread_run's result type");
+		heap_deform_tuple(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, values, nulls);
+		/* the row must outlive SPI_finish() */
+		MemoryContextSwitchTo(caller_context);
+		result = HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	}
+	SPI_finish();
+	return result;
 }

@@ -249,11 +249,13 @@ ranread_run(PG_FUNCTION_ARGS)
 	RunState   *run;
 	RanreadBatchSummary summary;
 	Datum		result;
+	bool		result_isnull;
 	char	   *first_segment;
 
 	ranread_check_sql_version();
 	ranread_read_run_arguments(fcinfo, &params);
 	ranread_check_role_can_login();
+	ranread_check_can_read_summary();
 	target = ranread_target_open_for_run(params.target_name);
 	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params.block_size / BLCKSZ))
 		ereport(ERROR,
@@ -305,10 +307,12 @@ ranread_run(PG_FUNCTION_ARGS)
 	ranread_summarize_batch(shared, &summary);
 	ranread_report_run(shared, &summary);
 
-	result = ranread_result_row(fcinfo, shared, &summary);
+	result = ranread_result_row(fcinfo, shared, &result_isnull);
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 	ranread_release_run_locks(shared->batch, dsm_segment_handle(seg));
 	dsm_detach(seg);
 	relation_close(target, NoLock);
+	if (result_isnull)
+		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);
 }

@@ -28,9 +28,10 @@ extern int64 ranread_running_batch(int *leader_pid);
 extern List *ranread_worker_pids(void);
 
 /* report.c */
+extern void ranread_check_can_read_summary(void);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);
 extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
-								const RanreadBatchSummary *summary);
+								bool *isnull);
 
 #endif							/* RANREAD_RUN_H */

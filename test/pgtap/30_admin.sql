@@ -31,7 +31,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(84);
+SELECT plan(85);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -242,8 +242,14 @@ SELECT pg_temp.tap_rows() AS rows_before \gset
 GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) TO tap_bench;
 SET ROLE tap_bench;
 SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
+				 '42501', 'permission denied for view ranread_summary',
+				 'with EXECUTE alone, a run is refused before it starts: it returns a row of ranread_summary');
+RESET ROLE;
+GRANT SELECT ON ranread_summary TO tap_bench;
+SET ROLE tap_bench;
+SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
 				 '42501', 'permission denied for table ranread_targets',
-				 'with EXECUTE alone, a run cannot look up its target');
+				 'without SELECT on ranread_targets, a run cannot look up its target');
 RESET ROLE;
 GRANT SELECT ON ranread_targets TO tap_bench;
 SET ROLE tap_bench;
@@ -264,7 +270,7 @@ GRANT USAGE ON SEQUENCE ranread_batch_seq TO tap_bench;
 GRANT INSERT ON ranread_results, ranread_batches TO tap_bench;
 SELECT coalesce(max(batch), 0) AS b_before_bench FROM ranread_results \gset
 SET ROLE tap_bench;
-SELECT is(status, 'completed', 'tap_bench runs with EXECUTE, SELECT on ranread_targets, USAGE on the sequence and INSERT on the history')
+SELECT is(status, 'completed', 'tap_bench runs with EXECUTE, SELECT on ranread_summary, ranread_targets and the target, USAGE on the sequence and INSERT on the history')
   FROM ranread_run(2, 200, 'tap_admin');
 RESET ROLE;
 SELECT coalesce(max(batch), 0) AS b_bench FROM ranread_results \gset

@@ -41,6 +41,15 @@ my $recorded = $node->safe_psql('postgres', 'SELECT reads FROM ranread_batches O
 cmp_ok($recorded, '>=', $first, 'the batch recorded at least the reads seen during the run');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'no rows once it has ended');
 
+# ranread_run returns the batch's row itself, read with a fresh snapshot:
+# also under REPEATABLE READ, whose snapshot predates the worker's commit
+is($node->safe_psql('postgres', q{BEGIN ISOLATION LEVEL REPEATABLE READ;
+	SELECT count(*) FROM ranread_batches;
+	SELECT r.batch = s.batch AND r.iops = s.iops FROM ranread_run(1, 10, 'live') r, ranread_summary s WHERE s.batch = r.batch;
+	SELECT status FROM ranread_run(1, 10, 'live');
+	COMMIT;}), "1\ncompleted",
+	'under REPEATABLE READ ranread_run still returns its batch\'s row (while the statement\'s own snapshot cannot see it)');
+
 # a role's own advisory locks cannot pose as a run's shared memory
 my ($ah) = start_psql($node, 'SELECT pg_advisory_lock(1381125682, 1), pg_advisory_lock(1381125683, 1); SELECT pg_sleep(30);');
 ok($node->poll_query_until('postgres',
