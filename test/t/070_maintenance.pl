@@ -92,4 +92,17 @@ like($err, qr/55000: ranread target "maint" is empty or incomplete/, 'a truncate
 is($node->safe_psql('postgres', "SELECT ranread_drop('maint')"), 'dropped ranread target "maint"',
 	'ranread_drop() removes it');
 
+# DROP EXTENSION takes its targets with it (1.0 left them behind, and a new
+# CREATE EXTENSION then could not set up a target of the same name).
+$node->safe_psql('postgres', "SELECT ranread_setup('8 MB', target => 'kept', log_level => 0)");
+my $file = $node->safe_psql('postgres', "SELECT pg_relation_filepath('kept')");
+$node->safe_psql('postgres', 'DROP EXTENSION ranread');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'kept'"), '0',
+	'DROP EXTENSION drops the targets');
+$node->safe_psql('postgres', 'CHECKPOINT');
+ok(!-e $node->data_dir . "/$file", 'and their files (after the next checkpoint)');
+$node->safe_psql('postgres', "CREATE EXTENSION ranread; SELECT ranread_setup('8 MB', target => 'kept', log_level => 0)");
+is($node->safe_psql('postgres', "SELECT status FROM ranread_run(1, 10, 'kept')"), 'completed',
+	'after CREATE EXTENSION a target of the same name is set up and runs');
+
 done_testing();
