@@ -3,7 +3,7 @@
 #
 # Installs dependencies, builds with warnings as errors (COPT=-Werror), installs, runs the
 # static analysis (scripts/lint.sh), then runs
-# test/run-suite.sh (pg_regress, pgTAP, shell TAP tests) twice on throwaway
+# test/run-suite.sh (pg_regress, pgTAP) twice on throwaway
 # clusters made by pg_virtualenv, without and with data checksums, and last
 # the fault-injection suite test/run-tap.sh (crashes, disk full, slots, bad
 # input, soak, privileges), which makes its own clusters, and the main paths

@@ -4,7 +4,6 @@
 #
 #   pg_regress  test/sql, test/expected   the stable SQL surface
 #   pgTAP       test/pgtap/*.sql          behaviour, in database ranread_tap
-#   shell TAP   test/shell/*.sh           NOTICE text, files, signals
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +16,3 @@ createdb ranread_tap
 psql -X -q -d ranread_tap -c "CREATE EXTENSION pgtap; CREATE EXTENSION ranread; CREATE EXTENSION dblink; CREATE EXTENSION amcheck; CREATE EXTENSION pageinspect; CREATE EXTENSION pg_prewarm;"
 PGDATABASE=ranread_tap pg_prove --ext .sql test/pgtap/
 
-PGDATABASE=ranread_tap prove test/shell/

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
-cp -r Makefile ranread.control test "$scratch/"
+cp -r Makefile ranread.control src test "$scratch/"
 
 # A small file system for the disk-full test (t/020_disk_full.pl skips
 # without one): 512 MB of ext4 on a loop device.
@@ -22,14 +22,23 @@ if truncate -s 512M "$scratch/smallfs.img" && mkfs.ext4 -q "$scratch/smallfs.img
 else
 	echo "run-tap.sh: could not mount a loop file system; the disk-full test will skip" >&2
 fi
+# A ramfs, which refuses O_DIRECT, for test/t/035_physical.pl (skips without one).
+ramfs="$scratch/ramfs"
+mkdir -p "$ramfs"
+if mount -t ramfs ramfs "$ramfs" 2>/dev/null; then
+	export RANREAD_RAMFS="$ramfs"
+else
+	echo "run-tap.sh: could not mount a ramfs; the direct I/O refusal test will skip" >&2
+fi
+trap 'umount "$smallfs" "$ramfs" 2>/dev/null || true' EXIT
 chown -R postgres: "$scratch"
 
 status=0
-runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" \
+runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
 	make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
 fi
-umount "$smallfs" 2>/dev/null || true
+umount "$smallfs" "$ramfs" 2>/dev/null || true
 rm -rf "$scratch"

@@ -6,7 +6,7 @@
 -- transactions.  Uses its own targets tap_modes* and tablespace
 -- tap_modes_tmpfs (under /dev/shm), and cleans up at the end.
 -- error, not warning: small targets, re-reads and cached runs are warned
--- about; none of that belongs in TAP output (test/shell/30_physical.t checks it).
+-- about; none of that belongs in TAP output (test/t/035_physical.pl checks it).
 SET client_min_messages = error;
 
 -- Leftovers of an aborted earlier run of this file, if any.
@@ -140,7 +140,7 @@ SELECT cmp_ok((SELECT sum(bytes_physical) FROM ranread_results w WHERE w.batch =
   FROM tap_runs r WHERE r.pos = 5;
 -- smgr issues a unit as 8 consecutive smgrread() calls, as PostgreSQL 15
 -- would; the kernel's readahead may fetch more, which physical_pct shows
--- (above 100 %) and the run points out in a NOTICE (test/shell/30_physical.t).
+-- (above 100 %) and the run points out in a NOTICE (test/t/035_physical.pl).
 SELECT cmp_ok(b.physical_pct, '>=', 80::float8,
 			  'smgr 64 kB: physical_pct counts readahead too, never less than what was read')
   FROM ranread_batches b JOIN tap_runs r USING (batch) WHERE r.pos = 5;

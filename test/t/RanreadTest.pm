@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
-  log_is_clean orphan_bytes);
+  log_is_clean orphan_bytes shown lines_matching);
 
 # A started cluster with ranread created in database postgres.
 sub new_node
@@ -51,6 +51,24 @@ sub wait_for_readers
 	my ($node, $n) = @_;
 	return $node->poll_query_until('postgres',
 		"SELECT count(*) >= $n FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'");
+}
+
+# What psql shows for $sql (one or more statements): the result rows and every
+# NOTICE, WARNING, ERROR, DETAIL and HINT line, as `psql -c` prints them.
+sub shown
+{
+	my ($node, $sql, %opts) = @_;
+	my ($ret, $out, $err) = $node->psql($opts{db} // 'postgres', $sql,
+		extra_params => $opts{verbose} ? [ '-v', 'VERBOSITY=verbose' ] : []);
+	$err =~ s/^psql:<stdin>:\d+: //mg;
+	return "$out\n$err";
+}
+
+# How many lines of $text match $re.
+sub lines_matching
+{
+	my ($text, $re) = @_;
+	return scalar(grep { /$re/ } split /\n/, $text);
 }
 
 # SQLSTATE of the first ERROR in psql's verbose stderr, or '' if none.

@@ -1,0 +1,31 @@
+# A run whose caller is cancelled or terminated: every worker gone within 1 s,
+# and what the workers measured recorded with status "cancelled".
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(sleep);
+use RanreadTest;
+
+my $node = new_node('caller_gone');
+$node->safe_psql('postgres', "SELECT ranread_setup('16 MB', target => 'gone', log_level => 0)");
+
+foreach my $how ('cancel', 'terminate')
+{
+	my ($h) = start_psql($node, "SELECT * FROM ranread_run(2, 1000000000, 'gone')");
+	ok(wait_for_readers($node, 2), "$how: two workers are reading");
+	$node->safe_psql('postgres', "SELECT pg_${how}_backend(pid) FROM pg_stat_activity
+		WHERE backend_type = 'client backend' AND query LIKE '%ranread_run(2, 1000000000%' AND pid <> pg_backend_pid()");
+	sleep 1;
+	is(worker_count($node), '0', "$how: no ranread worker alive 1 s after pg_${how}_backend() of the caller");
+	$h->finish;
+	my $batch = $node->safe_psql('postgres', 'SELECT max(batch) FROM ranread_batches');
+	is($node->safe_psql('postgres',
+		"SELECT count(*) FILTER (WHERE status = 'cancelled' AND reads > 0) FROM ranread_results WHERE batch = $batch"),
+		'2', "$how: both workers recorded their reads as cancelled");
+	is($node->safe_psql('postgres', "SELECT status FROM ranread_batches WHERE batch = $batch"), 'cancelled',
+		"$how: the batch is recorded as cancelled");
+}
+done_testing();
