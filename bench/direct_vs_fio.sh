@@ -453,8 +453,10 @@ for n in steps:
 most = max((r["reads"] for k, rs in runs.items() for r in rs), default=0)
 blocks = size / 8192
 print()
-reread = 1 - blocks * (1 - 2.718281828459045 ** (-most / blocks)) / most if most else 0
-print(f"largest run: {most} reads over {blocks:.0f} blocks; expected share of re-reads in it {reread:.1%}")
+# ranread reads every block once before any again (a permutation), so only reads past the
+# first pass re-read (fio's random map does the same)
+reread = max(0, most - blocks) / most if most else 0
+print(f"largest run: {most} reads over {blocks:.0f} blocks; share of re-reads in it {reread:.1%}")
 if reread > 0.10:
     print("  (mode 'smgr' can answer re-reads from the page cache, a cache below the OS can answer"
           " any mode's; --size makes the share smaller)")

@@ -73,6 +73,8 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Each batch keeps its merged histogram; 1.0's batches get theirs from their worker rows.
 ALTER TABLE ranread_batches ADD COLUMN histogram bigint[];
+-- 1.1 reads every unit once before any again, and counts the reads after that.
+ALTER TABLE ranread_batches ADD COLUMN wrapped_reads bigint;
 UPDATE ranread_batches b SET histogram = m.histogram
 FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
 	  FROM ranread_results r GROUP BY r.batch) m
@@ -123,7 +125,8 @@ SELECT run_date,
 	   duration_s,
 	   evicted,
 	   status,
-	   started_at
+	   started_at,
+	   wrapped_reads
 FROM ranread_batches;
 
 -- ranread_run returns the batch's row as ranread_summary shows it (rounded),

@@ -85,7 +85,8 @@ CREATE TABLE ranread_batches (
 	device_read_wait_ms float8,
 	device_util_pct float8,
 	status text NOT NULL,
-	histogram bigint[]			-- every worker's reads, merged (NULL for 1.0's batches without rows)
+	histogram bigint[],			-- every worker's reads, merged (NULL for 1.0's batches without rows)
+	wrapped_reads bigint		-- reads of units read before in the run (NULL for 1.0's batches)
 );
 
 SELECT pg_catalog.pg_extension_config_dump('ranread_targets', '');
@@ -138,7 +139,8 @@ SELECT run_date,
 	   duration_s,
 	   evicted,
 	   status,
-	   started_at
+	   started_at,
+	   wrapped_reads
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.

@@ -73,6 +73,7 @@ typedef struct RanreadWorkerSlot
 	uint64		bytes_physical; /* fetched from storage during the loop */
 	int64		buffer_hits;	/* shared buffer hits during the loop */
 	int64		buffer_misses;
+	uint64		wrapped_reads;	/* reads after the run had read every unit */
 	bool		recording;		/* inserting its ranread_results row */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per timed read */
@@ -168,6 +169,7 @@ typedef struct RanreadBatchSummary
 	double		physical_pct;	/* bytes fetched from storage / bytes read */
 	int64		buffer_hits;
 	int64		buffer_misses;
+	int64		wrapped_reads;	/* reads of units the run had read before */
 	bool		device_sampled;
 	double		device_reads_per_s;
 	double		device_read_wait_ms;

@@ -29,9 +29,6 @@
 #include "readpath.h"
 #include "run.h"
 
-/* Warn when more than this fraction of reads will re-read a block. */
-#define REREAD_WARNING_FRACTION	0.05
-
 /* Warn when less than this share of the bytes read came from storage. */
 #define PHYSICAL_WARNING_PCT	95.0
 
@@ -39,31 +36,26 @@
 #define READAHEAD_NOTICE_PCT	110.0
 
 /*
- * Uniform random reads revisit units: of R reads over U units, about
- * U * (1 - exp(-R / U)) touch a unit for the first time.  Every other read
- * re-reads a block this run has already brought into the OS page cache, and
- * may be answered from memory.  Warn before the run when that is more than a
- * few percent.
+ * A run reads every unit once, in a random order, before it reads any unit
+ * again (permutation.c): warn before a run that asks for more reads than the
+ * target has units, since its re-reads can be answered by the OS page cache.
+ * Direct reads bypass the cache; a time-based run is told afterwards.
  */
 void
 ranread_warn_about_rereads(const RanreadShared *shared)
 {
-	double		reads = (double) shared->params.processes * (double) shared->params.iterations;
-	double		units = (double) shared->target_units;
-	double		rereads;
+	int64		reads = (int64) shared->params.processes * shared->params.iterations;
+	int64		units = shared->target_units;
 
-	/* a time-based run's count is unknown */
 	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		shared->params.iterations == 0)
+		shared->params.iterations == 0 || reads <= units)
 		return;
-	rereads = 1.0 - units * (1.0 - exp(-reads / units)) / reads;
-	if (rereads > REREAD_WARNING_FRACTION)
-		ereport(WARNING,
-				(errmsg("about %.0f%% of this run's reads will re-read a block read earlier in the run",
-						rereads * 100.0),
-				 errdetail("%.0f random reads over a target of %.0f read units; re-reads can be answered by the OS page cache instead of the device.",
-						   reads, units),
-				 errhint("Use fewer iterations or a larger target (ranread_setup).")));
+	ereport(WARNING,
+			(errmsg("%.0f%% of this run's reads will re-read a unit read earlier in the run",
+					100.0 * (double) (reads - units) / (double) reads),
+			 errdetail("The run asks for " INT64_FORMAT " reads of a target of " INT64_FORMAT " read units: it reads every unit once before any again, and the last " INT64_FORMAT " reads can be answered by the OS page cache instead of the device.",
+					   reads, units, reads - units),
+			 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 }
 
 /*
@@ -160,6 +152,13 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						summary->physical_pct),
 				 errhint("Mode %s issues each read of block_size bytes as one request, without readahead.",
 						 ranread_readpath_names(RANREAD_PATH_BYPASSES_PAGE_CACHE))));
+	if (summary->wrapped_reads > 0 && shared->params.iterations == 0 &&
+		!(readpath->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " read every unit of its target and went on: " INT64_FORMAT " of its " INT64_FORMAT " reads re-read a unit",
+						shared->batch, summary->wrapped_reads, summary->reads),
+				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
+				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(NOTICE,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",

@@ -113,6 +113,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		bytes_physical += slot->bytes_physical;
 		summary->buffer_hits += slot->buffer_hits;
 		summary->buffer_misses += slot->buffer_misses;
+		summary->wrapped_reads += (int64) slot->wrapped_reads;
 	}
 	summary->reads = (int64) all->count;
 	ranread_hist_latency(all, &summary->latency);
@@ -310,6 +311,7 @@ ranread_record_batch(RanreadShared *shared)
 	add_column(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
+	add_column(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, NULL, 0);
 }

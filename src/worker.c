@@ -5,9 +5,11 @@
  *
  * A worker attaches to the run's shared memory, connects to the caller's
  * database as the caller's role, opens its read path and reports ready.  Once
- * the leader releases the barrier it reads uniformly random, block_size-aligned
- * units of the target for `iterations` reads or `duration`, timing each read
- * with the monotonic clock into its histogram.
+ * the leader releases the barrier it reads block_size-aligned units of the
+ * target in the order of a keyed pseudo-random permutation (permutation.c),
+ * the workers taking turns along it, so that no unit is read twice before
+ * every unit has been read once; it does so for `iterations` reads or
+ * `duration`, timing each read with the monotonic clock into its histogram.
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
  * withdraws a worker that has not yet been released; so do SIGTERM (the
  * leader ending the run) and SIGINT at the barrier and in the read loop.
@@ -30,7 +32,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "common/pg_prng.h"
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -47,6 +48,7 @@
 #include "utils/wait_event.h"
 
 #include "compat.h"
+#include "permutation.h"
 #include "ranread.h"
 #include "readpath.h"
 
@@ -151,7 +153,8 @@ static void
 read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				  const RanreadReadPath *path, void *state, int worker)
 {
-	pg_prng_state rng;
+	RanreadPermutation order;
+	uint64		pass = 0;
 	int64		hits_before = pgBufferUsage.shared_blks_hit;
 	int64		misses_before = pgBufferUsage.shared_blks_read;
 	uint64		deadline_ns = shared->params.duration_ns > 0 ?
@@ -164,16 +167,27 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				 errmsg("could not read the I/O accounting of the worker from \"/proc/thread-self/io\""),
 				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
 	slot->io_accounted = true;
-	pg_prng_seed(&rng, shared->seed ^ ((uint64) (worker + 1) * UINT64CONST(0x9E3779B97F4A7C15)));
+	ranread_permutation_init(&order, shared->target_units, shared->seed);
 	for (i = 0; (shared->params.iterations == 0 || i < shared->params.iterations) && !stop_requested; i++)
 	{
-		BlockNumber unit = (BlockNumber) pg_prng_uint64_range(&rng, 0, shared->target_units - 1);
+		/* the workers take turns along one permutation of the units */
+		uint64		position = (uint64) i * shared->params.processes + worker;
+		BlockNumber unit;
 		instr_time	start;
 		instr_time	end;
 		uint64		end_ns;
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
+		if (position / shared->target_units != pass)
+		{
+			/* every unit has been read: the next pass has an order of its own */
+			pass = position / shared->target_units;
+			ranread_permutation_init(&order, shared->target_units,
+									 shared->seed + pass * UINT64CONST(0x9E3779B97F4A7C15));
+		}
+		slot->wrapped_reads += pass > 0;
+		unit = (BlockNumber) ranread_permutation_map(&order, position % shared->target_units);
 
 		INSTR_TIME_SET_CURRENT(start);
 		path->read_unit(state, unit * shared->blocks_per_read);

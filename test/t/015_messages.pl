@@ -38,10 +38,20 @@ $out = shown($node, "SELECT * FROM ranread_run(1, 300, 'messages', evict => fals
 like($out, qr/^NOTICE:  latency percentiles: p50 = (0\.0*[1-9][0-9]{2}|[1-9][0-9]*\.[0-9]{2})ms, /m,
 	'a sub-millisecond p50 keeps three significant digits');
 
-$out = shown($node, "SELECT * FROM ranread_run(2, 200, 'messages')");
-is(lines_matching($out, qr/^WARNING/), 0, '400 reads over 8192 blocks: no re-read warning');
-$out = shown($node, "SELECT * FROM ranread_run(2, 2000, 'messages')");
-like($out, qr/^WARNING:  about 21% of this run's reads will re-read a block read earlier in the run$/m,
-	'4000 reads over 8192 blocks: the re-read warning gives the expected share');
+# Each run reads every unit once, in a random order, before any again.
+$out = shown($node, "SELECT * FROM ranread_run(2, 4096, 'messages')");
+is(lines_matching($out, qr/^WARNING/), 0, '2 x 4096 reads of 8192 units: no re-read warning');
+is($node->safe_psql('postgres', 'SELECT wrapped_reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), '0',
+	'and no read re-read a unit (wrapped_reads = 0)');
+$out = shown($node, "SELECT * FROM ranread_run(2, 5000, 'messages')");
+like($out, qr/^WARNING:  18% of this run's reads will re-read a unit read earlier in the run$/m,
+	'2 x 5000 reads of 8192 units: the warning before the run gives the exact share, 1808 of 10000');
+is($node->safe_psql('postgres', 'SELECT wrapped_reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), '1808',
+	'and the batch counts exactly those 1808 re-reads');
+$out = shown($node, "SELECT * FROM ranread_run(2, NULL, 'messages', evict => false, duration => '1 s')");
+like($out, qr/^WARNING:  batch \d+ read every unit of its target and went on: \d+ of its \d+ reads re-read a unit$/m,
+	'a time-based run that wraps around says so after the run');
+is($node->safe_psql('postgres', 'SELECT wrapped_reads > 0 AND wrapped_reads < reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), 't',
+	'and counts its re-reads');
 
 done_testing();

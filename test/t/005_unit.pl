@@ -1,0 +1,35 @@
+# The C unit tests of test/unit: each NAME_test.c is built with src/NAME.c and
+# run; its TAP lines become this file's.  histogram_test.c checks the latency
+# histogram's percentiles against exact ones (relative error <= 1/128);
+# permutation_test.c checks the read-unit permutation is a bijection.
+use strict;
+use warnings;
+use File::Basename;
+use FindBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $top = "$FindBin::RealBin/../..";
+my $server_includes = `pg_config --includedir-server`;
+chomp $server_includes;
+
+foreach my $source (sort glob("$top/test/unit/*_test.c"))
+{
+	my ($name) = basename($source) =~ /^(.*)_test\.c$/;
+	my $bin = PostgreSQL::Test::Utils::tempdir() . "/${name}_test";
+	is(system('cc', '-O2', "-I$top/src", "-I$server_includes", '-o', $bin,
+			$source, "$top/src/$name.c", '-lm'), 0, "$name: the unit test builds");
+	my @lines = `$bin`;
+	my $status = $? >> 8;
+	my ($planned) = ($lines[0] // '') =~ /^1\.\.(\d+)$/;
+	my $checks = 0;
+	foreach my $line (@lines)
+	{
+		next unless $line =~ /^(not )?ok \d+ - (.*)$/;
+		ok(!defined $1, "$name: $2");
+		$checks++;
+	}
+	is($checks, $planned, "$name: the unit test ran the $checks checks it planned");
+	is($status, 0, "$name: and exited 0");
+}
+done_testing();
