@@ -75,6 +75,9 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 ALTER TABLE ranread_batches ADD COLUMN histogram bigint[];
 -- 1.1 reads every unit once before any again, and counts the reads after that.
 ALTER TABLE ranread_batches ADD COLUMN wrapped_reads bigint;
+-- physical_pct counts reads the device answered (1.1); the bytes the kernel fetched per read
+-- (readahead included) get their own column.
+ALTER TABLE ranread_batches ADD COLUMN kb_per_read float8;
 UPDATE ranread_batches b SET histogram = m.histogram
 FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
 	  FROM ranread_results r GROUP BY r.batch) m
@@ -126,7 +129,8 @@ SELECT run_date,
 	   evicted,
 	   status,
 	   started_at,
-	   wrapped_reads
+	   wrapped_reads,
+	   round(kb_per_read::numeric, 1) AS kb_per_read
 FROM ranread_batches;
 
 -- ranread_run returns the batch's row as ranread_summary shows it (rounded),

@@ -86,7 +86,8 @@ CREATE TABLE ranread_batches (
 	device_util_pct float8,
 	status text NOT NULL,
 	histogram bigint[],			-- every worker's reads, merged (NULL for 1.0's batches without rows)
-	wrapped_reads bigint		-- reads of units read before in the run (NULL for 1.0's batches)
+	wrapped_reads bigint,		-- reads of units read before in the run (NULL for 1.0's batches)
+	kb_per_read float8			-- kB the kernel fetched from storage per read (NULL for 1.0's batches)
 );
 
 SELECT pg_catalog.pg_extension_config_dump('ranread_targets', '');
@@ -140,7 +141,8 @@ SELECT run_date,
 	   evicted,
 	   status,
 	   started_at,
-	   wrapped_reads
+	   wrapped_reads,
+	   round(kb_per_read::numeric, 1) AS kb_per_read
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.

@@ -39,7 +39,7 @@ static const char *const help_lines[] = {
 	"ranread_help()",
 	"    - Shows this text.",
 	"SELECT * FROM ranread_summary ORDER BY batch;",
-	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles, share of reads over 2/5/10 ms, physical_pct (bytes fetched from storage / bytes read), device statistics and status.",
+	"    - One row per batch: run_date, run_time, target, iterations, processes, response_time_ms, iops, then percentiles, share of reads over 2/5/10 ms, physical_pct (share of reads the device answered), kb_per_read (readahead), device statistics and status.",
 };
 
 static void

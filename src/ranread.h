@@ -74,6 +74,7 @@ typedef struct RanreadWorkerSlot
 	int64		buffer_hits;	/* shared buffer hits during the loop */
 	int64		buffer_misses;
 	uint64		wrapped_reads;	/* reads after the run had read every unit */
+	uint64		memory_reads;	/* reads whose unit was in memory beforehand */
 	bool		recording;		/* inserting its ranread_results row */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per timed read */
@@ -166,7 +167,8 @@ typedef struct RanreadBatchSummary
 	double		pct_over_10ms;
 	double		iops;
 	double		mb_per_s;
-	double		physical_pct;	/* bytes fetched from storage / bytes read */
+	double		physical_pct;	/* share of reads the device answered */
+	double		kb_per_read;	/* kB the kernel fetched from storage per read */
 	int64		buffer_hits;
 	int64		buffer_misses;
 	int64		wrapped_reads;	/* reads of units the run had read before */

@@ -29,11 +29,11 @@
 #include "readpath.h"
 #include "run.h"
 
-/* Warn when less than this share of the bytes read came from storage. */
+/* Warn when the device answered less than this share of the reads. */
 #define PHYSICAL_WARNING_PCT	95.0
 
 /* Point out readahead when the kernel fetched this much more than asked. */
-#define READAHEAD_NOTICE_PCT	110.0
+#define READAHEAD_NOTICE_FACTOR	1.10
 
 /*
  * A run reads every unit once, in a random order, before it reads any unit
@@ -141,15 +141,15 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						summary->buffer_hits, summary->buffer_misses)));
 	if (summary->physical_pct < PHYSICAL_WARNING_PCT)
 		ereport(WARNING,
-				(errmsg("only %.0f%% of the bytes read in batch " INT64_FORMAT " were fetched from storage",
+				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",
 						summary->physical_pct, shared->batch),
-				 errdetail("The rest was answered from memory (%s), so the latencies are not the device's.",
+				 errdetail("The rest found their unit in memory (%s) before they were issued, so the latencies are not the device's.",
 						   readpath->memory_hit),
-				 errhint("Is the target smaller than twice the server's memory, was evict turned off, or was the target prewarmed?")));
-	else if (summary->physical_pct > READAHEAD_NOTICE_PCT)
+				 errhint("Is the target smaller than twice the server's memory, was evict turned off, was the target prewarmed, or did readahead bring units in (see kb_per_read)?")));
+	if (summary->kb_per_read * 1024.0 > READAHEAD_NOTICE_FACTOR * shared->params.block_size)
 		ereport(NOTICE,
-				(errmsg("the kernel fetched %.0f%% of the bytes requested: its readahead was part of each read",
-						summary->physical_pct),
+				(errmsg("the kernel fetched %.1f kB from storage per read of %d kB: its readahead was part of the reads",
+						summary->kb_per_read, shared->params.block_size / 1024),
 				 errhint("Mode %s issues each read of block_size bytes as one request, without readahead.",
 						 ranread_readpath_names(RANREAD_PATH_BYPASSES_PAGE_CACHE))));
 	if (summary->wrapped_reads > 0 && shared->params.iterations == 0 &&

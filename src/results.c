@@ -58,13 +58,22 @@ seconds_since_release(const RanreadShared *shared, instr_time end)
 	return INSTR_TIME_GET_DOUBLE(end);
 }
 
-/* Bytes fetched from storage as a percentage of bytes read; -1 if none read. */
+/* The share of reads the device answered, in percent; -1 if none read. */
 static double
-physical_pct(uint64 bytes_physical, uint64 reads, int block_size)
+physical_pct(uint64 memory_reads, uint64 reads)
 {
 	if (reads == 0)
 		return -1;
-	return 100.0 * (double) bytes_physical / ((double) reads * block_size);
+	return 100.0 * (double) (reads - Min(memory_reads, reads)) / (double) reads;
+}
+
+/* kB the kernel fetched from storage per read (readahead shows here); -1 if none read. */
+static double
+kb_per_read(uint64 bytes_physical, uint64 reads)
+{
+	if (reads == 0)
+		return -1;
+	return (double) bytes_physical / 1024.0 / (double) reads;
 }
 
 /* Device counters over the run: reads/s, average wait and utilisation. */
@@ -98,6 +107,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 {
 	RanreadHistogram *all = palloc(sizeof(RanreadHistogram));
 	uint64		bytes_physical = 0;
+	uint64		memory_reads = 0;
 	int			i;
 
 	ranread_hist_init(all);
@@ -111,6 +121,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->wall_s = Max(summary->wall_s, seconds_since_release(shared, slot->end_time));
 		summary->status = Max(summary->status, slot->status);
 		bytes_physical += slot->bytes_physical;
+		memory_reads += slot->memory_reads;
 		summary->buffer_hits += slot->buffer_hits;
 		summary->buffer_misses += slot->buffer_misses;
 		summary->wrapped_reads += (int64) slot->wrapped_reads;
@@ -120,7 +131,8 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
-	summary->physical_pct = physical_pct(bytes_physical, all->count, shared->params.block_size);
+	summary->physical_pct = physical_pct(memory_reads, all->count);
+	summary->kb_per_read = kb_per_read(bytes_physical, all->count);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
@@ -278,7 +290,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
 	add_column(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
 	add_measure(&row, "physical_pct",
-				physical_pct(slot->bytes_physical, hist->count, shared->params.block_size));
+				physical_pct(slot->memory_reads, hist->count));
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
@@ -304,6 +316,7 @@ ranread_record_batch(RanreadShared *shared)
 	add_measure(&row, "pct_over_5ms", summary.pct_over_5ms);
 	add_measure(&row, "pct_over_10ms", summary.pct_over_10ms);
 	add_measure(&row, "physical_pct", summary.physical_pct);
+	add_measure(&row, "kb_per_read", summary.kb_per_read);
 	add_buffer_columns(&row, shared, summary.buffer_hits, summary.buffer_misses);
 	add_column(&row, "device", TEXTOID, CStringGetTextDatum(shared->device.name), no_device);
 	add_column(&row, "device_reads_per_s", FLOAT8OID, Float8GetDatum(summary.device_reads_per_s), no_device);

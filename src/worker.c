@@ -49,6 +49,7 @@
 
 #include "compat.h"
 #include "permutation.h"
+#include "residency.h"
 #include "ranread.h"
 #include "readpath.h"
 
@@ -155,6 +156,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 {
 	RanreadPermutation order;
 	uint64		pass = 0;
+	RanreadResidency *residency = NULL;
 	int64		hits_before = pgBufferUsage.shared_blks_hit;
 	int64		misses_before = pgBufferUsage.shared_blks_read;
 	uint64		deadline_ns = shared->params.duration_ns > 0 ?
@@ -168,11 +170,16 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
 	slot->io_accounted = true;
 	ranread_permutation_init(&order, shared->target_units, shared->seed);
+	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
+		residency = ranread_residency_open(shared->target_node, shared->target_blocks,
+										   shared->blocks_per_read);
 	for (i = 0; (shared->params.iterations == 0 || i < shared->params.iterations) && !stop_requested; i++)
 	{
 		/* the workers take turns along one permutation of the units */
 		uint64		position = (uint64) i * shared->params.processes + worker;
 		BlockNumber unit;
+		bool		from_memory;
+		int64		hits_before_read;
 		instr_time	start;
 		instr_time	end;
 		uint64		end_ns;
@@ -189,9 +196,17 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		slot->wrapped_reads += pass > 0;
 		unit = (BlockNumber) ranread_permutation_map(&order, position % shared->target_units);
 
+		/* the proof of physical reads, by count: was the unit in memory already? */
+		from_memory = residency != NULL &&
+			ranread_residency_cached(residency, unit * shared->blocks_per_read, shared->blocks_per_read);
+		hits_before_read = pgBufferUsage.shared_blks_hit;
+
 		INSTR_TIME_SET_CURRENT(start);
 		path->read_unit(state, unit * shared->blocks_per_read);
 		INSTR_TIME_SET_CURRENT(end);
+		if (pgBufferUsage.shared_blks_hit - hits_before_read == shared->blocks_per_read)
+			from_memory = true; /* every block was in shared buffers */
+		slot->memory_reads += from_memory;
 		end_ns = ranread_instr_time_ns(end);
 		ranread_hist_record(&slot->hist, end_ns - ranread_instr_time_ns(start));
 		if (end_ns >= deadline_ns)
@@ -199,6 +214,8 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	}
 	INSTR_TIME_SET_CURRENT(slot->end_time);
 	record_physical_bytes(slot);
+	if (residency != NULL)
+		ranread_residency_close(residency);
 	slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
 	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
 }

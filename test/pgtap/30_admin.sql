@@ -81,7 +81,7 @@ SELECT l.n, l.line
 SELECT is(line, E'run_date\trun_time\ttarget\titerations\tprocesses\tresponse_time_ms\tiops\tbatch\tmode\tblock_size\t'
 				 'p50_ms\tp95_ms\tp99_ms\tp999_ms\tmin_ms\tmax_ms\tpct_over_2ms\tpct_over_5ms\tpct_over_10ms\t'
 				 'mb_per_s\tphysical_pct\tbuffer_hits\tbuffer_misses\tdevice\tdevice_reads_per_s\t'
-				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads',
+				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads\tkb_per_read',
 		  'the first line is the tab-separated header: every column of ranread_summary, RanRead''s seven first')
   FROM tap_lines WHERE n = 1;
 SELECT is((SELECT count(*) FROM tap_lines WHERE n > 1), (SELECT count(*) FROM ranread_summary),
@@ -103,7 +103,7 @@ SELECT results_eq(
 								   device, device_reads_per_s::text, device_read_wait_ms::text, device_util_pct::text,
 								   reads::text, wall_s::text, duration_s::text,
 								   CASE evicted WHEN true THEN 't' WHEN false THEN 'f' END, status,
-								   started_at::text, wrapped_reads::text],
+								   started_at::text, wrapped_reads::text, kb_per_read::text],
 							 E'\t', '') COLLATE "default"
 		FROM ranread_summary ORDER BY batch$$,
 	'the data lines are ranread_summary''s rows, ordered by batch');

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ *
+ * residency.h
+ *		Whether the OS page cache holds a unit of the target before it is
+ *		read: the count behind physical_pct.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_RESIDENCY_H
+#define RANREAD_RESIDENCY_H
+
+#include "storage/block.h"
+#include "storage/relfilenode.h"
+
+typedef struct RanreadResidency RanreadResidency;
+
+extern RanreadResidency *ranread_residency_open(RelFileNode node, BlockNumber blocks,
+												int blocks_per_read);
+extern bool ranread_residency_cached(RanreadResidency *residency, BlockNumber first_block,
+									 int nblocks);
+extern void ranread_residency_close(RanreadResidency *residency);
+
+#endif							/* RANREAD_RESIDENCY_H */
