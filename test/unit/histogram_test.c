@@ -19,16 +19,7 @@
 #define SAMPLES		200000
 #define MAX_RELATIVE_ERROR	(1.0 / 128.0)
 
-static int	test_number = 0;
-static int	failures = 0;
-
-static void
-ok(bool pass, const char *what)
-{
-	printf("%sok %d - %s\n", pass ? "" : "not ", ++test_number, what);
-	if (!pass)
-		failures++;
-}
+#include "unit_tap.h"
 
 static int
 compare_uint64(const void *a, const void *b)

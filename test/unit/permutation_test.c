@@ -16,16 +16,7 @@
 #undef printf
 #undef snprintf
 
-static int	test_number = 0;
-static int	failures = 0;
-
-static void
-ok(bool pass, const char *what)
-{
-	printf("%sok %d - %s\n", pass ? "" : "not ", ++test_number, what);
-	if (!pass)
-		failures++;
-}
+#include "unit_tap.h"
 
 /* Every position maps to a distinct unit below units. */
 static bool
