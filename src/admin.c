@@ -82,7 +82,7 @@ check_may_stop(int pid)
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
 {
-	int64		batch = ranread_running_batch(NULL);
+	int64		batch = ranread_running_batch(NULL, NULL);
 	List	   *signalled = NIL;
 	ListCell   *lc;
 
@@ -90,7 +90,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 	{
 		List	   *pids = ranread_worker_pids();
 
-		if (batch != 0 && ranread_running_batch(NULL) != batch)
+		if (batch != 0 && ranread_running_batch(NULL, NULL) != batch)
 			break;
 		foreach(lc, pids)
 			check_may_stop(lfirst_int(lc));

@@ -163,7 +163,7 @@ ranread_lock_out_other_runs(void)
 		return;
 	}
 
-	running_batch = ranread_running_batch(&leader_pid);
+	running_batch = ranread_running_batch(&leader_pid, NULL);
 	if (running_batch == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
@@ -179,33 +179,45 @@ ranread_lock_out_other_runs(void)
 
 /*
  * The batch running now, as its leader advertises it with the batch advisory
- * lock, and (if leader_pid is given) the leader's process ID; 0 if none.
- * ranread's locks are in database 0, where no SQL-level advisory lock can be
- * taken (pg_advisory_lock() uses the current database), so no role can
- * pretend that a batch runs.
+ * lock, and (each if asked for) the leader's process ID and the run's shared
+ * memory segment (DSM_HANDLE_INVALID while the leader has not advertised it
+ * yet); 0 if no batch runs.  ranread's locks are in database 0, where no
+ * SQL-level advisory lock can be taken (pg_advisory_lock() uses the current
+ * database), so no role can pretend that a batch runs.
  */
 int64
-ranread_running_batch(int *leader_pid)
+ranread_running_batch(int *leader_pid, dsm_handle *segment)
 {
 	int64		batch = 0;
 
+	if (segment != NULL)
+		*segment = DSM_HANDLE_INVALID;
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
-							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND database OPERATOR(pg_catalog.=) 0 "
-							 "AND classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
-							 "AND objsubid OPERATOR(pg_catalog.=) 2 AND granted "
-							 "ORDER BY objid DESC LIMIT 1",
-							 (uint32) RANREAD_LOCK_BATCH), true, 1) == SPI_OK_SELECT &&
+	if (SPI_execute(psprintf("SELECT b.objid::bigint, b.pid, s.objid::bigint FROM pg_catalog.pg_locks b "
+							 "LEFT JOIN pg_catalog.pg_locks s ON s.pid OPERATOR(pg_catalog.=) b.pid "
+							 "AND s.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND s.database OPERATOR(pg_catalog.=) 0 "
+							 "AND s.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND s.granted "
+							 "WHERE b.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND b.database OPERATOR(pg_catalog.=) 0 "
+							 "AND b.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+							 "AND b.objsubid OPERATOR(pg_catalog.=) 2 AND b.granted "
+							 "ORDER BY b.objid DESC LIMIT 1",
+							 (uint32) RANREAD_LOCK_SEGMENT, (uint32) RANREAD_LOCK_BATCH),
+					true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
+		HeapTuple	row = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
+		Datum		handle;
 
-		batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-											SPI_tuptable->tupdesc, 1, &isnull));
+		batch = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
 		if (leader_pid != NULL)
-			*leader_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
-													  SPI_tuptable->tupdesc, 2, &isnull));
+			*leader_pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
+		handle = SPI_getbinval(row, desc, 3, &isnull);
+		if (segment != NULL && !isnull)
+			*segment = (dsm_handle) DatumGetInt64(handle);
 	}
 	SPI_finish();
 	return batch;
@@ -228,40 +240,6 @@ ranread_start_batch(dsm_handle segment)
 	set_segment_lock_tag(&tag, segment);
 	(void) LockAcquire(&tag, ShareLock, true, false);
 	return batch;
-}
-
-/*
- * The shared memory segment of the running batch, as its leader advertises
- * it, and that batch's number; false if no batch runs.
- */
-static bool
-running_segment(dsm_handle *segment, int64 *batch)
-{
-	bool		found = false;
-
-	SPI_connect();
-	if (SPI_execute(psprintf("SELECT s.objid::bigint, b.objid::bigint FROM pg_catalog.pg_locks s "
-							 "JOIN pg_catalog.pg_locks b ON b.pid OPERATOR(pg_catalog.=) s.pid "
-							 "AND b.locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND b.database OPERATOR(pg_catalog.=) 0 "
-							 "AND b.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND b.granted "
-							 "WHERE s.locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND s.database OPERATOR(pg_catalog.=) 0 "
-							 "AND s.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND s.granted "
-							 "LIMIT 1",
-							 (uint32) RANREAD_LOCK_BATCH, (uint32) RANREAD_LOCK_SEGMENT), true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		bool		isnull;
-
-		*segment = (dsm_handle) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-															 SPI_tuptable->tupdesc, 1, &isnull));
-		*batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-											 SPI_tuptable->tupdesc, 2, &isnull));
-		found = true;
-	}
-	SPI_finish();
-	return found;
 }
 
 /* What a worker is doing, from its slot. */
@@ -347,7 +325,8 @@ ranread_running(PG_FUNCTION_ARGS)
 	RanreadHistogram *hist;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (!running_segment(&handle, &batch))
+	batch = ranread_running_batch(NULL, &handle);
+	if (batch == 0 || handle == DSM_HANDLE_INVALID)
 		return (Datum) 0;
 	seg = dsm_attach(handle);
 	if (seg == NULL)

@@ -24,7 +24,7 @@ extern void ranread_check_role_can_login(void);
 extern void ranread_lock_out_other_runs(void);
 extern int64 ranread_start_batch(dsm_handle segment);
 extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
-extern int64 ranread_running_batch(int *leader_pid);
+extern int64 ranread_running_batch(int *leader_pid, dsm_handle *segment);
 extern List *ranread_worker_pids(void);
 
 /* report.c */

@@ -177,6 +177,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	{
 		/* the workers take turns along one permutation of the units */
 		uint64		position = (uint64) i * shared->params.processes + worker;
+		uint64		position_pass;
 		BlockNumber unit;
 		bool		from_memory;
 		int64		hits_before_read;
@@ -186,15 +187,16 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
-		if (position / shared->target_units != pass)
+		position_pass = position / shared->target_units;
+		if (position_pass != pass)
 		{
 			/* every unit has been read: the next pass has an order of its own */
-			pass = position / shared->target_units;
+			pass = position_pass;
 			ranread_permutation_init(&order, shared->target_units,
 									 shared->seed + pass * UINT64CONST(0x9E3779B97F4A7C15));
 		}
 		slot->wrapped_reads += pass > 0;
-		unit = (BlockNumber) ranread_permutation_map(&order, position % shared->target_units);
+		unit = (BlockNumber) ranread_permutation_map(&order, position - pass * shared->target_units);
 
 		/* the proof of physical reads, by count: was the unit in memory already? */
 		from_memory = residency != NULL &&
