@@ -12,6 +12,8 @@
 #define RANREAD_COMPAT_H
 
 #include "portability/instr_time.h"
+#include "storage/block.h"
+#include "storage/fd.h"
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
 #error "ranread has been built and tested against PostgreSQL 15 only"
@@ -33,5 +35,19 @@ ranread_instr_time_ns(instr_time t)
  */
 #define RANREAD_REL_NODE(rel)		((rel)->rd_node)
 #define RANREAD_RELPATH(node)		relpathbackend((node), InvalidBackendId, MAIN_FORKNUM)
+
+/*
+ * md.c's private record of one open segment file, which SMgrRelationData
+ * points to (md_seg_fds) without defining.  Identical in 15, 16 and 17; a
+ * port checks it against md.c's MdfdVec.
+ */
+typedef struct RanreadMdfdVec
+{
+	File		mdfd_vfd;		/* fd number in fd.c's pool */
+	BlockNumber mdfd_segno;		/* segment number, from 0 */
+} RanreadMdfdVec;
+
+#define RANREAD_SMGR_OPEN_SEGMENT(reln, i) \
+	(((RanreadMdfdVec *) (reln)->md_seg_fds[MAIN_FORKNUM])[(i)])
 
 #endif							/* RANREAD_COMPAT_H */

@@ -8,7 +8,8 @@
  * released, as a heap scan does.  A miss pays what a query's cache miss
  * costs: buffer mapping, a victim buffer, the read, and checksum
  * verification.  A block already in shared buffers is a hit; hits and misses
- * are counted from pgBufferUsage and reported apart.  A unit of several
+ * are counted from pgBufferUsage and reported apart.  Random access is
+ * advised on the files, as in mode smgr (readahead.c).  A unit of several
  * blocks is that many buffer reads, timed together as one read.
  *
  *-------------------------------------------------------------------------
@@ -20,6 +21,7 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
+#include "readahead.h"
 #include "readpath.h"
 
 typedef struct BufferReadState
@@ -36,6 +38,7 @@ buffer_open(const RanreadShared *shared)
 
 	state->rel = relation_open(shared->target_relid, AccessShareLock);
 	state->strategy = GetAccessStrategy(BAS_BULKREAD);
+	ranread_advise_random_access(RelationGetSmgr(state->rel));
 	state->blocks_per_read = shared->blocks_per_read;
 	return state;
 }

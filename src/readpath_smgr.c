@@ -5,7 +5,9 @@
  *
  * smgrread() is the database's own read of a block (md.c, fd.c, pread):
  * it bypasses shared buffers but goes through the OS page cache, which the
- * leader evicts before the run.  This is what pg_prewarm's 'read' mode does.
+ * leader evicts before the run, with random access advised so that readahead
+ * does not answer reads (readahead.c).  This is what pg_prewarm's 'read' mode
+ * does.
  * PostgreSQL 15 reads one block per call, so a unit of several blocks is
  * that many consecutive smgrread() calls, timed together as one read.
  *
@@ -16,6 +18,7 @@
 #include "storage/backendid.h"
 #include "storage/smgr.h"
 
+#include "readahead.h"
 #include "readpath.h"
 
 typedef struct SmgrReadState
@@ -31,6 +34,7 @@ smgr_open(const RanreadShared *shared)
 	SmgrReadState *state = palloc(sizeof(SmgrReadState));
 
 	state->reln = smgropen(shared->target_node, InvalidBackendId);
+	ranread_advise_random_access(state->reln);
 	state->blocks_per_read = shared->blocks_per_read;
 	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
 	return state;

@@ -90,6 +90,24 @@ cmp_ok($cold, '>=', 95, "the same, evicted first (the default): physical_pct is 
 my $kb = line_of_last_batch('round(kb_per_read::numeric, 1)');
 cmp_ok($kb, '>', 0, "kb_per_read says what the kernel fetched per read ($kb kB), readahead included");
 
+# --- readahead answers no read ------------------------------------------------
+# Reading 90 % of the target's units once each: with the kernel's default
+# readahead, the neighbours earlier reads brought in answer about 40 % of
+# the later ones (bench/readahead_probe.sh); with the random-access advice of
+# modes smgr and buffer (src/readahead.c), none.  Only a block device has
+# readahead, so this needs the target on one.
+SKIP:
+{
+	skip 'the default tablespace is not on a block device in /proc/diskstats', 4 if $device eq '';
+	foreach my $mode ('smgr', 'buffer')
+	{
+		$node->safe_psql('postgres', "SELECT ranread_run(2, 3686, 'physical', mode => '$mode')");
+		my ($pct, $kb_read) = split /\|/, line_of_last_batch('physical_pct, round(kb_per_read::numeric, 2)');
+		cmp_ok($pct, '>=', 99, "$mode, 90 % of the units read once each: the device answered every read (physical_pct $pct)");
+		cmp_ok($kb_read, '<=', 8.5, "$mode: the kernel fetched no more than the unit per read ($kb_read kB)");
+	}
+}
+
 # --- direct reads always reach the device -------------------------------------
 $out = shown($node, "SELECT pg_prewarm('physical', 'read'); SELECT * FROM ranread_run(2, 150, 'physical', mode => 'direct', evict => false)");
 like($out, qr/^NOTICE:  Calculated IOPS = [0-9]+$/m, 'a direct run on the prewarmed target, evict => false, completes');
