@@ -78,6 +78,36 @@ ALTER TABLE ranread_batches ADD COLUMN wrapped_reads bigint;
 -- physical_pct counts reads the device answered (1.1); the bytes the kernel fetched per read
 -- (readahead included) get their own column.
 ALTER TABLE ranread_batches ADD COLUMN kb_per_read float8;
+-- Ramp, steady state and open loop: their parameters and results.
+ALTER TABLE ranread_batches ADD COLUMN ramp_s float8;
+ALTER TABLE ranread_batches ADD COLUMN sample_interval_s float8;
+ALTER TABLE ranread_batches ADD COLUMN steady_state_s float8;
+ALTER TABLE ranread_batches ADD COLUMN steady_band_pct float8;
+ALTER TABLE ranread_batches ADD COLUMN steady_at_s float8;
+ALTER TABLE ranread_batches ADD COLUMN rate_iops float8;
+ALTER TABLE ranread_batches ADD COLUMN arrivals text;
+ALTER TABLE ranread_batches ADD COLUMN service_mean_ms float8;
+ALTER TABLE ranread_batches ADD COLUMN service_p50_ms float8;
+ALTER TABLE ranread_batches ADD COLUMN service_p99_ms float8;
+ALTER TABLE ranread_batches ADD COLUMN service_p999_ms float8;
+
+-- One row per batch and sample interval: the batch over time.
+CREATE TABLE ranread_intervals (
+	batch bigint NOT NULL,
+	interval_no int NOT NULL,
+	start_s float8 NOT NULL,	-- seconds after counting began (after the ramp)
+	seconds float8 NOT NULL,	-- sample_interval, or less for the last
+	reads bigint NOT NULL,
+	iops float8 NOT NULL,
+	mean_ms float8,
+	p50_ms float8,
+	p99_ms float8,
+	max_ms float8,
+	workers_reading int NOT NULL,	-- workers still reading at its end
+	PRIMARY KEY (batch, interval_no)
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_intervals', '');
+
 UPDATE ranread_batches b SET histogram = m.histogram
 FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
 	  FROM ranread_results r GROUP BY r.batch) m
@@ -130,7 +160,14 @@ SELECT run_date,
 	   status,
 	   started_at,
 	   wrapped_reads,
-	   round(kb_per_read::numeric, 1) AS kb_per_read
+	   round(kb_per_read::numeric, 1) AS kb_per_read,
+	   ramp_s,
+	   steady_at_s,
+	   rate_iops,
+	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
+	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
+	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
+	   ranread_round_ms(service_p999_ms) AS service_p999_ms
 FROM ranread_batches;
 
 -- ranread_run returns the batch's row as ranread_summary shows it (rounded),
@@ -144,9 +181,15 @@ CREATE FUNCTION ranread_run(processes int,
 							mode text DEFAULT 'smgr',
 							block_size int DEFAULT 8192,
 							duration interval DEFAULT NULL,
-							evict boolean DEFAULT true)
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;

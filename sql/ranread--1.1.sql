@@ -87,12 +87,40 @@ CREATE TABLE ranread_batches (
 	status text NOT NULL,
 	histogram bigint[],			-- every worker's reads, merged (NULL for 1.0's batches without rows)
 	wrapped_reads bigint,		-- reads of units read before in the run (NULL for 1.0's batches)
-	kb_per_read float8			-- kB the kernel fetched from storage per read (NULL for 1.0's batches)
+	kb_per_read float8,			-- kB the kernel fetched from storage per read (NULL for 1.0's batches)
+	ramp_s float8,				-- the first seconds, read but not counted (NULL: none)
+	sample_interval_s float8,	-- length of its rows in ranread_intervals
+	steady_state_s float8,		-- the steady-state window asked for (NULL: none)
+	steady_band_pct float8,
+	steady_at_s float8,			-- when the steady-state rule was met (NULL: not met)
+	rate_iops float8,			-- open loop: the rate asked for (NULL: closed loop)
+	arrivals text,				-- open loop: 'uniform' or 'poisson'
+	service_mean_ms float8,		-- open loop: from issuing each read to its end
+	service_p50_ms float8,
+	service_p99_ms float8,
+	service_p999_ms float8
+);
+
+-- One row per batch and sample interval: the batch over time.
+CREATE TABLE ranread_intervals (
+	batch bigint NOT NULL,
+	interval_no int NOT NULL,
+	start_s float8 NOT NULL,	-- seconds after counting began (after the ramp)
+	seconds float8 NOT NULL,	-- sample_interval, or less for the last
+	reads bigint NOT NULL,
+	iops float8 NOT NULL,
+	mean_ms float8,
+	p50_ms float8,
+	p99_ms float8,
+	max_ms float8,
+	workers_reading int NOT NULL,	-- workers still reading at its end
+	PRIMARY KEY (batch, interval_no)
 );
 
 SELECT pg_catalog.pg_extension_config_dump('ranread_targets', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_results', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_batches', '');
+SELECT pg_catalog.pg_extension_config_dump('ranread_intervals', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_batch_seq', '');
 
 -- A latency in ms as people read it: `decimals` decimals, or as many as keep
@@ -142,7 +170,14 @@ SELECT run_date,
 	   status,
 	   started_at,
 	   wrapped_reads,
-	   round(kb_per_read::numeric, 1) AS kb_per_read
+	   round(kb_per_read::numeric, 1) AS kb_per_read,
+	   ramp_s,
+	   steady_at_s,
+	   rate_iops,
+	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
+	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
+	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
+	   ranread_round_ms(service_p999_ms) AS service_p999_ms
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
@@ -177,7 +212,13 @@ CREATE FUNCTION ranread_run(processes int,
 							mode text DEFAULT 'smgr',
 							block_size int DEFAULT 8192,
 							duration interval DEFAULT NULL,
-							evict boolean DEFAULT true)
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -227,7 +268,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text) FROM PUBLIC;

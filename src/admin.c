@@ -109,17 +109,21 @@ ranread_stop(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(list_length(signalled));
 }
 
-/* Delete all history; returns the number of rows deleted from both tables. */
+/*
+ * Delete all history; returns the number of rows deleted from ranread_results
+ * and ranread_batches (their rows of ranread_intervals go with them).
+ */
 Datum
 ranread_reset(PG_FUNCTION_ARGS)
 {
 	const char *schema = quote_identifier(ranread_extension_schema());
 
 	PG_RETURN_INT64(query_int64(psprintf("WITH r AS (DELETE FROM %s.ranread_results RETURNING 1), "
-										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1) "
+										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1), "
+										 "i AS (DELETE FROM %s.ranread_intervals) "
 										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
 										 "(SELECT pg_catalog.count(*) FROM b)",
-										 schema, schema),
+										 schema, schema, schema),
 								false));
 }
 

@@ -11,6 +11,8 @@
 #ifndef RANREAD_COMPAT_H
 #define RANREAD_COMPAT_H
 
+#include <time.h>
+
 #include "portability/instr_time.h"
 #include "storage/block.h"
 #include "storage/fd.h"
@@ -27,6 +29,30 @@ static inline uint64
 ranread_instr_time_ns(instr_time t)
 {
 	return (uint64) t.tv_sec * UINT64CONST(1000000000) + (uint64) t.tv_nsec;
+}
+
+static inline instr_time
+ranread_instr_time_from_ns(uint64 ns)
+{
+	instr_time	t;
+
+	t.tv_sec = ns / UINT64CONST(1000000000);
+	t.tv_nsec = ns % UINT64CONST(1000000000);
+	return t;
+}
+
+/*
+ * Sleep until the monotonic clock of instr_time reads ns; returns early
+ * (EINTR) when a signal arrives.  16 still reads PG_INSTR_CLOCK.
+ */
+static inline void
+ranread_sleep_until_ns(uint64 ns)
+{
+	struct timespec until;
+
+	until.tv_sec = ns / UINT64CONST(1000000000);
+	until.tv_nsec = ns % UINT64CONST(1000000000);
+	(void) clock_nanosleep(PG_INSTR_CLOCK, TIMER_ABSTIME, &until, NULL);
 }
 
 /*

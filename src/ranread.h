@@ -32,6 +32,8 @@
 #define RANREAD_MAX_PROCESSES		1024
 #define RANREAD_MAX_BLOCK_SIZE		(1024 * 1024)
 #define RANREAD_MAX_DURATION_S		(7 * SECS_PER_DAY)
+#define RANREAD_MIN_SAMPLE_INTERVAL_MS	100
+#define RANREAD_MAX_RATE_IOPS		10000000.0
 
 /*
  * ranread_stop()'s request to a worker: stop reading (or withdraw from the
@@ -58,7 +60,8 @@ typedef enum RanreadStatus
 typedef enum RanreadStopReason
 {
 	RANREAD_STOP_NONE = 0,
-	RANREAD_STOP_CALLER_GONE
+	RANREAD_STOP_CALLER_GONE,
+	RANREAD_STOP_STEADY_STATE	/* the steady-state rule was met */
 } RanreadStopReason;
 
 typedef struct RanreadWorkerSlot
@@ -76,8 +79,9 @@ typedef struct RanreadWorkerSlot
 	uint64		wrapped_reads;	/* reads after the run had read every unit */
 	uint64		memory_reads;	/* reads whose unit was in memory beforehand */
 	bool		recording;		/* inserting its ranread_results row */
+	pg_atomic_uint64 interval_max_ns;	/* longest read since the leader last sampled */
 	char		error_message[256];
-	RanreadHistogram hist;		/* one entry per timed read */
+	RanreadHistogram hist;		/* one entry per counted read: its response time */
 } RanreadWorkerSlot;
 
 /*
@@ -95,6 +99,12 @@ typedef struct RanreadParams
 	int			block_size;		/* bytes per timed read */
 	bool		evict;			/* evict the target from the OS page cache first */
 	char		target_name[NAMEDATALEN];
+	uint64		sample_interval_ns; /* length of one row of ranread_intervals */
+	uint64		ramp_ns;		/* read first, not counted (part of duration_ns) */
+	uint64		steady_window_ns;	/* 0: no steady-state rule */
+	double		steady_band_pct;	/* IOPS and mean within this of their mean */
+	double		rate_iops;		/* 0: closed loop; else reads/s, all workers */
+	bool		poisson;		/* open loop: exponential gaps, not uniform */
 } RanreadParams;
 
 typedef struct RanreadShared
@@ -124,6 +134,7 @@ typedef struct RanreadShared
 	 */
 	pg_atomic_uint32 barrier;
 	instr_time	release_time;	/* monotonic clock at release */
+	instr_time	count_from;		/* release_time + ramp: reads from here are counted */
 	TimestampTz started_at;		/* wall clock at release */
 	DateADT		run_date;		/* started_at in the caller's time zone */
 	TimeADT		run_time;
@@ -137,9 +148,16 @@ typedef struct RanreadShared
 	RanreadDevice device;
 	RanreadDiskStats device_start;
 	RanreadDiskStats device_end;
+	instr_time	device_start_time;
+	bool		device_start_taken; /* device_start is valid */
 	bool		device_sampled;	/* device_start and device_end are valid */
 	bool		batch_recorded; /* the ranread_batches row is committed */
 	instr_time	device_end_time;
+
+	/* where the variable-length parts start: see ranread_shared_layout() */
+	Size		service_offset; /* open loop: one service-time histogram per worker */
+	Size		series_offset;	/* the per-interval series (series.h) */
+	int			series_capacity;
 
 	RanreadWorkerSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } RanreadShared;
@@ -152,9 +170,17 @@ ranread_barrier_released(RanreadShared *shared)
 	return (pg_atomic_read_u32(&shared->barrier) & RANREAD_BARRIER_RELEASED) != 0;
 }
 
-#define RanreadSharedSize(processes) \
-	add_size(offsetof(RanreadShared, slots), \
-			 mul_size((processes), sizeof(RanreadWorkerSlot)))
+/*
+ * Open loop: worker i's service times (from issuing each read to its end),
+ * next to its slot's response times (from when the read was due).
+ */
+static inline RanreadHistogram *
+ranread_service_hist(const RanreadShared *shared, int worker)
+{
+	if (shared->service_offset == 0)
+		return NULL;
+	return (RanreadHistogram *) ((char *) shared + shared->service_offset) + worker;
+}
 
 /* A batch's totals, computed from the worker slots (results.c). */
 typedef struct RanreadBatchSummary
@@ -168,6 +194,7 @@ typedef struct RanreadBatchSummary
 	double		iops;
 	double		mb_per_s;
 	double		physical_pct;	/* share of reads the device answered */
+	RanreadLatency service;		/* open loop: from issue to end; else all -1 */
 	double		kb_per_read;	/* kB the kernel fetched from storage per read */
 	int64		buffer_hits;
 	int64		buffer_misses;
@@ -179,6 +206,10 @@ typedef struct RanreadBatchSummary
 	RanreadStatus status;
 	RanreadHistogram *histogram;	/* every worker's reads, merged */
 } RanreadBatchSummary;
+
+/* run.c */
+extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset,
+								  Size *series_offset, int *series_capacity);
 
 /* results.c */
 extern const char *ranread_status_name(RanreadStatus status);

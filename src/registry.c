@@ -335,7 +335,8 @@ ranread_running(PG_FUNCTION_ARGS)
 	if (dsm_segment_map_length(seg) < offsetof(RanreadShared, slots) ||
 		shared->magic != RANREAD_SHARED_MAGIC || shared->batch != batch ||
 		shared->params.processes < 1 || shared->params.processes > RANREAD_MAX_PROCESSES ||
-		dsm_segment_map_length(seg) < RanreadSharedSize(shared->params.processes))
+		dsm_segment_map_length(seg) < add_size(offsetof(RanreadShared, slots),
+											   mul_size(shared->params.processes, sizeof(RanreadWorkerSlot))))
 	{
 		dsm_detach(seg);
 		return (Datum) 0;

@@ -28,9 +28,13 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "series.h"
 
 /* Warn when the device answered less than this share of the reads. */
 #define PHYSICAL_WARNING_PCT	95.0
+
+/* An open-loop run that achieved less than this share of its rate did not keep it. */
+#define OPEN_LOOP_KEPT_SHARE	0.95
 
 /* Point out readahead when the kernel fetched this much more than asked. */
 #define READAHEAD_NOTICE_FACTOR	1.10
@@ -73,6 +77,77 @@ format_ms(double ms)
 	return psprintf("%.*f", decimals, ms);
 }
 
+/* A rate as the NOTICEs show it: whole reads per second, thousands grouped (16,000). */
+static char *
+format_rate(double rate)
+{
+	char		digits[32];
+	StringInfoData out;
+	int			n;
+
+	snprintf(digits, sizeof(digits), "%.0f", rate);
+	n = strlen(digits);
+	initStringInfo(&out);
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0 && (n - i) % 3 == 0)
+			appendStringInfoChar(&out, ',');
+		appendStringInfoChar(&out, digits[i]);
+	}
+	return out.data;
+}
+
+/*
+ * What the batch's series and schedule say: the steady state, a sharp fall
+ * in IOPS partway, and for an open loop its service times and whether it
+ * kept its rate.
+ */
+static void
+report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadParams *params = &shared->params;
+	const RanreadSeries *series = ranread_series_of(shared);
+	RanreadDrop drop;
+
+	if (params->steady_window_ns > 0 && series->steady_at_s >= 0)
+		ereport(NOTICE,
+				(errmsg("steady state after %.1f s: IOPS and mean latency stayed within %g%% of their means for %.1f s",
+						series->steady_at_s, params->steady_band_pct, (double) params->steady_window_ns / 1e9)));
+	else if (params->steady_window_ns > 0)
+		ereport(NOTICE,
+				(errmsg("no steady state within the duration: IOPS or mean latency moved more than %g%% over every %.1f s window",
+						params->steady_band_pct, (double) params->steady_window_ns / 1e9),
+				 errhint("See ranread_intervals for batch " INT64_FORMAT ".", shared->batch)));
+	if (ranread_series_find_drop(series->intervals, series->count, params->processes, &drop))
+		ereport(WARNING,
+				(errmsg("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
+						format_rate(drop.from_iops), format_rate(drop.to_iops), drop.after_s),
+				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.",
+						   shared->batch),
+				 errhint("See ranread_intervals for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
+						 shared->batch)));
+	if (series->full)
+		ereport(NOTICE,
+				(errmsg("ranread_intervals holds the first %d intervals of batch " INT64_FORMAT " only",
+						series->count, shared->batch),
+				 errhint("Use a longer sample_interval, or a duration.")));
+	if (params->rate_iops <= 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("service time (from issuing each read): mean = %sms, p50 = %sms, p99 = %sms",
+					format_ms(summary->service.mean_ms), format_ms(summary->service.p50_ms),
+					format_ms(summary->service.p99_ms)),
+			 errdetail("The response times above count from when each read was due, at %s reads/s.",
+					   format_rate(params->rate_iops))));
+	if (summary->iops < OPEN_LOOP_KEPT_SHARE * params->rate_iops)
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " did not keep its rate: %s reads/s asked, %s achieved (%.0f%%)",
+						shared->batch, format_rate(params->rate_iops), format_rate(summary->iops),
+						100.0 * summary->iops / params->rate_iops),
+				 errdetail("Reads fell behind their schedule; their response times include the wait."),
+				 errhint("Use more processes, or a lower rate_iops: the storage or the workers are saturated.")));
+}
+
 /* Report how the run ended; errors out if a worker failed. */
 void
 ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
@@ -108,7 +183,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 		ereport(WARNING,
 				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 errdetail("See the server log for the reason."),
-				 errhint("The role running ranread needs INSERT on ranread_batches.")));
+				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals.")));
 	if (summary->reads == 0)
 	{
 		ereport(NOTICE,
@@ -159,6 +234,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						shared->batch, summary->wrapped_reads, summary->reads),
 				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
 				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
+	report_over_time(shared, summary);
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(NOTICE,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",

@@ -19,6 +19,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -26,8 +27,12 @@
 #include "compat.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "series.h"
 
-#define MAX_COLUMNS		40
+#define MAX_COLUMNS		64
+
+/* The columns of ranread_intervals after batch, as arrays, one element per interval. */
+#define SERIES_COLUMNS	9
 
 const char *
 ranread_status_name(RanreadStatus status)
@@ -48,14 +53,14 @@ ranread_status_name(RanreadStatus status)
 	return "unknown";
 }
 
-/* Seconds from the barrier's release to a worker's last read. */
+/* Seconds from the start of counting (the release, or the end of the ramp) to a worker's last read. */
 static double
-seconds_since_release(const RanreadShared *shared, instr_time end)
+seconds_counted(const RanreadShared *shared, instr_time end)
 {
 	if (INSTR_TIME_IS_ZERO(end))
 		return 0;
-	INSTR_TIME_SUBTRACT(end, shared->release_time);
-	return INSTR_TIME_GET_DOUBLE(end);
+	INSTR_TIME_SUBTRACT(end, shared->count_from);
+	return Max(0.0, INSTR_TIME_GET_DOUBLE(end));
 }
 
 /* The share of reads the device answered, in percent; -1 if none read. */
@@ -87,7 +92,7 @@ summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
 	summary->device_sampled = shared->device_sampled;
 	if (!shared->device_sampled)
 		return;
-	INSTR_TIME_SUBTRACT(span, shared->release_time);
+	INSTR_TIME_SUBTRACT(span, shared->device_start_time);
 	seconds = Max(INSTR_TIME_GET_DOUBLE(span), 1e-9);
 	reads = shared->device_end.reads_completed - shared->device_start.reads_completed;
 	summary->device_reads_per_s = (double) reads / seconds;
@@ -99,8 +104,9 @@ summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
 }
 
 /*
- * IOPS over the batch's wall time: every read of every worker, divided by the
- * time from the barrier's release to the end of the last worker's last read.
+ * IOPS over the batch's wall time: every counted read of every worker,
+ * divided by the time from the start of counting (the barrier's release, or
+ * the end of the ramp) to the end of the last worker's last read.
  */
 void
 ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary)
@@ -118,7 +124,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		const RanreadWorkerSlot *slot = &shared->slots[i];
 
 		ranread_hist_merge(all, &slot->hist);
-		summary->wall_s = Max(summary->wall_s, seconds_since_release(shared, slot->end_time));
+		summary->wall_s = Max(summary->wall_s, seconds_counted(shared, slot->end_time));
 		summary->status = Max(summary->status, slot->status);
 		bytes_physical += slot->bytes_physical;
 		memory_reads += slot->memory_reads;
@@ -127,6 +133,16 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->wrapped_reads += (int64) slot->wrapped_reads;
 	}
 	summary->reads = (int64) all->count;
+	{
+		/* open loop: the service times apart; closed loop: none (all -1) */
+		RanreadHistogram *service = palloc(sizeof(RanreadHistogram));
+
+		ranread_hist_init(service);
+		for (i = 0; i < shared->params.processes && shared->service_offset != 0; i++)
+			ranread_hist_merge(service, ranread_service_hist(shared, i));
+		ranread_hist_latency(service, &summary->service);
+		pfree(service);
+	}
 	ranread_hist_latency(all, &summary->latency);
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
@@ -214,14 +230,87 @@ add_buffer_columns(RowBuilder *row, const RanreadShared *shared, int64 hits, int
 	add_column(row, "buffer_misses", INT8OID, Int64GetDatum(misses), !applies);
 }
 
+/* An array of one field of every interval; NULL elements where a latency is -1. */
+static Datum
+series_array(const RanreadSeries *series, int column, Oid type)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(series->count, 1));
+	bool	   *nulls = palloc0(sizeof(bool) * Max(series->count, 1));
+	int			dims[1] = {series->count};
+	int			lbs[1] = {1};
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	for (int i = 0; i < series->count; i++)
+	{
+		const RanreadInterval *in = &series->intervals[i];
+		double		ms[4] = {in->mean_ms, in->p50_ms, in->p99_ms, in->max_ms};
+
+		switch (column)
+		{
+			case 0:
+				elems[i] = Float8GetDatum(in->start_s);
+				break;
+			case 1:
+				elems[i] = Float8GetDatum(in->seconds);
+				break;
+			case 2:
+				elems[i] = Int64GetDatum(in->reads);
+				break;
+			case 3:
+				elems[i] = Float8GetDatum(ranread_interval_iops(in));
+				break;
+			case 4:
+			case 5:
+			case 6:
+			case 7:
+				elems[i] = Float8GetDatum(ms[column - 4]);
+				nulls[i] = ms[column - 4] < 0;
+				break;
+			default:
+				elems[i] = Int32GetDatum(in->reading);
+				break;
+		}
+	}
+	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, type,
+											  typlen, typbyval, typalign));
+}
+
+/* INSERT the batch's series into ranread_intervals: one statement, one row per interval. */
+static void
+insert_series(const RanreadShared *shared)
+{
+	const RanreadSeries *series = ranread_series_of(shared);
+	Oid			types[SERIES_COLUMNS + 1] = {INT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID,
+	FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID};
+	Datum		values[SERIES_COLUMNS + 1];
+	char	   *sql;
+
+	if (series->count == 0)
+		return;
+	values[0] = Int64GetDatum(shared->batch);
+	for (int c = 0; c < SERIES_COLUMNS; c++)
+		values[c + 1] = series_array(series, c, get_element_type(types[c + 1]));
+	sql = psprintf("INSERT INTO %s.ranread_intervals (batch, start_s, seconds, reads, iops, mean_ms, "
+				   "p50_ms, p99_ms, max_ms, workers_reading, interval_no) "
+				   "SELECT $1, u.* FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
+				   "pg_catalog.unnest($4), pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), "
+				   "pg_catalog.unnest($8), pg_catalog.unnest($9), pg_catalog.unnest($10)) WITH ORDINALITY AS u",
+				   quote_identifier(shared->schema_name));
+	if (SPI_execute_with_args(sql, SERIES_COLUMNS + 1, types, values, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not insert into ranread_intervals");
+}
+
 /*
- * INSERT the row into the extension's table in a transaction of its own.  On
- * failure, log it, note it in *error (if given) and carry on: the worker must
- * still end cleanly.
+ * INSERT the row into the extension's table in a transaction of its own
+ * (with the batch's series, if with_series).  On failure, log it, note it in
+ * *error (if given) and carry on: the worker must still end cleanly.
  */
 static bool
 insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
-		   char *error, size_t error_size)
+		   bool with_series, char *error, size_t error_size)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
 	StringInfoData sql;
@@ -242,6 +331,8 @@ insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
 		if (SPI_execute_with_args(sql.data, row->n, row->types, row->values, row->nulls,
 								  false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "could not insert into %s", table);
+		if (with_series)
+			insert_series(shared);
 		PopActiveSnapshot();
 		SPI_finish();
 		CommitTransactionCommand();
@@ -279,7 +370,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 	RanreadWorkerSlot *slot = (RanreadWorkerSlot *) &shared->slots[worker];
 	const RanreadHistogram *hist = &slot->hist;
 	RanreadLatency latency;
-	double		elapsed = seconds_since_release(shared, slot->end_time);
+	double		elapsed = seconds_counted(shared, slot->end_time);
 	RowBuilder	row = {0};
 
 	ranread_hist_latency(hist, &latency);
@@ -295,8 +386,37 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
 
-	slot->recorded = insert_row(shared, "ranread_results", &row,
+	slot->recorded = insert_row(shared, "ranread_results", &row, false,
 								slot->error_message, sizeof(slot->error_message));
+}
+
+/* A duration parameter in seconds, NULL when not given (0). */
+static void
+add_seconds(RowBuilder *row, const char *name, uint64 ns)
+{
+	add_column(row, name, FLOAT8OID, Float8GetDatum((double) ns / 1e9), ns == 0);
+}
+
+/* The batch's ramp, series, steady-state and open-loop parameters and results. */
+static void
+add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadParams *params = &shared->params;
+	bool		open_loop = params->rate_iops > 0;
+
+	add_seconds(row, "ramp_s", params->ramp_ns);
+	add_seconds(row, "sample_interval_s", params->sample_interval_ns);
+	add_seconds(row, "steady_state_s", params->steady_window_ns);
+	add_column(row, "steady_band_pct", FLOAT8OID, Float8GetDatum(params->steady_band_pct),
+			   params->steady_window_ns == 0);
+	add_measure(row, "steady_at_s", ranread_series_of(shared)->steady_at_s);
+	add_column(row, "rate_iops", FLOAT8OID, Float8GetDatum(params->rate_iops), !open_loop);
+	add_column(row, "arrivals", TEXTOID, CStringGetTextDatum(params->poisson ? "poisson" : "uniform"),
+			   !open_loop);
+	add_measure(row, "service_mean_ms", summary->service.mean_ms);
+	add_measure(row, "service_p50_ms", summary->service.p50_ms);
+	add_measure(row, "service_p99_ms", summary->service.p99_ms);
+	add_measure(row, "service_p999_ms", summary->service.p999_ms);
 }
 
 void
@@ -325,6 +445,7 @@ ranread_record_batch(RanreadShared *shared)
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
 	add_column(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
+	add_time_columns(&row, shared, &summary);
 
-	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, NULL, 0);
+	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

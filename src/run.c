@@ -9,8 +9,11 @@
  * fails before anything else is said or done.  While the workers connect it
  * warns about re-reads and evicts the target from the OS page cache.  No
  * worker reads until every worker is connected and ready; the IOPS clock
- * starts when the leader releases them.  It then waits (cancellably) for all
- * workers to exit, and reports in RanRead's words what they measured.
+ * starts when the leader releases them (counting, after the ramp if any).
+ * While they read, it samples them at every interval boundary into the
+ * batch's series (series.c) and applies the steady-state rule; then it waits
+ * (cancellably) for all workers to exit, and reports in RanRead's words what
+ * they measured.
  *
  * If the leader's statement is cancelled, times out, its session is
  * terminated or its client goes away, the DSM detach callback stops every
@@ -20,6 +23,9 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
+#include <signal.h>
 
 #include "access/relation.h"
 #include "common/pg_prng.h"
@@ -43,6 +49,7 @@
 #include "readpath.h"
 #include "run.h"
 #include "segments.h"
+#include "series.h"
 #include "extension.h"
 #include "target.h"
 
@@ -55,6 +62,35 @@
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(ranread_run);
+
+/*
+ * The size of a run's shared memory: the fixed part and one slot per worker,
+ * then for an open-loop run one service-time histogram per worker, then the
+ * per-interval series with room for every interval of the run (a run
+ * without a duration gets RANREAD_SERIES_ITERATIONS_CAPACITY).
+ */
+Size
+ranread_shared_layout(const RanreadParams *params, Size *service_offset,
+					  Size *series_offset, int *series_capacity)
+{
+	Size		size = add_size(offsetof(RanreadShared, slots),
+								mul_size(params->processes, sizeof(RanreadWorkerSlot)));
+
+	*service_offset = 0;
+	if (params->rate_iops > 0)
+	{
+		*service_offset = MAXALIGN(size);
+		size = add_size(*service_offset, mul_size(params->processes, sizeof(RanreadHistogram)));
+	}
+	if (params->duration_ns > 0)
+		*series_capacity = (int) Min(RANREAD_SERIES_MAX_CAPACITY,
+									 params->duration_ns / params->sample_interval_ns + 2);
+	else
+		*series_capacity = RANREAD_SERIES_ITERATIONS_CAPACITY;
+	*series_offset = MAXALIGN(size);
+	return add_size(add_size(*series_offset, offsetof(RanreadSeries, intervals)),
+					mul_size(*series_capacity, sizeof(RanreadInterval)));
+}
 
 /* What the DSM detach callback needs: lives in TopTransactionContext. */
 typedef struct RunState
@@ -147,10 +183,68 @@ check_client_connected(const RanreadShared *shared)
 						shared->batch)));
 }
 
+/* Ask every worker to stop reading, as ranread_stop() does. */
+static void
+stop_reading(RanreadShared *shared)
+{
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		if (shared->slots[i].pid != 0)
+			(void) kill(shared->slots[i].pid, RANREAD_STOP_SIGNAL);
+	}
+}
+
 /*
- * Wait until every worker has exited (and so has recorded its rows).  Stays
- * cancellable, and notices a client that has gone away, so that the workers
- * of a vanished session are stopped rather than left to run to the end.
+ * While the workers read: at the end of the ramp, sample the device's
+ * counters; at every interval boundary, add an interval to the series and
+ * apply the steady-state rule.  Returns how long to sleep until the next
+ * thing to do, at most READY_POLL_MS.
+ */
+static long
+follow_reading(RanreadShared *shared)
+{
+	RanreadSeries *series = ranread_series_of(shared);
+	instr_time	now;
+	instr_time	next;
+	long		sleep_ms;
+
+	INSTR_TIME_SET_CURRENT(now);
+	if (pg_atomic_read_u32(&shared->reading) == 0)
+		return READY_POLL_MS;
+	if (!shared->device_start_taken &&
+		INSTR_TIME_GET_DOUBLE(now) >= INSTR_TIME_GET_DOUBLE(shared->count_from))
+	{
+		INSTR_TIME_SET_CURRENT(shared->device_start_time);
+		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
+		shared->device_start_taken = true;
+	}
+	next = ranread_series_next_boundary(shared);
+	if (INSTR_TIME_GET_DOUBLE(now) >= INSTR_TIME_GET_DOUBLE(next))
+	{
+		ranread_series_sample(shared, now);
+		if (shared->params.steady_window_ns > 0 && series->steady_at_s < 0 &&
+			ranread_series_is_steady(series->intervals, series->count,
+									 (int) (shared->params.steady_window_ns / shared->params.sample_interval_ns),
+									 shared->params.steady_band_pct, shared->params.processes))
+		{
+			RanreadInterval *last = &series->intervals[series->count - 1];
+
+			series->steady_at_s = last->start_s + last->seconds;
+			pg_atomic_write_u32(&shared->stop_reason, RANREAD_STOP_STEADY_STATE);
+			stop_reading(shared);
+		}
+		next = ranread_series_next_boundary(shared);
+	}
+	INSTR_TIME_SUBTRACT(next, now);
+	sleep_ms = (long) ceil(INSTR_TIME_GET_MILLISEC(next));
+	return Max(1, Min(READY_POLL_MS, sleep_ms));
+}
+
+/*
+ * Wait until every worker has exited (and so has recorded its rows),
+ * following the run meanwhile.  Stays cancellable, and notices a client that
+ * has gone away, so that the workers of a vanished session are stopped
+ * rather than left to run to the end.
  */
 static void
 wait_until_all_exited(RunState *run)
@@ -159,6 +253,7 @@ wait_until_all_exited(RunState *run)
 	{
 		int			alive = 0;
 		pid_t		pid;
+		long		sleep_ms;
 
 		ResetLatch(MyLatch);
 		for (int i = 0; i < run->shared->params.processes; i++)
@@ -169,8 +264,9 @@ wait_until_all_exited(RunState *run)
 		if (alive == 0)
 			return;
 		check_client_connected(run->shared);
+		sleep_ms = follow_reading(run->shared);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 READY_POLL_MS, PG_WAIT_EXTENSION);
+						 sleep_ms, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -195,8 +291,14 @@ try_release(RanreadShared *shared)
 	pg_atomic_write_u32(&shared->unrecorded, shared->params.processes);
 	pg_atomic_write_u32(&shared->reading, shared->params.processes);
 
-	shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
+	if (shared->params.ramp_ns == 0)
+		shared->device_start_taken = shared->device.found =
+			ranread_device_stats(&shared->device, &shared->device_start);
 	INSTR_TIME_SET_CURRENT(shared->release_time);
+	shared->count_from = ranread_instr_time_from_ns(ranread_instr_time_ns(shared->release_time) +
+													shared->params.ramp_ns);
+	shared->device_start_time = shared->count_from;
+	ranread_series_of(shared)->last_sample = shared->count_from;
 	if (!pg_atomic_compare_exchange_u32(&shared->barrier, &all_ready,
 										all_ready | RANREAD_BARRIER_RELEASED))
 		return false;
@@ -251,6 +353,10 @@ ranread_run(PG_FUNCTION_ARGS)
 	Datum		result;
 	bool		result_isnull;
 	char	   *first_segment;
+	Size		size;
+	Size		service_offset;
+	Size		series_offset;
+	int			series_capacity;
 
 	ranread_check_sql_version();
 	ranread_read_run_arguments(fcinfo, &params);
@@ -263,10 +369,22 @@ ranread_run(PG_FUNCTION_ARGS)
 				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
 
 	/* the detach callback releases the run locks, so register it first */
-	seg = dsm_create(RanreadSharedSize(params.processes), 0);
+	size = ranread_shared_layout(&params, &service_offset, &series_offset, &series_capacity);
+	seg = dsm_create(size, 0);
 	shared = dsm_segment_address(seg);
-	memset(shared, 0, RanreadSharedSize(params.processes));
+	memset(shared, 0, size);
 	shared->params = params;
+	shared->service_offset = service_offset;
+	shared->series_offset = series_offset;
+	shared->series_capacity = series_capacity;
+	pg_atomic_init_flag(&ranread_series_of(shared)->busy);
+	ranread_series_of(shared)->steady_at_s = -1;
+	for (int i = 0; i < params.processes; i++)
+	{
+		pg_atomic_init_u64(&shared->slots[i].interval_max_ns, 0);
+		if (service_offset != 0)
+			ranread_hist_init(ranread_service_hist(shared, i));
+	}
 	shared->blocks_per_read = params.block_size / BLCKSZ;
 	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
 	run->shared = shared;

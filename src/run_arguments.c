@@ -19,6 +19,7 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "series.h"
 
 /*
  * Seconds in an interval, counting a month as 30 days (no overflow); -1 if
@@ -42,8 +43,116 @@ typedef enum RunArgument
 	ARG_MODE,
 	ARG_BLOCK_SIZE,
 	ARG_DURATION,
-	ARG_EVICT
+	ARG_EVICT,
+	ARG_RAMP,
+	ARG_SAMPLE_INTERVAL,
+	ARG_STEADY_STATE,
+	ARG_STEADY_BAND_PCT,
+	ARG_RATE_IOPS,
+	ARG_ARRIVALS
 } RunArgument;
+
+/* A duration argument in ns; 0 if NULL.  Refuses negative parts and more than 7 days. */
+static uint64
+duration_argument(FunctionCallInfo fcinfo, RunArgument arg, const char *name)
+{
+	double		seconds;
+
+	if (PG_ARGISNULL(arg))
+		return 0;
+	seconds = interval_seconds(PG_GETARG_INTERVAL_P(arg));
+	if (seconds < 0 || seconds > RANREAD_MAX_DURATION_S)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be between 0 and 7 days", name),
+				 errdetail("No part of the interval may be negative.")));
+	return (uint64) (seconds * 1e9);
+}
+
+/*
+ * The arguments that shape a run over time: ramp, sample_interval, the
+ * steady-state rule and the open loop.  Each combination that cannot be met
+ * is refused before anything starts.
+ */
+static void
+read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
+{
+	if (PG_ARGISNULL(ARG_SAMPLE_INTERVAL) || PG_ARGISNULL(ARG_STEADY_BAND_PCT))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sample_interval and steady_band_pct must not be null")));
+	params->ramp_ns = duration_argument(fcinfo, ARG_RAMP, "ramp");
+	if (params->duration_ns > 0 && params->ramp_ns >= params->duration_ns)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ramp must be shorter than duration"),
+				 errdetail("The ramp is the first part of the duration, read but not counted.")));
+
+	params->sample_interval_ns = duration_argument(fcinfo, ARG_SAMPLE_INTERVAL, "sample_interval");
+	if (params->sample_interval_ns < RANREAD_MIN_SAMPLE_INTERVAL_MS * UINT64CONST(1000000))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_interval must be at least %d ms", RANREAD_MIN_SAMPLE_INTERVAL_MS),
+				 errdetail("Shorter intervals would measure the leader's sampling more than the device.")));
+	if (params->duration_ns / params->sample_interval_ns > RANREAD_SERIES_MAX_CAPACITY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a duration of %.0f s has more than %d intervals of sample_interval",
+						(double) params->duration_ns / 1e9, RANREAD_SERIES_MAX_CAPACITY),
+				 errhint("Use a longer sample_interval.")));
+
+	params->steady_window_ns = duration_argument(fcinfo, ARG_STEADY_STATE, "steady_state");
+	params->steady_band_pct = PG_GETARG_FLOAT8(ARG_STEADY_BAND_PCT);
+	if (!(params->steady_band_pct > 0 && params->steady_band_pct < 100))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("steady_band_pct must be above 0 and below 100"),
+				 errdetail("The value given is %g.", params->steady_band_pct)));
+	if (params->steady_window_ns > 0)
+	{
+		if (params->duration_ns == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("steady_state needs a duration"),
+					 errhint("The steady-state rule ends a time-based run early; give duration as its limit.")));
+		if (params->steady_window_ns < 2 * params->sample_interval_ns ||
+			params->steady_window_ns > params->duration_ns - params->ramp_ns)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("steady_state must span at least two sample intervals and fit in the duration after the ramp"),
+					 errdetail("The window is %.1f s, sample_interval %.1f s, and the duration after the ramp %.1f s.",
+							   (double) params->steady_window_ns / 1e9,
+							   (double) params->sample_interval_ns / 1e9,
+							   (double) (params->duration_ns - params->ramp_ns) / 1e9)));
+	}
+
+	if (!PG_ARGISNULL(ARG_RATE_IOPS))
+	{
+		params->rate_iops = PG_GETARG_FLOAT8(ARG_RATE_IOPS);
+		if (!(params->rate_iops > 0 && params->rate_iops <= RANREAD_MAX_RATE_IOPS))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rate_iops must be above 0 and at most %.0f", RANREAD_MAX_RATE_IOPS),
+					 errdetail("The value given is %g.", params->rate_iops)));
+	}
+	if (!PG_ARGISNULL(ARG_ARRIVALS))
+	{
+		char	   *arrivals = text_to_cstring(PG_GETARG_TEXT_PP(ARG_ARRIVALS));
+
+		if (params->rate_iops == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("arrivals needs rate_iops"),
+					 errhint("arrivals says how the reads of an open-loop run are spaced.")));
+		if (pg_strcasecmp(arrivals, "poisson") == 0)
+			params->poisson = true;
+		else if (pg_strcasecmp(arrivals, "uniform") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown arrivals \"%s\"", arrivals),
+					 errhint("Use 'uniform' or 'poisson'.")));
+	}
+}
 
 /* Check ranread_run()'s arguments and fill in the run's parameters. */
 void
@@ -99,6 +208,7 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 				 errdetail("The value given is %d.", params->block_size)));
 	params->evict = PG_GETARG_BOOL(ARG_EVICT);
 	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
+	read_time_arguments(fcinfo, params);
 }
 
 /* Workers connect as the calling role, which PostgreSQL 15 requires to have LOGIN. */

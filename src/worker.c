@@ -9,13 +9,14 @@
  * target in the order of a keyed pseudo-random permutation (permutation.c),
  * the workers taking turns along it, so that no unit is read twice before
  * every unit has been read once; it does so for `iterations` reads or
- * `duration`, timing each read with the monotonic clock into its histogram.
+ * `duration`, timing each read with the monotonic clock into its histogram
+ * (after the ramp, if any; open loop, at the times arrivals.c schedules).
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
  * withdraws a worker that has not yet been released; so do SIGTERM (the
  * leader ending the run) and SIGINT at the barrier and in the read loop.
  * Whatever ended it, the worker then records its own result row; the last
  * worker to stop reading samples the device's counters, and the last to
- * record writes the batch row (results.c).  Outside the barrier and the read
+ * record writes the batch row and the per-interval series (results.c).  Outside the barrier and the read
  * loop (connecting, opening the read path, recording), SIGTERM terminates
  * the worker at once, as PostgreSQL's die() does, also in a lock wait; what
  * it had measured and not recorded goes to the server log.
@@ -30,6 +31,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <sys/prctl.h>
 
 #include "access/xact.h"
 #include "executor/instrument.h"
@@ -47,11 +50,13 @@
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
+#include "arrivals.h"
 #include "compat.h"
 #include "permutation.h"
 #include "residency.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "series.h"
 
 /* How often the read loop checks that the postmaster is alive. */
 #define POSTMASTER_CHECK_INTERVAL	1024
@@ -144,11 +149,47 @@ record_physical_bytes(RanreadWorkerSlot *slot)
 }
 
 /*
- * The timed loop: one histogram entry per read, until the iterations are done,
- * the duration has passed (checked against the clock read that ends each
- * read, so it costs nothing), or the worker is told to stop.  Around the
- * loop, the kernel's count of bytes fetched from storage and the shared
- * buffer counters give the proof of physical reads and the buffer hits.
+ * Counting begins (at once, or after the ramp): from here on the kernel's
+ * count of bytes fetched from storage and the shared buffer counters give
+ * the proof of physical reads and the buffer hits.
+ */
+static void
+begin_counting(RanreadWorkerSlot *slot, int64 *hits_before, int64 *misses_before)
+{
+	if (!ranread_thread_read_bytes(&slot->read_bytes_start))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not read the I/O accounting of the worker from \"/proc/thread-self/io\""),
+				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
+	slot->io_accounted = true;
+	*hits_before = pgBufferUsage.shared_blks_hit;
+	*misses_before = pgBufferUsage.shared_blks_read;
+}
+
+/* Open loop: wait until the read is due, or the worker is told to stop. */
+static void
+wait_until_due(uint64 due_ns)
+{
+	instr_time	now;
+
+	for (;;)
+	{
+		INSTR_TIME_SET_CURRENT(now);
+		if (ranread_instr_time_ns(now) >= due_ns || stop_requested)
+			return;
+		ranread_sleep_until_ns(due_ns);
+	}
+}
+
+/*
+ * The timed loop, until the iterations are counted, the duration has passed
+ * (checked against the clock read that ends each read, so it costs
+ * nothing), or the worker is told to stop.  Reads that begin before
+ * count_from (the ramp) are read but not counted.  Each counted read goes
+ * into the histogram: closed loop, the time from issuing it to its end;
+ * open loop (rate_iops), the time from when it was due (its response time,
+ * which a stalled device cannot hide by delaying the reads behind it), and
+ * from issuing it into the service-time histogram.
  */
 static void
 read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
@@ -157,23 +198,31 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	RanreadPermutation order;
 	uint64		pass = 0;
 	RanreadResidency *residency = NULL;
-	int64		hits_before = pgBufferUsage.shared_blks_hit;
-	int64		misses_before = pgBufferUsage.shared_blks_read;
+	RanreadHistogram *service = ranread_service_hist(shared, worker);
+	RanreadArrivals arrivals;
+	int64		hits_before = 0;
+	int64		misses_before = 0;
+	uint64		release_ns = ranread_instr_time_ns(shared->release_time);
+	uint64		count_from_ns = ranread_instr_time_ns(shared->count_from);
 	uint64		deadline_ns = shared->params.duration_ns > 0 ?
-		ranread_instr_time_ns(shared->release_time) + shared->params.duration_ns : PG_UINT64_MAX;
+		release_ns + shared->params.duration_ns : PG_UINT64_MAX;
+	uint64		last_end_ns = release_ns;
+	bool		counting = false;
+	int64		counted = 0;
 	int64		i;
 
-	if (!ranread_thread_read_bytes(&slot->read_bytes_start))
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("could not read the I/O accounting of the worker from \"/proc/thread-self/io\""),
-				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
-	slot->io_accounted = true;
 	ranread_permutation_init(&order, shared->target_units, shared->seed);
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
 		residency = ranread_residency_open(shared->target_node, shared->target_blocks,
 										   shared->blocks_per_read);
-	for (i = 0; (shared->params.iterations == 0 || i < shared->params.iterations) && !stop_requested; i++)
+	if (service != NULL)
+	{
+		/* wake when a read is due, not up to 50 us later (the default timer slack) */
+		(void) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+		ranread_arrivals_init(&arrivals, release_ns, shared->params.rate_iops,
+							  shared->params.processes, worker, shared->params.poisson, shared->seed);
+	}
+	for (i = 0; (shared->params.iterations == 0 || counted < shared->params.iterations) && !stop_requested; i++)
 	{
 		/* the workers take turns along one permutation of the units */
 		uint64		position = (uint64) i * shared->params.processes + worker;
@@ -181,9 +230,12 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		BlockNumber unit;
 		bool		from_memory;
 		int64		hits_before_read;
+		uint64		due_ns = 0;
 		instr_time	start;
 		instr_time	end;
+		uint64		start_ns;
 		uint64		end_ns;
+		uint64		latency_ns;
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
@@ -195,8 +247,21 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 			ranread_permutation_init(&order, shared->target_units,
 									 shared->seed + pass * UINT64CONST(0x9E3779B97F4A7C15));
 		}
-		slot->wrapped_reads += pass > 0;
 		unit = (BlockNumber) ranread_permutation_map(&order, position - pass * shared->target_units);
+		if (!counting && last_end_ns >= count_from_ns)
+		{
+			begin_counting(slot, &hits_before, &misses_before);
+			counting = true;
+		}
+		if (service != NULL)
+		{
+			due_ns = ranread_arrivals_next(&arrivals);
+			if (due_ns >= deadline_ns)
+				break;
+			wait_until_due(due_ns);
+			if (stop_requested)
+				break;
+		}
 
 		/* the proof of physical reads, by count: was the unit in memory already? */
 		from_memory = residency != NULL &&
@@ -206,11 +271,23 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		INSTR_TIME_SET_CURRENT(start);
 		path->read_unit(state, unit * shared->blocks_per_read);
 		INSTR_TIME_SET_CURRENT(end);
-		if (pgBufferUsage.shared_blks_hit - hits_before_read == shared->blocks_per_read)
-			from_memory = true; /* every block was in shared buffers */
-		slot->memory_reads += from_memory;
+		start_ns = ranread_instr_time_ns(start);
 		end_ns = ranread_instr_time_ns(end);
-		ranread_hist_record(&slot->hist, end_ns - ranread_instr_time_ns(start));
+		last_end_ns = end_ns;
+		if (counting)
+		{
+			if (pgBufferUsage.shared_blks_hit - hits_before_read == shared->blocks_per_read)
+				from_memory = true; /* every block was in shared buffers */
+			slot->memory_reads += from_memory;
+			slot->wrapped_reads += pass > 0;
+			latency_ns = end_ns - (service != NULL ? due_ns : start_ns);
+			ranread_hist_record(&slot->hist, latency_ns);
+			if (service != NULL)
+				ranread_hist_record(service, end_ns - start_ns);
+			if (latency_ns > pg_atomic_read_u64(&slot->interval_max_ns))
+				pg_atomic_write_u64(&slot->interval_max_ns, latency_ns);
+			counted++;
+		}
 		if (end_ns >= deadline_ns)
 			break;
 	}
@@ -218,8 +295,11 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	record_physical_bytes(slot);
 	if (residency != NULL)
 		ranread_residency_close(residency);
-	slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
-	slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
+	if (counting)
+	{
+		slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
+		slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
+	}
 }
 
 /* What pg_stat_activity shows for this worker (the tests wait for "reading"). */
@@ -266,7 +346,8 @@ run_worker(RanreadShared *shared, int worker)
 	path->close(state);
 	CommitTransactionCommand();
 
-	if (!stop_requested)
+	if (!stop_requested ||
+		pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
 		slot->status = RANREAD_STATUS_COMPLETED;
 	else if (pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_CALLER_GONE)
 		slot->status = RANREAD_STATUS_CANCELLED;
@@ -275,12 +356,14 @@ run_worker(RanreadShared *shared, int worker)
 	return true;
 }
 
-/* The last worker to stop reading closes the device statistics window. */
+/* The last worker to stop reading closes the device statistics window and the series. */
 static void
-sample_device_at_end(RanreadShared *shared)
+sample_at_end(RanreadShared *shared)
 {
 	INSTR_TIME_SET_CURRENT(shared->device_end_time);
-	shared->device_sampled = ranread_device_stats(&shared->device, &shared->device_end);
+	shared->device_sampled = shared->device_start_taken &&
+		ranread_device_stats(&shared->device, &shared->device_end);
+	ranread_series_close(shared, shared->device_end_time);
 }
 
 /*
@@ -391,7 +474,7 @@ ranread_worker_main(Datum main_arg)
 	if (released)
 	{
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
-			sample_device_at_end(shared);
+			sample_at_end(shared);
 		report_activity(shared, worker, "recording");
 		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
 		slot->recording = true;

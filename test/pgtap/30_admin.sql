@@ -31,7 +31,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(85);
+SELECT plan(87);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -81,7 +81,8 @@ SELECT l.n, l.line
 SELECT is(line, E'run_date\trun_time\ttarget\titerations\tprocesses\tresponse_time_ms\tiops\tbatch\tmode\tblock_size\t'
 				 'p50_ms\tp95_ms\tp99_ms\tp999_ms\tmin_ms\tmax_ms\tpct_over_2ms\tpct_over_5ms\tpct_over_10ms\t'
 				 'mb_per_s\tphysical_pct\tbuffer_hits\tbuffer_misses\tdevice\tdevice_reads_per_s\t'
-				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads\tkb_per_read',
+				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads\tkb_per_read\t'
+				 'ramp_s\tsteady_at_s\trate_iops\tservice_mean_ms\tservice_p50_ms\tservice_p99_ms\tservice_p999_ms',
 		  'the first line is the tab-separated header: every column of ranread_summary, RanRead''s seven first')
   FROM tap_lines WHERE n = 1;
 SELECT is((SELECT count(*) FROM tap_lines WHERE n > 1), (SELECT count(*) FROM ranread_summary),
@@ -103,7 +104,9 @@ SELECT results_eq(
 								   device, device_reads_per_s::text, device_read_wait_ms::text, device_util_pct::text,
 								   reads::text, wall_s::text, duration_s::text,
 								   CASE evicted WHEN true THEN 't' WHEN false THEN 'f' END, status,
-								   started_at::text, wrapped_reads::text, kb_per_read::text],
+								   started_at::text, wrapped_reads::text, kb_per_read::text,
+								   ramp_s::text, steady_at_s::text, rate_iops::text, service_mean_ms::text,
+								   service_p50_ms::text, service_p99_ms::text, service_p999_ms::text],
 							 E'\t', '') COLLATE "default"
 		FROM ranread_summary ORDER BY batch$$,
 	'the data lines are ranread_summary''s rows, ordered by batch');
@@ -239,7 +242,7 @@ SELECT is((SELECT count(*) FROM ranread_targets WHERE target = 'tap_admin'), 1::
 -- A benchmark role: which grants a run needs, found one refusal at a time.
 CREATE ROLE tap_bench LOGIN;
 SELECT pg_temp.tap_rows() AS rows_before \gset
-GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) TO tap_bench;
+GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) TO tap_bench;
 SET ROLE tap_bench;
 SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
 				 '42501', 'permission denied for view ranread_summary',
@@ -267,7 +270,7 @@ SELECT is(pg_temp.tap_rows(), :'rows_before', 'the refused runs recorded nothing
 SELECT is(pg_temp.tap_run_elsewhere('tap_admin'), 'completed',
 		  'after the refusals another session can run: they left no run lock held');
 GRANT USAGE ON SEQUENCE ranread_batch_seq TO tap_bench;
-GRANT INSERT ON ranread_results, ranread_batches TO tap_bench;
+GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO tap_bench;
 SELECT coalesce(max(batch), 0) AS b_before_bench FROM ranread_results \gset
 SET ROLE tap_bench;
 SELECT is(status, 'completed', 'tap_bench runs with EXECUTE, SELECT on ranread_summary, ranread_targets and the target, USAGE on the sequence and INSERT on the history')
@@ -284,10 +287,10 @@ SELECT is((SELECT (reads, status) FROM ranread_batches WHERE batch = :b_bench),
 -- either its workers fail to connect (55000) or the run checks LOGIN up front
 -- (42501).  Either way it must fail cleanly, leaving no worker and no rows.
 CREATE ROLE tap_bench_nologin NOLOGIN;
-GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean) TO tap_bench_nologin;
+GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) TO tap_bench_nologin;
 GRANT SELECT ON ranread_targets TO tap_bench_nologin;
 GRANT USAGE ON SEQUENCE ranread_batch_seq TO tap_bench_nologin;
-GRANT INSERT ON ranread_results, ranread_batches TO tap_bench_nologin;
+GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO tap_bench_nologin;
 SELECT pg_temp.tap_rows() AS rows_before \gset
 SET ROLE tap_bench_nologin;
 SELECT matches(e.state || ': ' || e.message,
@@ -303,8 +306,10 @@ SELECT is(pg_temp.tap_rows(), :'rows_before', 'the NOLOGIN role''s run recorded 
 -- ---------------------------------------------------------------------------
 SELECT (SELECT count(*) FROM ranread_results) + (SELECT count(*) FROM ranread_batches) AS rows_to_delete \gset
 SELECT cmp_ok(:rows_to_delete::bigint, '>', 0::bigint, 'there is history to delete');
+SELECT cmp_ok((SELECT count(*) FROM ranread_intervals), '>', 0::bigint, 'there are intervals to delete');
 SELECT is(ranread_reset(), :rows_to_delete::bigint,
 		  'ranread_reset() returns the number of rows it deleted from both tables');
+SELECT is((SELECT count(*) FROM ranread_intervals), 0::bigint, 'ranread_reset() deletes the intervals too');
 SELECT is(pg_temp.tap_rows(), 'results=0 batches=0', 'ranread_results and ranread_batches are empty');
 SELECT is(ranread_reset(), 0::bigint, 'a second ranread_reset() deletes nothing');
 SELECT is((SELECT count(*) FROM ranread_targets WHERE target = 'tap_admin'), 1::bigint,
