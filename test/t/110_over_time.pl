@@ -1,0 +1,121 @@
+# A batch over time: its rows in ranread_intervals (every batch, also one
+# stopped or cancelled), the ramp, the steady-state rule, and open-loop runs
+# at a set rate with their service times.  The sharp-fall rule is checked on
+# constructed histories in test/unit/series_rules_test.c; here only that a
+# live run with flat IOPS does not set it off.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('overtime');
+$node->safe_psql('postgres', "SELECT ranread_setup('64 MB', target => 'series', log_level => 0)");
+
+sub last_batch
+{
+	my ($expr) = @_;
+	return $node->safe_psql('postgres', "SELECT $expr FROM ranread_batches ORDER BY batch DESC LIMIT 1");
+}
+
+# The intervals of the last batch: contiguous from 0, adding up to its reads.
+sub check_series
+{
+	my ($what, $expect_rows) = @_;
+	my $row = $node->safe_psql('postgres', q{
+		WITH b AS (SELECT batch, reads, wall_s FROM ranread_batches ORDER BY batch DESC LIMIT 1),
+		i AS (SELECT i.*, lag(start_s + seconds) OVER (ORDER BY interval_no) AS previous_end
+			  FROM ranread_intervals i JOIN b USING (batch))
+		SELECT count(*), (SELECT reads FROM b) = sum(i.reads),
+			   min(interval_no) = 1 AND max(interval_no) = count(*),
+			   bool_and(previous_end IS NULL OR abs(start_s - previous_end) < 1e-6),
+			   min(start_s) = 0,
+			   abs(max(start_s + seconds) - (SELECT wall_s FROM b)) < 0.05
+		FROM i});
+	my ($rows, @checks) = split /\|/, $row;
+	is(join('|', @checks), 't|t|t|t|t',
+		"$what: its intervals add up to its reads, numbered from 1, contiguous from 0 s to its wall time");
+	cmp_ok($rows, '>=', $expect_rows, "$what: at least $expect_rows intervals ($rows)");
+}
+
+# --- every batch has its intervals ---------------------------------------------
+$node->safe_psql('postgres', "SELECT ranread_run(2, 300, 'series')");
+check_series('an iteration-based batch', 1);
+my $out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '3 s')");
+check_series('a 3 s batch', 3);
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FILTER (WHERE seconds BETWEEN 0.9 AND 1.1 AND workers_reading = 2 AND reads > 0
+							AND iops > 0 AND mean_ms > 0 AND p50_ms > 0 AND p99_ms >= p50_ms AND max_ms >= p99_ms)
+	FROM ranread_intervals WHERE batch = (SELECT max(batch) FROM ranread_batches) AND interval_no <= 2}), '2',
+	'its first two intervals last 1 s, with both workers reading, and have IOPS, mean, p50 <= p99 <= max');
+is(lines_matching($out, qr/IOPS fell/), 0, 'a run with flat IOPS gets no sharp-fall WARNING');
+is(last_batch('sample_interval_s'), '1', 'the batch row says its sample_interval');
+$node->safe_psql('postgres', "SELECT ranread_run(1, NULL, 'series', mode => 'direct', duration => '1 s', sample_interval => '200 ms')");
+check_series('sample_interval 200 ms over 1 s', 5);
+is(last_batch('sample_interval_s'), '0.2', 'sample_interval 200 ms is recorded');
+
+# --- ramp ---------------------------------------------------------------------
+$node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 'series', mode => 'direct', duration => '3 s', ramp => '2 s')");
+my ($wall, $ramp, $reads) = split /\|/, last_batch('wall_s, ramp_s, reads');
+cmp_ok(abs($wall - 1), '<', 0.1, "ramp 2 s of a 3 s run: the batch counts the last second only (wall_s $wall)");
+is($ramp, '2', 'ramp_s is recorded');
+check_series('the ramped batch', 1);
+$node->safe_psql('postgres', "SELECT ranread_run(2, 200, 'series', mode => 'direct', ramp => '1 s')");
+is(last_batch('reads'), '400', 'ramp with iterations: the iterations are counted after the ramp (2 x 200)');
+
+# --- steady state ---------------------------------------------------------------
+my $start = time;
+$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '60 s', steady_state => '2 s', steady_band_pct => 50)");
+my ($at, $status, $window) = split /\|/, last_batch('steady_at_s, status, steady_state_s');
+ok($at ne '' && $at >= 2 && $at < 30, "a 60 s run with a 2 s window within 50 %: steady after $at s");
+cmp_ok(time - $start, '<', 40, 'and the run ended then, not after 60 s');
+is("$status|$window", 'completed|2', 'it completed, with its window recorded');
+like($out, qr/^NOTICE:  steady state after [0-9.]+ s: IOPS and mean latency stayed within 50% of their means for 2\.0 s$/m,
+	'a NOTICE says when the steady state was reached');
+$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', steady_state => '2 s', steady_band_pct => 0.0001)");
+is(last_batch("coalesce(steady_at_s::text, 'none') || ' ' || status"), 'none completed',
+	'a band of 0.0001 % is not met within 2 s: the run goes on to its duration');
+like($out, qr/^NOTICE:  no steady state within the duration/m, 'and a NOTICE says so');
+
+# --- open loop ---------------------------------------------------------------
+$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 500)");
+my ($iops, $mean, $service_mean, $service_p99, $rate, $arrivals) =
+	split /\|/, last_batch('iops, response_time_ms, service_mean_ms, service_p99_ms, rate_iops, arrivals');
+cmp_ok(abs($iops - 500) / 500, '<', 0.05, "rate_iops 500 over 2 workers: the batch did $iops IOPS");
+is("$rate|$arrivals", '500|uniform', 'the rate and its arrivals are recorded');
+ok($service_mean > 0 && $service_p99 > 0 && $mean >= $service_mean,
+	"service times are recorded, and the response time from each read's due time is no less ($mean >= $service_mean ms)");
+like($out, qr/^NOTICE:  service time \(from issuing each read\): mean = /m, 'a NOTICE gives the service times');
+is(lines_matching($out, qr/did not keep its rate/), 0, 'a rate the device keeps gets no WARNING');
+$node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 400, arrivals => 'poisson')");
+cmp_ok(abs(last_batch('iops') - 400) / 400, '<', 0.15, 'poisson arrivals at 400 reads/s: about 400 IOPS');
+$out = shown($node, "SELECT status FROM ranread_run(1, NULL, 'series', duration => '1 s', rate_iops => 5000000)");
+like($out, qr/^WARNING:  batch [0-9]+ did not keep its rate: 5,000,000 reads\/s asked, [0-9,]+ achieved \([0-9]+%\)$/m,
+	'5 million reads/s from one worker: the WARNING says it did not keep its rate, and by how much');
+cmp_ok(last_batch('response_time_ms / service_mean_ms'), '>', 10,
+	'its response times, counted from when each read was due, dwarf its service times (coordinated omission corrected)');
+$node->safe_psql('postgres', "SELECT ranread_run(2, 50, 'series', mode => 'direct', rate_iops => 1000)");
+is(last_batch('reads'), '100', 'an open-loop run with iterations reads them all');
+
+# --- a stopped or cancelled batch keeps its completed intervals ---------------------
+foreach my $how ('stopped', 'cancelled')
+{
+	my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '60 s')");
+	ok(wait_for_readers($node, 2), "$how: the workers read");
+	sleep 3;
+	if ($how eq 'stopped')
+	{
+		$node->safe_psql('postgres', 'SELECT ranread_stop()');
+	}
+	else
+	{
+		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT status FROM ranread_run(2, NULL%' AND pid <> pg_backend_pid()");
+	}
+	$h->finish;
+	ok($node->poll_query_until('postgres',
+		"SELECT status = '$how' FROM ranread_batches ORDER BY batch DESC LIMIT 1"), "the batch is recorded as $how");
+	check_series("the $how batch", 2);
+}
+done_testing();
