@@ -19,7 +19,14 @@
 #        one pread() in flight per job, uniform with replacement.
 #
 # and one extra row: ranread mode 'smgr' (through the OS page cache, evicted
-# before the run) against mode 'direct', alternating, at --smgr-processes.
+# before the run) against mode 'direct', alternating, at --smgr-processes,
+# judged by the physical-read proof: physical_pct >= 99, at most 1.01 device
+# reads per read, and IOPS within 10 % of direct's.  With --rate, an
+# open-loop row: ranread_run(N, mode => 'direct', rate_iops => R) against
+# fio --rate_iops=R/N with N jobs (fio's rate is per job), alternating; both
+# sides' service times (issue to completion: ranread's service_* columns,
+# fio's clat) are compared, and ranread's response time from each read's due
+# time is shown beside them.
 #
 # Per step it prints the medians over the repetitions of:
 #   IOPS           ranread: reads / (release of the barrier -> last read);
@@ -78,6 +85,10 @@
 #   --processes "LIST"   process counts (default "1 4 16 64"; at most 72)
 #   --smgr-processes N   processes of the smgr-vs-direct row (default 16,
 #                        0 to skip it)
+#   --rate R             add an open-loop row: ranread mode 'direct' with
+#                        rate_iops => R against fio --rate_iops=R/N per job,
+#                        comparing service times (default 0: no such row)
+#   --rate-processes N   processes (fio jobs) of the open-loop row (default 4)
 #
 # Needs: pg_virtualenv (postgresql-common), psql, pg_config, fio, python3,
 # lsblk and findmnt (util-linux), ranread installed (make install; not a
@@ -110,6 +121,8 @@ REPS=2
 DURATION=10
 PROCESSES="1 4 16 64"
 SMGR_PROCESSES=16
+RATE=0
+RATE_PROCESSES=4
 MAX_WORKERS=80
 optarg() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
@@ -125,12 +138,16 @@ while [[ $# -gt 0 ]]; do
         --processes=*) PROCESSES=${1#*=}; shift ;;
         --smgr-processes) optarg "$@"; SMGR_PROCESSES=$2; shift 2 ;;
         --smgr-processes=*) SMGR_PROCESSES=${1#*=}; shift ;;
+        --rate) optarg "$@"; RATE=$2; shift 2 ;;
+        --rate-processes) optarg "$@"; RATE_PROCESSES=$2; shift 2 ;;
         *) echo "direct_vs_fio: unknown argument '$1'" >&2; usage 1 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer, not '$REPS'"
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be a whole number of seconds, not '$DURATION'"
 [[ $SMGR_PROCESSES =~ ^[0-9]+$ ]] || die "--smgr-processes must be a number, not '$SMGR_PROCESSES'"
+[[ $RATE =~ ^[0-9]+$ ]] || die "--rate must be a whole number of reads/s, not '$RATE'"
+[[ $RATE_PROCESSES =~ ^[1-9][0-9]*$ ]] || die "--rate-processes must be a positive integer, not '$RATE_PROCESSES'"
 PROCESSES=${PROCESSES//,/ }
 read -r -a STEPS <<<"$PROCESSES"
 [[ ${#STEPS[@]} -gt 0 ]] || die "--processes needs at least one number"
@@ -286,13 +303,21 @@ EOF
         echo $(( f[13] + f[14] ))
     }
 
-    # run_ranread MODE PROCS -> TSV line on stdout
+    # run_ranread MODE PROCS [RATE] -> TSV line on stdout.  Open loop (RATE):
+    # the latency fields are the service times, and the last field is the p99
+    # of the response time (from each read's due time); closed loop: "-".
     run_ranread() {
-        local mode=$1 n=$2 before after out pid batch iops mean p50 p99 status phys reads wall w
+        local mode=$1 n=$2 rate=${3:-0} before after out pid batch iops mean p50 p99 status phys resp reads wall w
+        local cols="response_time_ms, p50_ms, p99_ms" extra="" resp_col="'-'"
+        if (( rate > 0 )); then
+            cols="service_mean_ms, service_p50_ms, service_p99_ms"
+            extra=", rate_iops => $rate"
+            resp_col="p99_ms"
+        fi
         before=$(child_ticks)
         if ! out=$("${PSQL[@]}" \
-                -c "SELECT pg_backend_pid(), batch, iops, response_time_ms, p50_ms, p99_ms, status, physical_pct
-                    FROM ranread_run($n, NULL, mode => '$mode', duration => '$DURATION s') r" \
+                -c "SELECT pg_backend_pid(), batch, iops, $cols, status, physical_pct, $resp_col
+                    FROM ranread_run($n, NULL, mode => '$mode', duration => '$DURATION s'$extra) r" \
                 -c "SELECT reads, wall_s FROM ranread_batches WHERE batch = currval('ranread_batch_seq')" \
                 2>"$work/run.err"); then
             cat "$work/run.err" >&2
@@ -300,7 +325,7 @@ EOF
         fi
         # warnings (e.g. smgr reads answered by the page cache) go to the log
         sed 's/^/          ranread: /' "$work/run.err" >&2
-        { IFS=$'\t' read -r pid batch iops mean p50 p99 status phys
+        { IFS=$'\t' read -r pid batch iops mean p50 p99 status phys resp
           IFS=$'\t' read -r reads wall; } <<<"$out"
         # the leader backend exits once psql has gone; wait until the
         # postmaster has reaped it, so that its CPU is in cutime too
@@ -310,16 +335,18 @@ EOF
         [[ $status == completed ]] || die "ranread batch $batch ended with status $status"
         local cpu
         cpu=$(python3 -c "print(1e6 * ($after - $before) / $clk_tck / $reads)")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-            "$iops" "$mean" "$p50" "$p99" "$cpu" "$cpu" "$reads" "$wall" "$phys" "$batch"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+            "$iops" "$mean" "$p50" "$p99" "$cpu" "$cpu" "$reads" "$wall" "$phys" "$batch" "$resp"
     }
 
+    # run_fio PROCS [RATE]: with RATE, each of the PROCS jobs at RATE/PROCS reads/s
     run_fio() {
-        local n=$1
+        local n=$1 rate=${2:-0} limit=()
+        (( rate > 0 )) && limit=(--rate_iops=$(( rate / n )))
         python3 "$work/fio_run.py" "$work/fio.json" \
             fio --name=randread --ioengine=psync --direct=1 --rw=randread --bs=8k \
                 --numjobs="$n" --time_based --runtime="$DURATION" --group_reporting \
-                --randrepeat=0 --norandommap --filename="$filenames" \
+                --randrepeat=0 --norandommap --filename="$filenames" "${limit[@]}" \
                 --output-format=json ||
             die "fio with $n jobs failed"
     }
@@ -355,13 +382,17 @@ EOF
             fio) line=$(run_fio "$n") ;;
             ranread|ranread-direct) line=$(run_ranread direct "$n") ;;
             ranread-smgr) line=$(run_ranread smgr "$n") ;;
+            ranread-open) line=$(run_ranread direct "$n" "$RATE") ;;
+            fio-rate) line=$(run_fio "$n" "$RATE") ;;
         esac
         s1=$(sys_snap)
         local iops mean p50 p99 cj cp reads wall phys b0 t0 r0 w0 b1 t1 r1 w1 busy devr devw
-        IFS=$'\t' read -r iops mean p50 p99 cj cp reads wall phys _ <<<"$line"
+        local resp=-
+        IFS=$'\t' read -r iops mean p50 p99 cj cp reads wall phys _ resp <<<"$line"
+        resp=${resp:--}
         read -r b0 t0 r0 w0 <<<"$s0"
         read -r b1 t1 r1 w1 <<<"$s1"
-        [[ $tool == fio ]] && phys=-
+        [[ $tool == fio* ]] && phys=-
         busy=$(python3 -c "print(f'{100 * ($b1 - $b0) / max($t1 - $t0, 1):.0f}')")
         devr=$(python3 -c "print(f'{($r1 - $r0) / $reads:.2f}')")
         devw=$(python3 -c "print(f'{($w1 - $w0) * 512 / 2**20:.0f}')")
@@ -374,7 +405,7 @@ EOF
             "$sec" "$n" "$rep" "$tool" "$iops" "$mean" "$p50" "$p99" "$cj" "$cp" "$reads" \
             "$( [[ $phys == - ]] && echo - || printf '%.1f' "$phys")" "$busy" "$devr" "$devw" "$other"
         printf '%s\t' "$sec" "$n" "$rep" "$tool" "$iops" "$mean" "$p50" "$p99" "$cj" "$cp" "$reads" \
-            "$phys" "$busy" "$devr" >>"$results"
+            "$phys" "$busy" "$devr" "$resp" >>"$results"
         printf '%s\n' "$other" >>"$results"
     }
 
@@ -391,23 +422,31 @@ EOF
             run_one smgr "$SMGR_PROCESSES" "$rep" ranread-direct
         done
     fi
+    if (( RATE > 0 )); then
+        for (( rep = 1; rep <= REPS; rep++ )); do
+            run_one open "$RATE_PROCESSES" "$rep" ranread-open
+            run_one open "$RATE_PROCESSES" "$rep" fio-rate
+        done
+    fi
     echo
 
     # --- summary and verdict -------------------------------------------------
-    python3 - "$results" "$IOPS_TARGET" "$LAT_TOLERANCE" "$REPS" "$size_bytes" <<'EOF'
+    python3 - "$results" "$IOPS_TARGET" "$LAT_TOLERANCE" "$REPS" "$size_bytes" "$RATE" <<'EOF'
 import statistics, sys
 from collections import defaultdict
 path, iops_target, tol, reps, size = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rate = int(sys.argv[6])
 runs = defaultdict(list)
 order = []
 for line in open(path):
-    sec, n, rep, tool, iops, mean, p50, p99, cj, cp, reads, phys, busy, devr, other = line.rstrip("\n").split("\t")
+    sec, n, rep, tool, iops, mean, p50, p99, cj, cp, reads, phys, busy, devr, resp, other = line.rstrip("\n").split("\t")
     key = (sec, int(n))
     if key not in order:
         order.append(key)
     runs[key + (tool,)].append(dict(iops=float(iops), mean=float(mean), p50=float(p50), p99=float(p99),
                                     cj=float(cj), cp=float(cp), reads=int(reads), rep=int(rep),
-                                    other=other == "yes",
+                                    other=other == "yes", devr=float(devr),
+                                    resp=None if resp == "-" else float(resp),
                                     phys=None if phys == "-" else float(phys)))
 med = lambda rs, k: statistics.median(r[k] for r in rs)
 def spread(rs, k):
@@ -470,6 +509,24 @@ for n in smgr:
     for name, rs in (("smgr", a), ("direct", b)):
         print(f"{name:>14} {med(rs, 'iops'):>8.0f} {med(rs, 'mean'):>8.4f} {med(rs, 'p50'):>8.4f} {med(rs, 'p99'):>8.4f}"
               f" {med(rs, 'cp'):>11.2f} {med(rs, 'phys'):>9.1f}")
+    print(f"{'ratio':>14} {med(a, 'iops') / med(b, 'iops'):>8.3f} {med(a, 'mean') / med(b, 'mean'):>8.3f}"
+          f" {med(a, 'p50') / med(b, 'p50'):>8.3f} {med(a, 'p99') / med(b, 'p99'):>8.3f}"
+          f" {med(a, 'cp') / med(b, 'cp'):>11.3f}")
+    phys, devr, ratio = min(r["phys"] for r in a), max(r["devr"] for r in a), med(a, "iops") / med(b, "iops")
+    ok = phys >= 99 and devr <= 1.01 and abs(ratio - 1) <= 0.10
+    print(f"smgr cold: lowest physical% {phys:.1f} (target >= 99), most device reads per read {devr:.2f}"
+          f" (target <= 1.01), IOPS smgr/direct {ratio:.3f} (target within 10%): {'MET' if ok else 'MISSED'}")
+
+for n in [n for sec, n in order if sec == "open"]:
+    a, b = runs[("open", n, "ranread-open")], runs[("open", n, "fio-rate")]
+    print()
+    print(f"== open loop at {rate} reads/s, {n} processes (fio: {n} jobs at --rate_iops={rate // n}), medians;"
+          f" service time = issue to completion; ratio = ranread/fio")
+    print(f"{'':>14} {'IOPS':>8} {'svc mean':>8} {'svc p50':>8} {'svc p99':>8} {'CPU us/read':>11} {'resp p99':>8}")
+    for name, rs in (("ranread", a), ("fio", b)):
+        resp = f"{med(rs, 'resp'):>8.4f}" if rs[0]["resp"] is not None else f"{'-':>8}"
+        print(f"{name:>14} {med(rs, 'iops'):>8.0f} {med(rs, 'mean'):>8.4f} {med(rs, 'p50'):>8.4f} {med(rs, 'p99'):>8.4f}"
+              f" {med(rs, 'cp'):>11.2f} {resp}")
     print(f"{'ratio':>14} {med(a, 'iops') / med(b, 'iops'):>8.3f} {med(a, 'mean') / med(b, 'mean'):>8.3f}"
           f" {med(a, 'p50') / med(b, 'p50'):>8.3f} {med(a, 'p99') / med(b, 'p99'):>8.3f}"
           f" {med(a, 'cp') / med(b, 'cp'):>11.3f}")
