@@ -47,7 +47,8 @@ CREATE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target
 								OUT mode text, OUT processes int, OUT worker int, OUT pid int,
 								OUT state text, OUT reads bigint, OUT target_reads bigint,
 								OUT elapsed_s float8, OUT time_left_s float8, OUT iops float8,
-								OUT mean_ms float8, OUT p99_ms float8)
+								OUT mean_ms float8, OUT p99_ms float8, OUT sweep bigint,
+								OUT sweep_step int)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'ranread_running'
 LANGUAGE C VOLATILE
@@ -90,6 +91,9 @@ ALTER TABLE ranread_batches ADD COLUMN service_mean_ms float8;
 ALTER TABLE ranread_batches ADD COLUMN service_p50_ms float8;
 ALTER TABLE ranread_batches ADD COLUMN service_p99_ms float8;
 ALTER TABLE ranread_batches ADD COLUMN service_p999_ms float8;
+-- The sweep a batch is a step of (NULL: a plain run).
+ALTER TABLE ranread_batches ADD COLUMN sweep bigint;
+ALTER TABLE ranread_batches ADD COLUMN sweep_step int;
 
 -- One row per batch and sample interval: the batch over time.
 CREATE TABLE ranread_intervals (
@@ -167,7 +171,9 @@ SELECT run_date,
 	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
 	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
 	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
-	   ranread_round_ms(service_p999_ms) AS service_p999_ms
+	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
+	   sweep,
+	   sweep_step
 FROM ranread_batches;
 
 -- ranread_run returns the batch's row as ranread_summary shows it (rounded),
@@ -193,3 +199,99 @@ AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;
+
+-- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
+-- steps are the batches whose sweep column names it.
+CREATE SEQUENCE ranread_sweep_seq;
+CREATE TABLE ranread_sweep_runs (
+	sweep bigint PRIMARY KEY,
+	started_at timestamptz NOT NULL,
+	ended_at timestamptz,		-- NULL while it runs, or after a cancel, an error or a crash
+	leader_pid int NOT NULL,
+	target name NOT NULL,
+	mode text NOT NULL,
+	block_size int NOT NULL,
+	iterations bigint,			-- per process and step
+	duration_s float8,			-- per step
+	ramp_s float8,
+	start_processes int NOT NULL,
+	step_processes int,			-- NULL: doubled each step
+	max_processes int NOT NULL,	-- as asked, or as many as worker slots were free
+	max_processes_by text NOT NULL,	-- 'argument' or 'worker slots'
+	rate_iops float8,			-- open loop: the first step's rate (NULL: closed loop)
+	rate_step_iops float8,		-- NULL: doubled each step
+	max_rate_iops float8,
+	stop_latency_ms float8 NOT NULL,
+	min_scaling_pct float8 NOT NULL,
+	slo_mean_ms float8,
+	slo_p99_ms float8,
+	slo_p999_ms float8,
+	slo_max_ms float8,
+	status text NOT NULL,		-- 'running', then 'completed' or 'stopped' when it ends by itself
+	stop_rule text				-- which rule ended it, once it has ended by itself
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_seq', '');
+
+-- A sweep's outcome, from its row and its steps as recorded: why it ended
+-- (or that it runs), the highest IOPS, the highest within the SLO, the knee.
+CREATE FUNCTION ranread_sweep_verdict(sweep bigint, OUT status text, OUT steps int,
+									  OUT max_iops float8, OUT max_iops_processes int,
+									  OUT slo_iops float8, OUT slo_processes int,
+									  OUT knee_processes int, OUT memory_steps int,
+									  OUT stop_rule text, OUT verdict text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_sweep_verdict'
+LANGUAGE C STABLE STRICT
+SET search_path = pg_catalog, pg_temp;
+
+-- One row per sweep, with its verdict.
+CREATE VIEW ranread_sweeps AS
+SELECT s.sweep,
+	   s.started_at,
+	   v.status,
+	   v.steps,
+	   round(v.max_iops::numeric) AS max_iops,
+	   v.max_iops_processes,
+	   round(v.slo_iops::numeric) AS slo_iops,
+	   v.slo_processes,
+	   v.knee_processes,
+	   v.memory_steps,
+	   v.stop_rule,
+	   v.verdict,
+	   s.target,
+	   s.mode,
+	   s.block_size,
+	   s.slo_mean_ms,
+	   s.slo_p99_ms,
+	   s.slo_p999_ms,
+	   s.slo_max_ms,
+	   s.ended_at
+FROM ranread_sweep_runs s,
+	 LATERAL ranread_sweep_verdict(s.sweep) v;
+
+-- The methodology in one call: one batch per step, committed after each.
+-- No SET clause: a procedure with one cannot commit.
+CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
+							   step_processes int DEFAULT NULL,
+							   max_processes int DEFAULT NULL,
+							   iterations bigint DEFAULT NULL,
+							   duration interval DEFAULT NULL,
+							   target name DEFAULT 'ranread_target',
+							   mode text DEFAULT 'smgr',
+							   block_size int DEFAULT 8192,
+							   stop_latency_ms float8 DEFAULT 10,
+							   min_scaling_pct float8 DEFAULT 25,
+							   slo_mean_ms float8 DEFAULT 2,
+							   slo_p99_ms float8 DEFAULT 5,
+							   slo_p999_ms float8 DEFAULT NULL,
+							   slo_max_ms float8 DEFAULT NULL,
+							   rate_iops float8 DEFAULT NULL,
+							   rate_step_iops float8 DEFAULT NULL,
+							   max_rate_iops float8 DEFAULT NULL,
+							   ramp interval DEFAULT NULL)
+AS 'MODULE_PATHNAME', 'ranread_sweep'
+LANGUAGE C;
+
+REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) FROM PUBLIC;

@@ -77,7 +77,8 @@ check_may_stop(int pid)
  * workers still starting are stopped too and the function returns once that
  * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
  * is left alone.  Permissions are checked for every worker before any is
- * signalled.
+ * signalled.  A running sweep's session is signalled too, first: the sweep
+ * ends after its current step.  Returns the number of processes signalled.
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
@@ -85,6 +86,15 @@ ranread_stop(PG_FUNCTION_ARGS)
 	int64		batch = ranread_running_batch(NULL, NULL);
 	List	   *signalled = NIL;
 	ListCell   *lc;
+	int			sweep_pid;
+
+	/* a sweep first, so that it starts no step after the one stopped here */
+	if (ranread_running_sweep(0, &sweep_pid) != 0)
+	{
+		check_may_stop(sweep_pid);
+		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
+			signalled = lappend_int(signalled, sweep_pid);
+	}
 
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
 	{

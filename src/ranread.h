@@ -45,6 +45,7 @@
 #define RANREAD_LOCK_RUN			0x52524e31
 #define RANREAD_LOCK_BATCH			0x52524e32
 #define RANREAD_LOCK_SEGMENT		0x52524e33	/* objid: the run's DSM handle */
+#define RANREAD_LOCK_SWEEP			0x52524e34	/* objid: the running sweep */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus
@@ -105,6 +106,8 @@ typedef struct RanreadParams
 	double		steady_band_pct;	/* IOPS and mean within this of their mean */
 	double		rate_iops;		/* 0: closed loop; else reads/s, all workers */
 	bool		poisson;		/* open loop: exponential gaps, not uniform */
+	int64		sweep;			/* the sweep this batch is a step of; 0: none */
+	int			sweep_step;
 } RanreadParams;
 
 typedef struct RanreadShared

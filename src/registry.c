@@ -44,7 +44,7 @@
 PG_FUNCTION_INFO_V1(ranread_running);
 
 /* Columns of ranread_running(), as its SQL declaration lists them. */
-#define RUNNING_COLUMNS	15
+#define RUNNING_COLUMNS	17
 
 /* How long a new run waits for the workers of an ended one to exit. */
 #define LINGER_WAIT_MS	2000
@@ -60,6 +60,12 @@ static void
 set_batch_lock_tag(LOCKTAG *tag, int64 batch)
 {
 	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
+}
+
+static void
+set_sweep_lock_tag(LOCKTAG *tag, int64 sweep)
+{
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_SWEEP, (uint32) sweep, 2);
 }
 
 static void
@@ -83,18 +89,30 @@ ranread_release_run_locks(int64 batch, dsm_handle segment)
 	set_batch_lock_tag(&tag, batch);
 	if (LockHeldByMe(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
+	ranread_release_run_lock();
+}
+
+/*
+ * Release the run lock once (a sweep takes it for all its steps, and each
+ * step's run takes it again).
+ */
+void
+ranread_release_run_lock(void)
+{
+	LOCKTAG		tag;
+
 	set_run_lock_tag(&tag);
 	if (LockHeldByMe(&tag, ExclusiveLock))
 		LockRelease(&tag, ExclusiveLock, true);
 }
 
 /*
- * PIDs of every ranread worker in the cluster, whoever runs it (the process
- * array and the background worker registry, not pg_stat_activity, which
- * hides other roles' backend types).
+ * PIDs of the background workers alive, of type `type` (any if NULL),
+ * whoever runs them (the process array and the background worker registry,
+ * not pg_stat_activity, which hides other roles' backend types).
  */
-List *
-ranread_worker_pids(void)
+static List *
+background_worker_pids(const char *type)
 {
 	List	   *pids = NIL;
 	List	   *workers = NIL;
@@ -110,12 +128,79 @@ ranread_worker_pids(void)
 
 	foreach(lc, pids)
 	{
-		const char *type = GetBackgroundWorkerTypeByPid(lfirst_int(lc));
+		const char *worker_type = GetBackgroundWorkerTypeByPid(lfirst_int(lc));
 
-		if (type != NULL && strcmp(type, RANREAD_WORKER_TYPE) == 0)
+		if (worker_type != NULL && (type == NULL || strcmp(worker_type, type) == 0))
 			workers = lappend_int(workers, lfirst_int(lc));
 	}
 	return workers;
+}
+
+/* PIDs of every ranread worker in the cluster. */
+List *
+ranread_worker_pids(void)
+{
+	return background_worker_pids(RANREAD_WORKER_TYPE);
+}
+
+/*
+ * Background worker slots free now: max_worker_processes less the background
+ * workers alive (parallel query, the logical replication launcher, other
+ * extensions' workers and ours).  A worker that has just exited may hold its
+ * slot a little longer, until the postmaster reaps it.
+ */
+int
+ranread_free_worker_slots(void)
+{
+	return Max(0, max_worker_processes - list_length(background_worker_pids(NULL)));
+}
+
+/*
+ * Advertise (or stop advertising) that this session runs sweep `sweep`:
+ * a session-level lock, so that it ends with the session, whatever happens.
+ */
+void
+ranread_advertise_sweep(int64 sweep, bool advertise)
+{
+	LOCKTAG		tag;
+
+	set_sweep_lock_tag(&tag, sweep);
+	if (advertise)
+		(void) LockAcquire(&tag, ShareLock, true, false);
+	else if (LockHeldByMe(&tag, ShareLock))
+		LockRelease(&tag, ShareLock, true);
+}
+
+/*
+ * The sweep running now (the one numbered `sweep`, or any if it is 0), and
+ * its session's process ID; 0 if none runs.
+ */
+int64
+ranread_running_sweep(int64 sweep, int *leader_pid)
+{
+	int64		running = 0;
+	bool		isnull;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
+							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND database OPERATOR(pg_catalog.=) 0 "
+							 "AND classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+							 "AND objsubid OPERATOR(pg_catalog.=) 2 AND granted %s "
+							 "ORDER BY objid DESC LIMIT 1",
+							 (uint32) RANREAD_LOCK_SWEEP,
+							 sweep == 0 ? "" :
+							 psprintf("AND objid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid",
+									  (uint32) sweep)),
+					true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		running = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (leader_pid != NULL)
+			*leader_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_finish();
+	return running;
 }
 
 /*
@@ -257,31 +342,33 @@ worker_state(const RanreadShared *shared, const RanreadWorkerSlot *slot)
 	return ranread_status_name(slot->status);
 }
 
-/* One row of ranread_running(): a worker of the running batch, as it is now. */
-static void
-put_worker_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker,
-			   int leader_pid, RanreadHistogram *hist)
+/* Seconds from the release until `end`, or until now if it is zero. */
+static double
+seconds_since_release(const RanreadShared *shared, instr_time end)
 {
-	const RanreadWorkerSlot *slot = &shared->slots[worker];
-	bool		released = ranread_barrier_released((RanreadShared *) shared);
+	if (!ranread_barrier_released((RanreadShared *) shared))
+		return 0;
+	if (INSTR_TIME_IS_ZERO(end))
+		INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, shared->release_time);
+	return INSTR_TIME_GET_DOUBLE(end);
+}
+
+/*
+ * One row of ranread_running(): worker `worker` (0-based) of the running
+ * batch, or with worker < 0 the batch in total, as `state` describes it and
+ * `hist` (its reads so far) and `elapsed` measure it.
+ */
+static void
+put_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker, int leader_pid,
+		pid_t pid, const char *state, const RanreadHistogram *hist, double elapsed)
+{
 	Datum		values[RUNNING_COLUMNS];
 	bool		nulls[RUNNING_COLUMNS] = {0};
 	RanreadLatency latency;
-	instr_time	end;
-	double		elapsed = 0;
 	Name		target = palloc(NAMEDATALEN);
 
-	/* the worker updates its histogram as it reads: take a copy */
-	memcpy(hist, &slot->hist, sizeof(RanreadHistogram));
 	ranread_hist_latency(hist, &latency);
-	if (released)
-	{
-		end = slot->end_time;
-		if (INSTR_TIME_IS_ZERO(end))
-			INSTR_TIME_SET_CURRENT(end);
-		INSTR_TIME_SUBTRACT(end, shared->release_time);
-		elapsed = INSTR_TIME_GET_DOUBLE(end);
-	}
 	namestrcpy(target, shared->params.target_name);
 
 	values[0] = Int64GetDatum(shared->batch);
@@ -290,11 +377,12 @@ put_worker_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker,
 	values[3] = CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name);
 	values[4] = Int32GetDatum(shared->params.processes);
 	values[5] = Int32GetDatum(worker + 1);
-	values[6] = Int32GetDatum((int32) slot->pid);
-	nulls[6] = slot->pid == 0;
-	values[7] = CStringGetTextDatum(worker_state(shared, slot));
+	nulls[5] = worker < 0;
+	values[6] = Int32GetDatum((int32) pid);
+	nulls[6] = pid == 0;
+	values[7] = CStringGetTextDatum(state);
 	values[8] = Int64GetDatum((int64) hist->count);
-	values[9] = Int64GetDatum(shared->params.iterations);
+	values[9] = Int64GetDatum(shared->params.iterations * (worker < 0 ? shared->params.processes : 1));
 	nulls[9] = shared->params.iterations == 0;
 	values[10] = Float8GetDatum(elapsed);
 	values[11] = Float8GetDatum(Max(0.0, (double) shared->params.duration_ns / 1e9 - elapsed));
@@ -303,13 +391,47 @@ put_worker_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker,
 	values[13] = Float8GetDatum(latency.mean_ms);
 	values[14] = Float8GetDatum(latency.p99_ms);
 	nulls[13] = nulls[14] = hist->count == 0;
+	values[15] = Int64GetDatum(shared->params.sweep);
+	values[16] = Int32GetDatum(shared->params.sweep_step);
+	nulls[15] = nulls[16] = shared->params.sweep == 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
- * ranread_running(): one row per worker of the batch running now, read
- * from the run's shared memory (attached, read only, for the call): reads
- * done, elapsed time, IOPS, mean and p99 so far.  No rows when no batch
+ * Put one row per worker of the running batch and one (worker NULL) for the
+ * batch in total: all its reads so far, over the longest worker's elapsed time.
+ */
+static void
+put_running_rows(ReturnSetInfo *rsinfo, const RanreadShared *shared, int leader_pid)
+{
+	RanreadHistogram *hist = palloc(sizeof(RanreadHistogram));
+	RanreadHistogram *total = palloc0(sizeof(RanreadHistogram));
+	double		longest = 0;
+	int			reading = 0;
+
+	ranread_hist_init(total);
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+		double		elapsed = seconds_since_release(shared, slot->end_time);
+		const char *state = worker_state(shared, slot);
+
+		/* the worker updates its histogram as it reads: take a copy */
+		memcpy(hist, &slot->hist, sizeof(RanreadHistogram));
+		put_row(rsinfo, shared, i, leader_pid, slot->pid, state, hist, elapsed);
+		ranread_hist_merge(total, hist);
+		longest = Max(longest, elapsed);
+		if (strcmp(state, "reading") == 0)
+			reading++;
+	}
+	put_row(rsinfo, shared, -1, leader_pid, leader_pid,
+			psprintf("%d of %d reading", reading, shared->params.processes), total, longest);
+}
+
+/*
+ * ranread_running(): one row per worker of the batch running now, and one
+ * for the batch in total, read from the run's shared memory (attached, read
+ * only, for the call): reads done, elapsed time, IOPS, mean and p99 so far.  No rows when no batch
  * runs.  The segment is checked before it is read: a handle reused by
  * another segment, or a run that ended meanwhile, gives no rows.
  */
@@ -322,7 +444,6 @@ ranread_running(PG_FUNCTION_ARGS)
 	dsm_segment *seg;
 	const RanreadShared *shared;
 	int			leader_pid;
-	RanreadHistogram *hist;
 
 	InitMaterializedSRF(fcinfo, 0);
 	batch = ranread_running_batch(NULL, &handle);
@@ -342,9 +463,7 @@ ranread_running(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	leader_pid = ProcGlobal->allProcs[shared->leader_pgprocno].pid;
-	hist = palloc(sizeof(RanreadHistogram));
-	for (int i = 0; i < shared->params.processes; i++)
-		put_worker_row(rsinfo, shared, i, leader_pid, hist);
+	put_running_rows(rsinfo, shared, leader_pid);
 	dsm_detach(seg);
 	return (Datum) 0;
 }

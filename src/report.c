@@ -67,8 +67,8 @@ ranread_warn_about_rereads(const RanreadShared *shared)
  * three significant digits below 1 ms (0.0599, 0.500, 1.50, 12.35), so that
  * flash does not print as 0.00.
  */
-static char *
-format_ms(double ms)
+char *
+ranread_format_ms(double ms)
 {
 	int			decimals = 2;
 
@@ -78,8 +78,8 @@ format_ms(double ms)
 }
 
 /* A rate as the NOTICEs show it: whole reads per second, thousands grouped (16,000). */
-static char *
-format_rate(double rate)
+char *
+ranread_format_rate(double rate)
 {
 	char		digits[32];
 	StringInfoData out;
@@ -98,6 +98,17 @@ format_rate(double rate)
 }
 
 /*
+ * The level of the batch's plain NOTICEs: within a sweep, which reports
+ * each step in one line of its own, they go to the server log at DEBUG1;
+ * WARNINGs are sent either way.
+ */
+static int
+report_level(const RanreadShared *shared)
+{
+	return shared->params.sweep != 0 ? DEBUG1 : NOTICE;
+}
+
+/*
  * What the batch's series and schedule say: the steady state, a sharp fall
  * in IOPS partway, and for an open loop its service times and whether it
  * kept its rate.
@@ -107,42 +118,43 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 {
 	const RanreadParams *params = &shared->params;
 	const RanreadSeries *series = ranread_series_of(shared);
+	int			notice = report_level(shared);
 	RanreadDrop drop;
 
 	if (params->steady_window_ns > 0 && series->steady_at_s >= 0)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("steady state after %.1f s: IOPS and mean latency stayed within %g%% of their means for %.1f s",
 						series->steady_at_s, params->steady_band_pct, (double) params->steady_window_ns / 1e9)));
 	else if (params->steady_window_ns > 0)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("no steady state within the duration: IOPS or mean latency moved more than %g%% over every %.1f s window",
 						params->steady_band_pct, (double) params->steady_window_ns / 1e9),
 				 errhint("See ranread_intervals for batch " INT64_FORMAT ".", shared->batch)));
 	if (ranread_series_find_drop(series->intervals, series->count, params->processes, &drop))
 		ereport(WARNING,
 				(errmsg("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
-						format_rate(drop.from_iops), format_rate(drop.to_iops), drop.after_s),
+						ranread_format_rate(drop.from_iops), ranread_format_rate(drop.to_iops), drop.after_s),
 				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.",
 						   shared->batch),
 				 errhint("See ranread_intervals for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
 						 shared->batch)));
 	if (series->full)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("ranread_intervals holds the first %d intervals of batch " INT64_FORMAT " only",
 						series->count, shared->batch),
 				 errhint("Use a longer sample_interval, or a duration.")));
 	if (params->rate_iops <= 0)
 		return;
-	ereport(NOTICE,
+	ereport(notice,
 			(errmsg("service time (from issuing each read): mean = %sms, p50 = %sms, p99 = %sms",
-					format_ms(summary->service.mean_ms), format_ms(summary->service.p50_ms),
-					format_ms(summary->service.p99_ms)),
+					ranread_format_ms(summary->service.mean_ms), ranread_format_ms(summary->service.p50_ms),
+					ranread_format_ms(summary->service.p99_ms)),
 			 errdetail("The response times above count from when each read was due, at %s reads/s.",
-					   format_rate(params->rate_iops))));
+					   ranread_format_rate(params->rate_iops))));
 	if (summary->iops < OPEN_LOOP_KEPT_SHARE * params->rate_iops)
 		ereport(WARNING,
 				(errmsg("batch " INT64_FORMAT " did not keep its rate: %s reads/s asked, %s achieved (%.0f%%)",
-						shared->batch, format_rate(params->rate_iops), format_rate(summary->iops),
+						shared->batch, ranread_format_rate(params->rate_iops), ranread_format_rate(summary->iops),
 						100.0 * summary->iops / params->rate_iops),
 				 errdetail("Reads fell behind their schedule; their response times include the wait."),
 				 errhint("Use more processes, or a lower rate_iops: the storage or the workers are saturated.")));
@@ -153,6 +165,7 @@ void
 ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
 	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->params.readpath);
+	int			notice = report_level(shared);
 	int			i;
 
 	for (i = 0; i < shared->params.processes; i++)
@@ -186,32 +199,32 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals.")));
 	if (summary->reads == 0)
 	{
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("batch " INT64_FORMAT " read nothing (%s)",
 						shared->batch, ranread_status_name(summary->status))));
 		return;
 	}
-	ereport(NOTICE,
+	ereport(notice,
 			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %sms",
 					shared->params.processes,
 					shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
-					format_ms(summary->latency.mean_ms))));
-	ereport(NOTICE,
+					ranread_format_ms(summary->latency.mean_ms))));
+	ereport(notice,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
-	ereport(NOTICE,
+	ereport(notice,
 			(errmsg("latency percentiles: p50 = %sms, p99 = %sms, max = %sms",
-					format_ms(summary->latency.p50_ms), format_ms(summary->latency.p99_ms),
-					format_ms(summary->latency.max_ms))));
+					ranread_format_ms(summary->latency.p50_ms), ranread_format_ms(summary->latency.p99_ms),
+					ranread_format_ms(summary->latency.max_ms))));
 	if (summary->device_sampled)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("device %s: %.0f reads/s, average read wait %sms, %.0f%% utilised",
 						shared->device.name, summary->device_reads_per_s,
-						format_ms(summary->device_read_wait_ms), summary->device_util_pct)));
+						ranread_format_ms(summary->device_read_wait_ms), summary->device_util_pct)));
 	else
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("no device statistics: the target's file system is not on a block device listed in /proc/diskstats")));
 	if (readpath->flags & RANREAD_PATH_COUNTS_BUFFER_HITS)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
 						summary->buffer_hits, summary->buffer_misses)));
 	if (summary->physical_pct < PHYSICAL_WARNING_PCT)
@@ -222,7 +235,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						   readpath->memory_hit),
 				 errhint("Is the target smaller than twice the server's memory, was evict turned off, was the target prewarmed, or did readahead bring units in (see kb_per_read)?")));
 	if (summary->kb_per_read * 1024.0 > READAHEAD_NOTICE_FACTOR * shared->params.block_size)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("the kernel fetched %.1f kB from storage per read of %d kB: its readahead was part of the reads",
 						summary->kb_per_read, shared->params.block_size / 1024),
 				 errhint("Mode %s issues each read of block_size bytes as one request, without readahead.",
@@ -236,7 +249,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
 	report_over_time(shared, summary);
 	if (summary->status != RANREAD_STATUS_COMPLETED)
-		ereport(NOTICE,
+		ereport(notice,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",
 						shared->batch, ranread_status_name(summary->status), summary->reads)));
 }

@@ -397,7 +397,7 @@ add_seconds(RowBuilder *row, const char *name, uint64 ns)
 	add_column(row, name, FLOAT8OID, Float8GetDatum((double) ns / 1e9), ns == 0);
 }
 
-/* The batch's ramp, series, steady-state and open-loop parameters and results. */
+/* The batch's ramp, series, steady-state, open-loop and sweep parameters and results. */
 static void
 add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
@@ -417,6 +417,8 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 	add_measure(row, "service_p50_ms", summary->service.p50_ms);
 	add_measure(row, "service_p99_ms", summary->service.p99_ms);
 	add_measure(row, "service_p999_ms", summary->service.p999_ms);
+	add_column(row, "sweep", INT8OID, Int64GetDatum(params->sweep), params->sweep == 0);
+	add_column(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
 void

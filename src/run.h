@@ -24,10 +24,16 @@ extern void ranread_check_role_can_login(void);
 extern void ranread_lock_out_other_runs(void);
 extern int64 ranread_start_batch(dsm_handle segment);
 extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
+extern void ranread_release_run_lock(void);
 extern int64 ranread_running_batch(int *leader_pid, dsm_handle *segment);
 extern List *ranread_worker_pids(void);
+extern int	ranread_free_worker_slots(void);
+extern void ranread_advertise_sweep(int64 sweep, bool advertise);
+extern int64 ranread_running_sweep(int64 sweep, int *leader_pid);
 
 /* report.c */
+extern char *ranread_format_ms(double ms);
+extern char *ranread_format_rate(double rate);
 extern void ranread_check_can_read_summary(void);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);

@@ -20,6 +20,7 @@
 #include "readpath.h"
 #include "run.h"
 #include "series.h"
+#include "sweep.h"
 
 /*
  * Seconds in an interval, counting a month as 30 days (no overflow); -1 if
@@ -209,6 +210,7 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 	params->evict = PG_GETARG_BOOL(ARG_EVICT);
 	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
 	read_time_arguments(fcinfo, params);
+	ranread_sweep_current_step(&params->sweep, &params->sweep_step);
 }
 
 /* Workers connect as the calling role, which PostgreSQL 15 requires to have LOGIN. */

@@ -1,0 +1,503 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep.c
+ *		CALL ranread_sweep(): RanRead's methodology in one call.  Each step
+ *		is one batch of ranread_run(), with more processes (or, open loop, a
+ *		higher rate) than the step before; the sweep commits after each, so
+ *		that a cancel or a crash keeps the steps done, and stops by the first
+ *		of its rules (sweep_rules.c) that holds.
+ *
+ * The sweep holds the run lock from its first step to its last, so that no
+ * other run slips in between two steps, and advertises itself with a lock
+ * of its own, which ranread_stop() and the view ranread_sweeps look for.
+ * ranread_stop() signals the sweep's session (RANREAD_STOP_SIGNAL) as well
+ * as the workers: the running step ends as stopped and no step follows.
+ * Each step is ranread_run() called through SPI, as the caller, with the
+ * sweep's number and the step's in a static variable it reads.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "extension.h"
+#include "ranread.h"
+#include "run.h"
+#include "sweep.h"
+#include "target.h"
+
+PG_FUNCTION_INFO_V1(ranread_sweep);
+
+/* Iterations per process and step when neither iterations nor duration is given: RanRead's. */
+#define DEFAULT_ITERATIONS	10000
+
+/* How long a step waits for the previous step's worker slots to be reaped. */
+#define SLOT_WAIT_MS		2000
+#define SLOT_POLL_MS		20
+
+/* ranread_sweep()'s arguments, in the order of its SQL signature. */
+typedef enum SweepArgument
+{
+	ARG_START_PROCESSES,
+	ARG_STEP_PROCESSES,
+	ARG_MAX_PROCESSES,
+	ARG_ITERATIONS,
+	ARG_DURATION,
+	ARG_TARGET,
+	ARG_MODE,
+	ARG_BLOCK_SIZE,
+	ARG_STOP_LATENCY_MS,
+	ARG_MIN_SCALING_PCT,
+	ARG_SLO_MEAN_MS,
+	ARG_SLO_P99_MS,
+	ARG_SLO_P999_MS,
+	ARG_SLO_MAX_MS,
+	ARG_RATE_IOPS,
+	ARG_RATE_STEP_IOPS,
+	ARG_MAX_RATE_IOPS,
+	ARG_RAMP
+} SweepArgument;
+
+/* ranread_run()'s arguments a step passes (see its SQL signature). */
+#define RUN_ARGUMENTS	13
+
+/* The sweep and step ranread_run() is called for now; 0: none. */
+static int64 current_sweep = 0;
+static int	current_step = 0;
+
+/* Set by RANREAD_STOP_SIGNAL (ranread_stop()) while a sweep runs. */
+static volatile sig_atomic_t stop_requested = false;
+
+/* The sweep's arguments, checked. */
+typedef struct SweepArgs
+{
+	int			start_processes;
+	int			step_processes; /* 0: double */
+	int			max_processes;	/* as asked, or the free worker slots */
+	bool		max_by_slots;
+	double		rate_iops;		/* 0: closed loop */
+	double		rate_step_iops; /* 0: double */
+	double		max_rate_iops;	/* 0: none asked */
+	RanreadSweepRules rules;
+	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
+	bool		run_nulls[RUN_ARGUMENTS];
+} SweepArgs;
+
+void
+ranread_sweep_current_step(int64 *sweep, int *step)
+{
+	*sweep = current_sweep;
+	*step = current_step;
+}
+
+static void
+sweep_stop_handler(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	stop_requested = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* A float argument that may be NULL (0) or must be positive and finite. */
+static double
+positive_argument(FunctionCallInfo fcinfo, SweepArgument arg, const char *name, bool nullable)
+{
+	double		value;
+
+	if (PG_ARGISNULL(arg))
+	{
+		if (nullable)
+			return 0;
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", name)));
+	}
+	value = PG_GETARG_FLOAT8(arg);
+	if (!(value > 0 && isfinite(value)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be positive", name),
+				 errdetail("The value given is %g.", value)));
+	return value;
+}
+
+/*
+ * The ranread_run() arguments of the first step, checked by ranread_run()'s
+ * own checks before the sweep starts anything.
+ */
+static void
+read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	LOCAL_FCINFO(run_fcinfo, RUN_ARGUMENTS);
+	RanreadParams params;
+	Relation	target;
+	int			from[RUN_ARGUMENTS] = {ARG_START_PROCESSES, ARG_ITERATIONS, ARG_TARGET, ARG_MODE,
+		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1};
+
+	for (int i = 0; i < RUN_ARGUMENTS; i++)
+	{
+		args->run_nulls[i] = from[i] < 0 || PG_ARGISNULL(from[i]);
+		args->run_values[i] = args->run_nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(from[i]);
+	}
+	/* evict, sample_interval and steady_band_pct as ranread_run()'s defaults */
+	args->run_nulls[6] = args->run_nulls[8] = args->run_nulls[10] = false;
+	args->run_values[6] = BoolGetDatum(true);
+	args->run_values[8] = DirectFunctionCall3(interval_in, CStringGetDatum("1 s"),
+											  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	args->run_values[10] = Float8GetDatum(10);
+	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
+	{
+		args->run_nulls[1] = false;
+		args->run_values[1] = Int64GetDatum(DEFAULT_ITERATIONS);
+	}
+
+	InitFunctionCallInfoData(*run_fcinfo, NULL, RUN_ARGUMENTS, InvalidOid, NULL, NULL);
+	for (int i = 0; i < RUN_ARGUMENTS; i++)
+	{
+		run_fcinfo->args[i].value = args->run_values[i];
+		run_fcinfo->args[i].isnull = args->run_nulls[i];
+	}
+	ranread_read_run_arguments(run_fcinfo, &params);
+	target = ranread_target_open_for_run(params.target_name);
+	relation_close(target, NoLock);
+}
+
+/* Check the sweep's own arguments and bound it by the worker slots free now. */
+static void
+read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	int			free_slots = ranread_free_worker_slots();
+
+	memset(args, 0, sizeof(SweepArgs));
+	if (PG_ARGISNULL(ARG_START_PROCESSES))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("start_processes must not be null")));
+	args->start_processes = PG_GETARG_INT32(ARG_START_PROCESSES);
+	if (!PG_ARGISNULL(ARG_STEP_PROCESSES))
+	{
+		args->step_processes = PG_GETARG_INT32(ARG_STEP_PROCESSES);
+		if (args->step_processes < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("step_processes must be at least 1"),
+					 errdetail("The value given is %d.", args->step_processes),
+					 errhint("Leave it null to double the processes at each step.")));
+	}
+	args->max_processes = RANREAD_MAX_PROCESSES;
+	if (!PG_ARGISNULL(ARG_MAX_PROCESSES))
+	{
+		args->max_processes = PG_GETARG_INT32(ARG_MAX_PROCESSES);
+		if (args->max_processes < args->start_processes || args->max_processes > RANREAD_MAX_PROCESSES)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_processes must be between start_processes and %d", RANREAD_MAX_PROCESSES),
+					 errdetail("The value given is %d, start_processes %d.",
+							   args->max_processes, args->start_processes)));
+	}
+
+	args->rules.stop_latency_ms = positive_argument(fcinfo, ARG_STOP_LATENCY_MS, "stop_latency_ms", false);
+	if (PG_ARGISNULL(ARG_MIN_SCALING_PCT))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("min_scaling_pct must not be null")));
+	args->rules.min_scaling_pct = PG_GETARG_FLOAT8(ARG_MIN_SCALING_PCT);
+	if (!(args->rules.min_scaling_pct >= 0 && args->rules.min_scaling_pct < 100))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_scaling_pct must be at least 0 and below 100"),
+				 errdetail("The value given is %g.", args->rules.min_scaling_pct)));
+	args->rules.slo_mean_ms = positive_argument(fcinfo, ARG_SLO_MEAN_MS, "slo_mean_ms", true);
+	args->rules.slo_p99_ms = positive_argument(fcinfo, ARG_SLO_P99_MS, "slo_p99_ms", true);
+	args->rules.slo_p999_ms = positive_argument(fcinfo, ARG_SLO_P999_MS, "slo_p999_ms", true);
+	args->rules.slo_max_ms = positive_argument(fcinfo, ARG_SLO_MAX_MS, "slo_max_ms", true);
+
+	args->rate_iops = positive_argument(fcinfo, ARG_RATE_IOPS, "rate_iops", true);
+	args->rate_step_iops = positive_argument(fcinfo, ARG_RATE_STEP_IOPS, "rate_step_iops", true);
+	args->max_rate_iops = positive_argument(fcinfo, ARG_MAX_RATE_IOPS, "max_rate_iops", true);
+	if (args->rate_iops == 0 && (args->rate_step_iops > 0 || args->max_rate_iops > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rate_step_iops and max_rate_iops need rate_iops"),
+				 errhint("rate_iops makes the sweep open loop: it steps the rate, and its processes stay start_processes.")));
+	if (args->rate_iops > 0 && (args->step_processes > 0 || !PG_ARGISNULL(ARG_MAX_PROCESSES)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("step_processes and max_processes do not apply to an open-loop sweep"),
+				 errdetail("With rate_iops the sweep steps the rate; every step runs start_processes processes.")));
+	if (args->max_rate_iops > 0 && args->max_rate_iops < args->rate_iops)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_rate_iops must be at least rate_iops"),
+				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
+	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
+
+	read_run_arguments(fcinfo, args);
+
+	if (args->start_processes > free_slots)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("the first step needs %d worker slots, but only %d are free",
+						args->start_processes, free_slots),
+				 errdetail("max_worker_processes is %d, shared with parallel query and other background workers.",
+						   max_worker_processes),
+				 errhint("Give a smaller start_processes, or raise max_worker_processes and restart the server.")));
+	if (args->rate_iops > 0)
+		args->max_processes = args->start_processes;
+	else if (args->max_processes > free_slots)
+	{
+		if (!PG_ARGISNULL(ARG_MAX_PROCESSES))
+			ereport(NOTICE,
+					(errmsg("max_processes %d is more than the %d free worker slots: the sweep goes up to %d processes",
+							args->max_processes, free_slots, free_slots),
+					 errhint("Raise max_worker_processes (now %d) and restart the server to go further.",
+							 max_worker_processes)));
+		args->max_processes = free_slots;
+		args->max_by_slots = true;
+	}
+	args->rules.max_processes = args->max_processes;
+}
+
+/* Refuse to run where a COMMIT cannot be: in a transaction block, a function or an atomic CALL. */
+static void
+check_may_commit(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, CallContext) ||
+		((CallContext *) fcinfo->context)->atomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("ranread_sweep cannot run inside a transaction block"),
+				 errdetail("It commits after each step, so that a cancel or a crash keeps the steps done."),
+				 errhint("Run CALL ranread_sweep(...) on its own, not within BEGIN and COMMIT, a function, or a procedure called in a transaction block.")));
+}
+
+/* Record the sweep's start (committed by the caller), and return its number. */
+static int64
+record_start(const SweepArgs *args)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+	Oid			seq = get_relname_relid("ranread_sweep_seq", get_namespace_oid(ranread_extension_schema(), false));
+	int64		sweep = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
+	Oid			types[] = {INT8OID, INT4OID, NAMEOID, TEXTOID, INT4OID, INT8OID, INTERVALOID, INTERVALOID,
+		INT4OID, INT4OID, INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
+	FLOAT8OID, FLOAT8OID, FLOAT8OID};
+	Datum		values[lengthof(types)];
+	char		nulls[lengthof(types)];
+	const RanreadSweepRules *rules = &args->rules;
+	double		optional[] = {args->rate_iops, args->rate_step_iops, args->max_rate_iops,
+		rules->stop_latency_ms, rules->min_scaling_pct, rules->slo_mean_ms, rules->slo_p99_ms,
+	rules->slo_p999_ms, rules->slo_max_ms};
+
+	memset(nulls, ' ', sizeof(nulls));
+	values[0] = Int64GetDatum(sweep);
+	values[1] = Int32GetDatum(MyProcPid);
+	values[2] = args->run_values[2];	/* target */
+	values[3] = args->run_values[3];	/* mode */
+	values[4] = args->run_values[4];	/* block_size */
+	values[5] = args->run_values[1];	/* iterations */
+	values[6] = args->run_values[5];	/* duration */
+	values[7] = args->run_values[7];	/* ramp */
+	nulls[5] = args->run_nulls[1] ? 'n' : ' ';
+	nulls[6] = args->run_nulls[5] ? 'n' : ' ';
+	nulls[7] = args->run_nulls[7] ? 'n' : ' ';
+	values[8] = Int32GetDatum(args->start_processes);
+	values[9] = Int32GetDatum(args->step_processes);
+	nulls[9] = args->step_processes == 0 ? 'n' : ' ';
+	values[10] = Int32GetDatum(args->max_processes);
+	values[11] = CStringGetTextDatum(args->max_by_slots ? "worker slots" : "argument");
+	for (int i = 0; i < lengthof(optional); i++)
+	{
+		values[12 + i] = Float8GetDatum(optional[i]);
+		nulls[12 + i] = optional[i] > 0 || i == 4 ? ' ' : 'n';
+	}
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.ranread_sweep_runs (sweep, started_at, leader_pid, target, "
+									   "mode, block_size, iterations, duration_s, ramp_s, start_processes, "
+									   "step_processes, max_processes, max_processes_by, rate_iops, rate_step_iops, "
+									   "max_rate_iops, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, "
+									   "slo_p999_ms, slo_max_ms, status) "
+									   "VALUES ($1, pg_catalog.now(), $2, $3, $4, $5, $6, "
+									   "pg_catalog.date_part('epoch', $7), pg_catalog.date_part('epoch', $8), "
+									   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, 'running')",
+									   schema),
+							  lengthof(types), types, values, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
+	return sweep;
+}
+
+/* Record how the sweep ended by itself. */
+static void
+record_end(int64 sweep, const char *status, const char *stop_rule)
+{
+	Oid			types[] = {INT8OID, TEXTOID, TEXTOID};
+	Datum		values[] = {Int64GetDatum(sweep), CStringGetTextDatum(status), CStringGetTextDatum(stop_rule)};
+
+	if (SPI_execute_with_args(psprintf("UPDATE %s.ranread_sweep_runs SET ended_at = pg_catalog.clock_timestamp(), "
+									   "status = $2, stop_rule = $3 WHERE sweep OPERATOR(pg_catalog.=) $1",
+									   quote_identifier(ranread_extension_schema())),
+							  lengthof(types), types, values, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not record the end of sweep " INT64_FORMAT, sweep);
+}
+
+/*
+ * The previous step's workers hold their slots until the postmaster has
+ * reaped them: wait (a little) until `processes` slots are free.
+ */
+static void
+wait_for_worker_slots(int processes)
+{
+	for (int waited = 0; waited < SLOT_WAIT_MS && ranread_free_worker_slots() < processes;
+		 waited += SLOT_POLL_MS)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, SLOT_POLL_MS,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Run one step: ranread_run() as the caller, with this step's processes and rate. */
+static void
+run_step(SweepArgs *args, int64 sweep, int step, int processes, double rate)
+{
+	Oid			types[RUN_ARGUMENTS] = {INT4OID, INT8OID, NAMEOID, TEXTOID, INT4OID, INTERVALOID, BOOLOID,
+		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID};
+	char		nulls[RUN_ARGUMENTS];
+
+	args->run_values[0] = Int32GetDatum(processes);
+	args->run_values[11] = Float8GetDatum(rate);
+	for (int i = 0; i < RUN_ARGUMENTS; i++)
+		nulls[i] = args->run_nulls[i] ? 'n' : ' ';
+	nulls[11] = rate > 0 ? ' ' : 'n';
+
+	wait_for_worker_slots(processes);
+	current_sweep = sweep;
+	current_step = step;
+	PG_TRY();
+	{
+		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+										   quote_identifier(ranread_extension_schema())),
+								  RUN_ARGUMENTS, types, args->run_values, nulls, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not run step %d of sweep " INT64_FORMAT, step, sweep);
+	}
+	PG_FINALLY();
+	{
+		current_sweep = 0;
+		current_step = 0;
+	}
+	PG_END_TRY();
+}
+
+/* Run steps until a rule stops the sweep or ranread_stop() does; return the rule's name. */
+static const char *
+run_steps(SweepArgs *args, int64 sweep, const char **status)
+{
+	int			processes = args->start_processes;
+	double		rate = args->rate_iops;
+	RanreadSweepRecord record;
+
+	*status = "completed";
+	for (int step = 1;; step++)
+	{
+		RanreadSweepStop stop;
+
+		if (stop_requested)
+			break;
+		run_step(args, sweep, step, processes, rate);
+		if (!ranread_sweep_read(sweep, true, &record) || record.count != step)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("step %d of sweep " INT64_FORMAT " was not recorded", step, sweep),
+					 errhint("The role running the sweep needs INSERT on ranread_batches.")));
+		ereport(NOTICE, (errmsg("%s", ranread_sweep_step_text(&record, step - 1))));
+		stop = ranread_sweep_stop_after(record.steps, record.count, &record.rules);
+		SPI_commit();
+		if (stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
+			break;
+		if (stop != RANREAD_SWEEP_GO_ON)
+			return ranread_sweep_stop_rule_name(stop, &record);
+		if (rate > 0)
+			rate = ranread_sweep_next_rate(rate, args->rate_step_iops, args->rules.max_rate_iops);
+		else
+			processes = ranread_sweep_next_processes(processes, args->step_processes, args->max_processes);
+	}
+	*status = "stopped";
+	return "stopped";
+}
+
+/* Say what the sweep found: one NOTICE with the verdict. */
+static void
+report_verdict(int64 sweep)
+{
+	RanreadSweepRecord record;
+	RanreadSweepVerdict verdict;
+
+	if (!ranread_sweep_read(sweep, true, &record))
+		return;
+	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+	ereport(NOTICE,
+			(errmsg("sweep " INT64_FORMAT " %s after %d step%s", sweep, record.status, record.count,
+					record.count == 1 ? "" : "s"),
+			 errdetail("%s", ranread_sweep_verdict_text(&record, record.stop_rule, &verdict)),
+			 errhint("See ranread_sweeps, and ranread_summary WHERE sweep = " INT64_FORMAT ".", sweep)));
+}
+
+/*
+ * CALL ranread_sweep(...): check every argument, record the sweep, run its
+ * steps (committing each), record how it ended and report the verdict.
+ */
+Datum
+ranread_sweep(PG_FUNCTION_ARGS)
+{
+	SweepArgs	args;
+	volatile int64 sweep = 0;
+	const char *status;
+	const char *stop_rule;
+	pqsigfunc	previous_handler;
+
+	check_may_commit(fcinfo);
+	ranread_check_sql_version();
+	read_sweep_arguments(fcinfo, &args);
+
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	ranread_lock_out_other_runs();
+	stop_requested = false;
+	previous_handler = pqsignal(RANREAD_STOP_SIGNAL, sweep_stop_handler);
+	PG_TRY();
+	{
+		sweep = record_start(&args);
+		ranread_advertise_sweep(sweep, true);
+		SPI_commit();
+		stop_rule = run_steps(&args, sweep, &status);
+		record_end(sweep, status, stop_rule);
+		SPI_commit();
+	}
+	PG_FINALLY();
+	{
+		pqsignal(RANREAD_STOP_SIGNAL, previous_handler);
+		ranread_advertise_sweep(sweep, false);
+		ranread_release_run_lock();
+	}
+	PG_END_TRY();
+	report_verdict(sweep);
+	SPI_finish();
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep.h
+ *		ranread_sweep(): the methodology in one call, one batch per step
+ *		(sweep.c), and what a sweep's recorded steps say (sweep_verdict.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_SWEEP_H
+#define RANREAD_SWEEP_H
+
+#include "sweep_rules.h"
+
+/* A sweep as ranread_sweep_runs and ranread_batches recorded it. */
+typedef struct RanreadSweepRecord
+{
+	int64		sweep;
+	char	   *status;			/* as recorded: 'running', 'completed' or 'stopped' */
+	char	   *stop_rule;		/* as recorded; NULL while running */
+	char	   *max_processes_by;	/* 'argument' or 'worker slots' */
+	bool		open_loop;
+	RanreadSweepRules rules;
+	int			count;			/* steps recorded */
+	RanreadSweepStep *steps;
+	int64	   *batches;		/* each step's batch */
+} RanreadSweepRecord;
+
+/* sweep.c */
+extern void ranread_sweep_current_step(int64 *sweep, int *step);
+
+/* sweep_verdict.c */
+extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
+extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record);
+extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
+										const RanreadSweepVerdict *verdict);
+extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
+
+#endif							/* RANREAD_SWEEP_H */

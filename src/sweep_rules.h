@@ -1,0 +1,79 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep_rules.h
+ *		What a sweep's steps say: when to stop, which steps meet the latency
+ *		SLO, where the knee is, and the verdict.  Pure (sweep_rules.c), so
+ *		that test/unit/sweep_rules_test.c checks them on constructed
+ *		histories; sweep.c runs the steps and sweep_verdict.c reads them back.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_SWEEP_RULES_H
+#define RANREAD_SWEEP_RULES_H
+
+/* A step's physical-read proof holds when the device answered this share of reads. */
+#define RANREAD_SWEEP_MIN_PHYSICAL_PCT	99.0
+
+/* An open-loop step kept its rate when it achieved this share of it. */
+#define RANREAD_SWEEP_RATE_KEPT_PCT		95.0
+
+/* One step of a sweep: a batch, as ranread_batches recorded it. */
+typedef struct RanreadSweepStep
+{
+	int			processes;
+	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
+	double		iops;
+	double		mean_ms;
+	double		p99_ms;
+	double		p999_ms;
+	double		max_ms;
+	double		physical_pct;	/* < 0: not measured */
+	bool		completed;		/* the batch read all it was asked to */
+	char		status[16];		/* the batch's status: completed, stopped, ... */
+} RanreadSweepStep;
+
+/* The sweep's rules, as its arguments set them; a bound <= 0 is not checked. */
+typedef struct RanreadSweepRules
+{
+	int			max_processes;
+	double		max_rate_iops;	/* open loop: 0 for none */
+	double		stop_latency_ms;
+	double		min_scaling_pct;
+	double		slo_mean_ms;
+	double		slo_p99_ms;
+	double		slo_p999_ms;
+	double		slo_max_ms;
+} RanreadSweepRules;
+
+/* Why a sweep stopped, or that it goes on. */
+typedef enum RanreadSweepStop
+{
+	RANREAD_SWEEP_GO_ON = 0,
+	RANREAD_SWEEP_STOP_LATENCY, /* mean over stop_latency_ms */
+	RANREAD_SWEEP_STOP_SCALING, /* IOPS gained under min_scaling_pct of linear */
+	RANREAD_SWEEP_STOP_RATE_MISSED, /* open loop: the rate was not kept */
+	RANREAD_SWEEP_STOP_MAX, /* the last step reached max_processes or max_rate_iops */
+	RANREAD_SWEEP_STOP_STEP_ENDED	/* the step was stopped, cancelled or failed */
+} RanreadSweepStop;
+
+/* What the steps add up to; each index is -1 when no step qualifies. */
+typedef struct RanreadSweepVerdict
+{
+	int			max_step;		/* highest IOPS among the valid steps */
+	int			slo_step;		/* highest IOPS among the valid steps within the SLO */
+	int			knee_step;		/* highest IOPS per ms of mean latency (Kleinrock's power) */
+	int			memory_steps;	/* steps whose physical-read proof failed */
+	int			partial_steps;	/* steps that did not complete */
+} RanreadSweepVerdict;
+
+extern bool ranread_sweep_step_valid(const RanreadSweepStep *step);
+extern bool ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
+extern double ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after);
+extern RanreadSweepStop ranread_sweep_stop_after(const RanreadSweepStep *steps, int count,
+												 const RanreadSweepRules *rules);
+extern int	ranread_sweep_next_processes(int processes, int step_processes, int max_processes);
+extern double ranread_sweep_next_rate(double rate, double rate_step, double max_rate);
+extern void ranread_sweep_judge(const RanreadSweepStep *steps, int count,
+								const RanreadSweepRules *rules, RanreadSweepVerdict *verdict);
+
+#endif							/* RANREAD_SWEEP_RULES_H */

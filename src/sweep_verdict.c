@@ -1,0 +1,384 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep_verdict.c
+ *		What a sweep's recorded steps say, in plain words: read a sweep back
+ *		from ranread_sweep_runs and ranread_batches, judge it by its rules
+ *		(sweep_rules.c) and word the verdict; ranread_sweep_verdict(), which
+ *		the view ranread_sweeps shows.
+ *
+ * A sweep's row is written when it starts and again when it ends by itself
+ * ('completed' by a stop rule, or 'stopped' by ranread_stop()).  A sweep
+ * that a cancel, an error or a crash ended keeps its first row; its status
+ * is then read from what remains: still 'running' while its session holds
+ * the sweep lock, else 'cancelled' when its last step was cancelled, else
+ * 'interrupted'.  The verdict is computed from the steps each time, so that
+ * an interrupted sweep has one too, over the steps it completed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+
+#include "extension.h"
+#include "run.h"
+#include "sweep.h"
+
+PG_FUNCTION_INFO_V1(ranread_sweep_verdict);
+
+#define VERDICT_COLUMNS 10
+
+/* Column `n` of the current SPI row as a float8, or `otherwise` if NULL. */
+static double
+float_column(HeapTuple row, TupleDesc desc, int n, double otherwise)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(row, desc, n, &isnull);
+
+	return isnull ? otherwise : DatumGetFloat8(value);
+}
+
+static char *
+text_column(HeapTuple row, TupleDesc desc, int n, MemoryContext context)
+{
+	bool		isnull;
+	Datum		value = SPI_getbinval(row, desc, n, &isnull);
+
+	return isnull ? NULL : MemoryContextStrdup(context, TextDatumGetCString(value));
+}
+
+/* The sweep's rules, from its ranread_sweep_runs row. */
+static void
+read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryContext context)
+{
+	RanreadSweepRules *rules = &record->rules;
+	bool		isnull;
+
+	rules->max_processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
+	rules->max_rate_iops = float_column(row, desc, 2, 0);
+	rules->stop_latency_ms = float_column(row, desc, 3, 0);
+	rules->min_scaling_pct = float_column(row, desc, 4, 0);
+	rules->slo_mean_ms = float_column(row, desc, 5, 0);
+	rules->slo_p99_ms = float_column(row, desc, 6, 0);
+	rules->slo_p999_ms = float_column(row, desc, 7, 0);
+	rules->slo_max_ms = float_column(row, desc, 8, 0);
+	record->status = text_column(row, desc, 9, context);
+	record->stop_rule = text_column(row, desc, 10, context);
+	record->max_processes_by = text_column(row, desc, 11, context);
+	record->open_loop = float_column(row, desc, 12, 0) > 0;
+}
+
+/* One step, from its ranread_batches row. */
+static void
+read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
+{
+	bool		isnull;
+	char	   *status;
+
+	*batch = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+	step->processes = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
+	step->rate_iops = float_column(row, desc, 3, 0);
+	step->iops = float_column(row, desc, 4, 0);
+	step->mean_ms = float_column(row, desc, 5, 0);
+	step->p99_ms = float_column(row, desc, 6, 0);
+	step->p999_ms = float_column(row, desc, 7, 0);
+	step->max_ms = float_column(row, desc, 8, 0);
+	step->physical_pct = float_column(row, desc, 9, -1);
+	status = TextDatumGetCString(SPI_getbinval(row, desc, 10, &isnull));
+	step->completed = strcmp(status, "completed") == 0;
+	strlcpy(step->status, status, sizeof(step->status));
+}
+
+/*
+ * Read sweep `sweep` and its steps, in order, into `record` (allocated in
+ * the caller's memory context); false if there is no such sweep.  With
+ * `fresh`, under a new snapshot: the sweep reads the step its workers have
+ * just committed.
+ */
+bool
+ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
+{
+	MemoryContext context = CurrentMemoryContext;
+	const char *schema = quote_identifier(ranread_extension_schema());
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(sweep)};
+	bool		found;
+
+	memset(record, 0, sizeof(RanreadSweepRecord));
+	record->sweep = sweep;
+	SPI_connect();
+	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
+									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
+									   "max_processes_by, rate_iops FROM %s.ranread_sweep_runs "
+									   "WHERE sweep OPERATOR(pg_catalog.=) $1", schema),
+							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
+	found = SPI_processed == 1;
+	if (found)
+	{
+		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
+		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
+										   "p999_ms, max_ms, physical_pct, status FROM %s.ranread_batches "
+										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
+										   schema),
+								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
+		record->count = (int) SPI_processed;
+		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, record->count));
+		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, record->count));
+		for (int i = 0; i < record->count; i++)
+			read_step(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &record->steps[i], &record->batches[i]);
+	}
+	SPI_finish();
+	return found;
+}
+
+/* The name ranread_sweeps gives a stop rule. */
+const char *
+ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record)
+{
+	switch (stop)
+	{
+		case RANREAD_SWEEP_STOP_LATENCY:
+			return "latency";
+		case RANREAD_SWEEP_STOP_SCALING:
+			return "scaling";
+		case RANREAD_SWEEP_STOP_RATE_MISSED:
+			return "rate missed";
+		case RANREAD_SWEEP_STOP_MAX:
+			if (record->open_loop)
+				return "max rate";
+			if (record->max_processes_by != NULL && strcmp(record->max_processes_by, "worker slots") == 0)
+				return "worker slots";
+			return "max processes";
+		case RANREAD_SWEEP_STOP_STEP_ENDED:
+			return "step ended";
+		case RANREAD_SWEEP_GO_ON:
+			break;
+	}
+	return NULL;
+}
+
+/* Where a step stands on the sweep's axis: "40 processes" or "20,000 reads/s". */
+static char *
+step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
+{
+	if (record->open_loop)
+		return psprintf("%s reads/s", ranread_format_rate(step->rate_iops));
+	return psprintf("%d processes", step->processes);
+}
+
+/* The SLO's bounds in words: "mean <= 2 ms, p99 <= 5 ms". */
+static char *
+slo_text(const RanreadSweepRules *rules)
+{
+	StringInfoData out;
+	const char *names[] = {"mean", "p99", "p99.9", "max"};
+	double		bounds[] = {rules->slo_mean_ms, rules->slo_p99_ms, rules->slo_p999_ms, rules->slo_max_ms};
+
+	initStringInfo(&out);
+	for (int i = 0; i < lengthof(bounds); i++)
+	{
+		if (bounds[i] > 0)
+			appendStringInfo(&out, "%s%s <= %g ms", out.len > 0 ? ", " : "", names[i], bounds[i]);
+	}
+	return out.len > 0 ? out.data : "no bound";
+}
+
+/* A step's measures in words: "45,100 IOPS (mean 0.44 ms, p99 1.20 ms)". */
+static char *
+measures(const RanreadSweepStep *step)
+{
+	return psprintf("%s IOPS (mean %s ms, p99 %s ms)", ranread_format_rate(step->iops),
+					ranread_format_ms(step->mean_ms), ranread_format_ms(step->p99_ms));
+}
+
+/* Why the sweep ended (or that it runs), in words, after its last step. */
+static char *
+stop_text(const RanreadSweepRecord *record, const char *stop_rule)
+{
+	const RanreadSweepRules *rules = &record->rules;
+	const RanreadSweepStep *last = record->count > 0 ? &record->steps[record->count - 1] : NULL;
+
+	if (stop_rule == NULL)
+		return psprintf("It is running step %d.", record->count + 1);
+	if (strcmp(stop_rule, "stopped") == 0)
+		return pstrdup("It was stopped by ranread_stop().");
+	if (strcmp(stop_rule, "cancelled") == 0)
+		return psprintf("It was cancelled during step %d; the steps before are kept.", record->count);
+	if (strcmp(stop_rule, "interrupted") == 0)
+		return psprintf("It was ended by an error or a crash after %d step%s.",
+						record->count, record->count == 1 ? "" : "s");
+	if (last == NULL)
+		return psprintf("It stopped (%s) before any step.", stop_rule);
+	if (strcmp(stop_rule, "latency") == 0)
+		return psprintf("It stopped because the mean latency at %s, %s ms, passed stop_latency_ms (%g ms).",
+						step_at(record, last), ranread_format_ms(last->mean_ms), rules->stop_latency_ms);
+	if (strcmp(stop_rule, "scaling") == 0 && record->count >= 2)
+	{
+		int			before = record->count - 2;
+
+		while (before > 0 && !ranread_sweep_step_valid(&record->steps[before]))
+			before--;
+		return psprintf("It stopped because from %d to %d processes IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
+						record->steps[before].processes, last->processes,
+						ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
+	}
+	if (strcmp(stop_rule, "rate missed") == 0)
+		return psprintf("It stopped because at %s asked it achieved %s: the storage is saturated.",
+						step_at(record, last), ranread_format_rate(last->iops));
+	if (strcmp(stop_rule, "worker slots") == 0)
+		return psprintf("It stopped at %d processes, as many as background worker slots were free; raise max_worker_processes to go further.",
+						last->processes);
+	if (strcmp(stop_rule, "max processes") == 0)
+		return psprintf("It stopped at max_processes (%d).", rules->max_processes);
+	if (strcmp(stop_rule, "max rate") == 0)
+		return psprintf("It stopped at max_rate_iops (%s reads/s).", ranread_format_rate(rules->max_rate_iops));
+	if (strcmp(stop_rule, "step ended") == 0)
+		return psprintf("It stopped because step %d was %s.", record->count, last->status);
+	return psprintf("It stopped (%s).", stop_rule);
+}
+
+/* The verdict in plain words. */
+char *
+ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
+						   const RanreadSweepVerdict *verdict)
+{
+	StringInfoData out;
+	const RanreadSweepStep *steps = record->steps;
+
+	initStringInfo(&out);
+	if (verdict->max_step < 0)
+		appendStringInfoString(&out, "No step measured the storage. ");
+	else
+	{
+		appendStringInfo(&out, "Highest IOPS: %s at %s. ",
+						 measures(&steps[verdict->max_step]), step_at(record, &steps[verdict->max_step]));
+		if (verdict->slo_step >= 0)
+			appendStringInfo(&out, "Highest within the SLO (%s): %s at %s. ",
+							 slo_text(&record->rules), measures(&steps[verdict->slo_step]),
+							 step_at(record, &steps[verdict->slo_step]));
+		else
+			appendStringInfo(&out, "No step met the SLO (%s). ", slo_text(&record->rules));
+		if (verdict->knee_step >= 0)
+			appendStringInfo(&out, "Knee at %s. ", step_at(record, &steps[verdict->knee_step]));
+	}
+	for (int i = 0; i < record->count; i++)
+	{
+		if (steps[i].completed && !ranread_sweep_step_valid(&steps[i]))
+			appendStringInfo(&out, "Step %d (%s) is not counted: the device answered only %.0f%% of its reads, memory the rest. ",
+							 i + 1, step_at(record, &steps[i]), steps[i].physical_pct);
+	}
+	appendStringInfoString(&out, stop_text(record, stop_rule));
+	return out.data;
+}
+
+/* One step in a line, as the sweep's NOTICE shows it. */
+char *
+ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
+{
+	const RanreadSweepStep *s = &record->steps[step];
+	StringInfoData out;
+
+	initStringInfo(&out);
+	appendStringInfo(&out, "step %d: %s, %s, p99.9 %s ms, max %s ms",
+					 step + 1, step_at(record, s), measures(s), ranread_format_ms(s->p999_ms),
+					 ranread_format_ms(s->max_ms));
+	if (s->physical_pct >= 0)
+		appendStringInfo(&out, ", device answered %.1f%%", s->physical_pct);
+	if (!s->completed)
+		appendStringInfo(&out, "; %s, not counted", s->status);
+	else if (!ranread_sweep_step_valid(s))
+		appendStringInfoString(&out, "; memory answered, not counted");
+	else
+	{
+		appendStringInfoString(&out, ranread_sweep_meets_slo(s, &record->rules) ?
+							   "; within the SLO" : "; outside the SLO");
+		if (!record->open_loop)
+		{
+			for (int i = step - 1; i >= 0; i--)
+			{
+				if (ranread_sweep_step_valid(&record->steps[i]))
+				{
+					appendStringInfo(&out, "; %.0f%% of linear scaling",
+									 ranread_sweep_scaling_pct(&record->steps[i], s));
+					break;
+				}
+			}
+		}
+	}
+	return out.data;
+}
+
+/*
+ * The status and stop rule of a sweep as they stand: as recorded once it
+ * ended by itself, else read from its session and its last step.
+ */
+static void
+current_status(const RanreadSweepRecord *record, const char **status, const char **stop_rule)
+{
+	const char *last_status = record->count > 0 ? record->steps[record->count - 1].status : "";
+
+	*status = record->status;
+	*stop_rule = record->stop_rule;
+	if (strcmp(record->status, "running") != 0)
+	{
+		if (*stop_rule == NULL && record->count > 0)
+			*stop_rule = ranread_sweep_stop_rule_name(ranread_sweep_stop_after(record->steps, record->count,
+																			   &record->rules), record);
+		return;
+	}
+	if (ranread_running_sweep(record->sweep, NULL) == record->sweep)
+		*stop_rule = NULL;
+	else if (strcmp(last_status, "cancelled") == 0 || strcmp(last_status, "stopped") == 0)
+		*status = *stop_rule = last_status;
+	else
+		*status = *stop_rule = "interrupted";
+}
+
+/* ranread_sweep_verdict(sweep): what sweep `sweep` found and why it ended. */
+Datum
+ranread_sweep_verdict(PG_FUNCTION_ARGS)
+{
+	int64		sweep = PG_GETARG_INT64(0);
+	RanreadSweepRecord record;
+	RanreadSweepVerdict verdict;
+	TupleDesc	desc;
+	Datum		values[VERDICT_COLUMNS];
+	bool		nulls[VERDICT_COLUMNS] = {0};
+	const char *status;
+	const char *stop_rule;
+	const RanreadSweepStep *max_step;
+	const RanreadSweepStep *slo_step;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (!ranread_sweep_read(sweep, false, &record))
+		PG_RETURN_NULL();
+	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+	current_status(&record, &status, &stop_rule);
+	max_step = verdict.max_step >= 0 ? &record.steps[verdict.max_step] : NULL;
+	slo_step = verdict.slo_step >= 0 ? &record.steps[verdict.slo_step] : NULL;
+
+	values[0] = CStringGetTextDatum(status);
+	values[1] = Int32GetDatum(record.count);
+	values[2] = Float8GetDatum(max_step ? max_step->iops : 0);
+	values[3] = Int32GetDatum(max_step ? max_step->processes : 0);
+	nulls[2] = nulls[3] = max_step == NULL;
+	values[4] = Float8GetDatum(slo_step ? slo_step->iops : 0);
+	values[5] = Int32GetDatum(slo_step ? slo_step->processes : 0);
+	nulls[4] = nulls[5] = slo_step == NULL;
+	values[6] = Int32GetDatum(verdict.knee_step >= 0 ? record.steps[verdict.knee_step].processes : 0);
+	nulls[6] = verdict.knee_step < 0;
+	values[7] = Int32GetDatum(verdict.memory_steps);
+	values[8] = CStringGetTextDatum(stop_rule ? stop_rule : "");
+	nulls[8] = stop_rule == NULL;
+	values[9] = CStringGetTextDatum(ranread_sweep_verdict_text(&record, stop_rule, &verdict));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
