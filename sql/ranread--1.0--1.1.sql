@@ -200,6 +200,47 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;
 
+-- Each ranread_setup() running now: how far it is.
+CREATE FUNCTION ranread_setup_running(OUT target name, OUT pid int, OUT state text,
+									  OUT bytes_written bigint, OUT bytes_total bigint,
+									  OUT elapsed_s float8, OUT mb_per_s float8, OUT time_left_s float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'ranread_setup_running'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_setup_running() FROM PUBLIC;
+
+-- What ranread is doing now, for another session to watch: the running
+-- batch (one row per worker and one, worker NULL, for the batch in total,
+-- with its sweep and step) and each running setup.
+CREATE VIEW ranread_progress AS
+SELECT 'run'::text AS activity,
+	   r.sweep,
+	   r.sweep_step,
+	   r.batch,
+	   r.target,
+	   r.mode,
+	   r.processes,
+	   r.worker,
+	   r.pid,
+	   r.state,
+	   r.reads,
+	   r.target_reads,
+	   round(r.elapsed_s::numeric, 1) AS elapsed_s,
+	   round(r.time_left_s::numeric, 1) AS time_left_s,
+	   round(r.iops::numeric) AS iops,
+	   ranread_round_ms(r.mean_ms) AS mean_ms,
+	   ranread_round_ms(r.p99_ms) AS p99_ms,
+	   NULL::bigint AS bytes_done,
+	   NULL::bigint AS bytes_total,
+	   NULL::numeric AS mb_per_s
+FROM ranread_running() r
+UNION ALL
+SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
+	   round(s.elapsed_s::numeric, 1), round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
+	   s.bytes_written, s.bytes_total, round(s.mb_per_s::numeric, 1)
+FROM ranread_setup_running() s;
+
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
 -- steps are the batches whose sweep column names it.
 CREATE SEQUENCE ranread_sweep_seq;

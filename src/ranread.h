@@ -46,6 +46,7 @@
 #define RANREAD_LOCK_BATCH			0x52524e32
 #define RANREAD_LOCK_SEGMENT		0x52524e33	/* objid: the run's DSM handle */
 #define RANREAD_LOCK_SWEEP			0x52524e34	/* objid: the running sweep */
+#define RANREAD_LOCK_SETUP			0x52524e35	/* objid: a running setup's DSM handle */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus

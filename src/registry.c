@@ -355,6 +355,28 @@ seconds_since_release(const RanreadShared *shared, instr_time end)
 }
 
 /*
+ * Seconds left for worker `worker` (the batch if < 0), which has done `reads`
+ * reads in `elapsed` seconds: until its duration ends, or until its
+ * iterations are read at its rate so far, whichever comes first.
+ */
+static double
+time_left(const RanreadShared *shared, int worker, uint64 reads, double elapsed)
+{
+	double		left = -1;
+	int64		target_reads = shared->params.iterations * (worker < 0 ? shared->params.processes : 1);
+
+	if (shared->params.duration_ns > 0)
+		left = (double) shared->params.duration_ns / 1e9 - elapsed;
+	if (target_reads > 0 && reads > 0)
+	{
+		double		by_reads = (target_reads - (double) reads) * elapsed / reads;
+
+		left = left < 0 ? by_reads : Min(left, by_reads);
+	}
+	return Max(0.0, left);
+}
+
+/*
  * One row of ranread_running(): worker `worker` (0-based) of the running
  * batch, or with worker < 0 the batch in total, as `state` describes it and
  * `hist` (its reads so far) and `elapsed` measure it.
@@ -385,8 +407,8 @@ put_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker, int lead
 	values[9] = Int64GetDatum(shared->params.iterations * (worker < 0 ? shared->params.processes : 1));
 	nulls[9] = shared->params.iterations == 0;
 	values[10] = Float8GetDatum(elapsed);
-	values[11] = Float8GetDatum(Max(0.0, (double) shared->params.duration_ns / 1e9 - elapsed));
-	nulls[11] = shared->params.duration_ns == 0;
+	values[11] = Float8GetDatum(time_left(shared, worker, hist->count, elapsed));
+	nulls[11] = elapsed <= 0 || hist->count == 0;
 	values[12] = Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0);
 	values[13] = Float8GetDatum(latency.mean_ms);
 	values[14] = Float8GetDatum(latency.p99_ms);

@@ -44,6 +44,7 @@
 #include "compat.h"
 #include "osstats.h"
 #include "segments.h"
+#include "setup_progress.h"
 #include "extension.h"
 #include "target.h"
 
@@ -197,10 +198,11 @@ open_for_writing(const char *path, int log_level)
 
 /*
  * Write blocks [0, blocks) of the target's main fork, segment by segment.
- * Reports progress as NOTICEs per log_level.  The caller flushes the files.
+ * Reports progress as NOTICEs per log_level, and to other sessions through
+ * `progress`.  The caller flushes the files.
  */
 static void
-write_target(RelFileNode node, BlockNumber blocks, int log_level)
+write_target(RelFileNode node, BlockNumber blocks, int log_level, RanreadSetupProgress *progress)
 {
 	char	   *chunk = ranread_alloc_io_buffer(WRITE_CHUNK_BLOCKS * BLCKSZ);
 	FillRandom	random;
@@ -231,6 +233,7 @@ write_target(RelFileNode node, BlockNumber blocks, int log_level)
 			write_all(fd, path, chunk, (size_t) n * BLCKSZ,
 					  (off_t) (blkno - segno * RELSEG_SIZE) * BLCKSZ);
 			blkno += n;
+			ranread_setup_progress_written(progress, (uint64) blkno * BLCKSZ);
 
 			if (log_level >= 1 && next_step < PROGRESS_STEPS &&
 				(uint64) blkno * PROGRESS_STEPS >= (uint64) blocks * next_step)
@@ -397,6 +400,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	double		seconds;
 	instr_time	start;
 	instr_time	elapsed;
+	RanreadSetupProgress *progress;
 
 	ranread_check_sql_version();
 	if (PG_ARGISNULL(2) || NameStr(*PG_GETARG_NAME(2))[0] == '\0')
@@ -438,9 +442,12 @@ ranread_setup(PG_FUNCTION_ARGS)
 						blocks, BLCKSZ, first_segment, (double) free_bytes / BYTES_PER_MB)));
 
 	INSTR_TIME_SET_CURRENT(start);
-	write_target(node, blocks, log_level);
+	progress = ranread_setup_progress_begin(name, (uint64) blocks * BLCKSZ);
+	write_target(node, blocks, log_level, progress);
 	/* flushes every segment once all are written, then drops them from the cache */
+	ranread_setup_progress_flushing(progress);
 	ranread_evict_from_page_cache(node, blocks);
+	ranread_setup_progress_end(progress);
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
 

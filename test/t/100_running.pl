@@ -26,12 +26,19 @@ my $row = $node->safe_psql('postgres', q{
 		   leader_pid = (SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT status FROM ranread_run(3%'),
 		   target, mode, processes, count(DISTINCT pid), target_reads IS NULL,
 		   bool_and(elapsed_s > 0 AND time_left_s >= 0 AND time_left_s < 4 AND iops > 0 AND mean_ms > 0 AND p99_ms > 0)
-	FROM ranread_running() GROUP BY 1, 2, 3, 4, 5, 7});
+	FROM ranread_running() WHERE worker IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 7});
 is($row, 't|t|live|smgr|3|3|t|t',
 	'batch, leader, target, mode and processes are the run\'s; each worker has its pid, elapsed time, time left, IOPS, mean and p99');
-my $first = $node->safe_psql('postgres', 'SELECT sum(reads) FROM ranread_running()');
+is($node->safe_psql('postgres', q{
+	WITH r AS (SELECT * FROM ranread_running())
+	SELECT t.state, t.pid = t.leader_pid, t.reads = (SELECT sum(reads) FROM r WHERE worker IS NOT NULL),
+		   t.elapsed_s = (SELECT max(elapsed_s) FROM r WHERE worker IS NOT NULL),
+		   t.iops > 0 AND t.mean_ms > 0 AND t.p99_ms > 0 AND t.time_left_s < 4, t.sweep IS NULL
+	FROM r t WHERE t.worker IS NULL}), '3 of 3 reading|t|t|t|t|t',
+	'one more row, worker NULL, totals the batch: the leader\'s pid, all reads, the longest elapsed time, IOPS and latencies of all reads');
+my $first = $node->safe_psql('postgres', 'SELECT reads FROM ranread_running() WHERE worker IS NULL');
 sleep 1;
-cmp_ok($node->safe_psql('postgres', 'SELECT sum(reads) FROM ranread_running()'), '>', $first,
+cmp_ok($node->safe_psql('postgres', 'SELECT reads FROM ranread_running() WHERE worker IS NULL'), '>', $first,
 	'the reads done grow while the run runs');
 my ($ret, $o, $e) = $node->psql('postgres', 'SET ROLE nobody; SELECT * FROM ranread_running()');
 like($e, qr/permission denied for function ranread_running/, 'PUBLIC may not call it');
@@ -40,6 +47,20 @@ like($$out, qr/completed/, 'the run completes');
 my $recorded = $node->safe_psql('postgres', 'SELECT reads FROM ranread_batches ORDER BY batch DESC LIMIT 1');
 cmp_ok($recorded, '>=', $first, 'the batch recorded at least the reads seen during the run');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'no rows once it has ended');
+
+# ranread_progress shows a setup as it writes, from another session
+my ($sh, $sout, $serr) = start_psql($node, "SELECT ranread_setup('2 GB', target => 'big', log_level => 0)");
+ok($node->poll_query_until('postgres', q{
+	SELECT state = 'writing' AND bytes_done > 0 AND bytes_done < bytes_total AND bytes_total = 2147483648
+		   AND mb_per_s > 0 AND time_left_s > 0 AND pid > 0 AND target = 'big'
+	FROM ranread_progress WHERE activity = 'setup'}),
+	'ranread_progress shows a setup writing: bytes written of the total, its rate and the time left');
+$sh->finish;
+like($$sout, qr/ranread target "big": 2048 MB/, 'the setup completes');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_progress'), '0', 'no rows once it has ended');
+($ret, $o, $e) = $node->psql('postgres', 'SET ROLE nobody; SELECT * FROM ranread_setup_running()');
+like($e, qr/permission denied for function ranread_setup_running/, 'PUBLIC may not call ranread_setup_running');
+$node->safe_psql('postgres', "SELECT ranread_drop('big')");
 
 # ranread_run returns the batch's row itself, read with a fresh snapshot:
 # also under REPEATABLE READ, whose snapshot predates the worker's commit
