@@ -225,7 +225,8 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_scaling_pct must be at least 0 and below 100"),
-				 errdetail("The value given is %g.", args->rules.min_scaling_pct)));
+				 errdetail("The value given is %g.", args->rules.min_scaling_pct),
+				 errhint("0 turns the scaling rule off.")));
 	args->rules.slo_mean_ms = positive_argument(fcinfo, ARG_SLO_MEAN_MS, "slo_mean_ms", true);
 	args->rules.slo_p99_ms = positive_argument(fcinfo, ARG_SLO_P99_MS, "slo_p99_ms", true);
 	args->rules.slo_p999_ms = positive_argument(fcinfo, ARG_SLO_P999_MS, "slo_p999_ms", true);
@@ -288,6 +289,35 @@ check_may_commit(FunctionCallInfo fcinfo)
 				 errmsg("ranread_sweep cannot run inside a transaction block"),
 				 errdetail("It commits after each step, so that a cancel or a crash keeps the steps done."),
 				 errhint("Run CALL ranread_sweep(...) on its own, not within BEGIN and COMMIT, a function, or a procedure called in a transaction block.")));
+}
+
+/*
+ * The caller runs each step through ranread_run() and records the sweep: check
+ * both privileges before anything is recorded, as the sweep would otherwise
+ * fail after its first commit.
+ */
+static void
+check_privileges(void)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+	bool		isnull;
+	bool		allowed;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege('%s.ranread_run(int, bigint, name, text, int, "
+							 "interval, boolean, interval, interval, interval, float8, float8, text)', 'EXECUTE') "
+							 "AND pg_catalog.has_table_privilege('%s.ranread_sweep_runs', 'INSERT, UPDATE') "
+							 "AND pg_catalog.has_sequence_privilege('%s.ranread_sweep_seq', 'USAGE')",
+							 schema, schema, schema), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not check the privileges of the sweep");
+	allowed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	if (!allowed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to run a sweep"),
+				 errdetail("A sweep runs ranread_run() as its caller and records itself in ranread_sweep_runs."),
+				 errhint("Grant EXECUTE on ranread_run(), INSERT and UPDATE on ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
 }
 
 /* Record the sweep's start (committed by the caller), and return its number. */
@@ -476,6 +506,7 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	check_may_commit(fcinfo);
 	ranread_check_sql_version();
 	read_sweep_arguments(fcinfo, &args);
+	check_privileges();
 
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
 	ranread_lock_out_other_runs();

@@ -8,7 +8,9 @@
  * RANREAD_SWEEP_MIN_PHYSICAL_PCT of its reads): a step that memory answered
  * is flagged, never taken for the device.
  *
- * The scaling rule compares a step with the last valid one before it.  If
+ * The latency and open-loop rate rules apply to every completed step (more
+ * load only makes them worse); the scaling rule compares a valid step with
+ * the last valid one before it, and min_scaling_pct 0 turns it off.  If
  * N processes gave I IOPS, linear scaling would give I * M / N at M
  * processes; the step's share of linear is the IOPS it gained over the
  * IOPS linear scaling would have gained.  Below the device's knee a doubling
@@ -88,15 +90,17 @@ ranread_sweep_stop_after(const RanreadSweepStep *steps, int count, const Ranread
 
 	if (!last->completed)
 		return RANREAD_SWEEP_STOP_STEP_ENDED;
-	if (ranread_sweep_step_valid(last))
+	/* these two hold whoever answered: more load only makes them worse */
+	/* first: a missed rate is why an open loop's latency grew */
+	if (open_loop && last->iops < last->rate_iops * RANREAD_SWEEP_RATE_KEPT_PCT / 100)
+		return RANREAD_SWEEP_STOP_RATE_MISSED;
+	if (rules->stop_latency_ms > 0 && last->mean_ms > rules->stop_latency_ms)
+		return RANREAD_SWEEP_STOP_LATENCY;
+	if (!open_loop && rules->min_scaling_pct > 0 && ranread_sweep_step_valid(last))
 	{
 		int			before = valid_before(steps, count - 1);
 
-		if (rules->stop_latency_ms > 0 && last->mean_ms > rules->stop_latency_ms)
-			return RANREAD_SWEEP_STOP_LATENCY;
-		if (open_loop && last->iops < last->rate_iops * RANREAD_SWEEP_RATE_KEPT_PCT / 100)
-			return RANREAD_SWEEP_STOP_RATE_MISSED;
-		if (!open_loop && before >= 0 &&
+		if (before >= 0 &&
 			ranread_sweep_scaling_pct(&steps[before], last) < rules->min_scaling_pct)
 			return RANREAD_SWEEP_STOP_SCALING;
 	}

@@ -27,6 +27,7 @@
 #include "utils/builtins.h"
 
 #include "extension.h"
+#include "ranread.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -61,7 +62,7 @@ read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryCont
 	bool		isnull;
 
 	rules->max_processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
-	rules->max_rate_iops = float_column(row, desc, 2, 0);
+	rules->max_rate_iops = float_column(row, desc, 2, RANREAD_MAX_RATE_IOPS);
 	rules->stop_latency_ms = float_column(row, desc, 3, 0);
 	rules->min_scaling_pct = float_column(row, desc, 4, 0);
 	rules->slo_mean_ms = float_column(row, desc, 5, 0);
@@ -171,7 +172,7 @@ step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
 {
 	if (record->open_loop)
 		return psprintf("%s reads/s", ranread_format_rate(step->rate_iops));
-	return psprintf("%d processes", step->processes);
+	return psprintf("%d process%s", step->processes, step->processes == 1 ? "" : "es");
 }
 
 /* The SLO's bounds in words: "mean <= 2 ms, p99 <= 5 ms". */

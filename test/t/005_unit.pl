@@ -1,7 +1,9 @@
 # The C unit tests of test/unit: each NAME_test.c is built with src/NAME.c and
 # run; its TAP lines become this file's.  histogram_test.c checks the latency
 # histogram's percentiles against exact ones (relative error <= 1/128);
-# permutation_test.c checks the read-unit permutation is a bijection.
+# permutation_test.c checks the read-unit permutation is a bijection;
+# sweep_rules_test.c checks a sweep's stop rules, SLO verdict and knee on
+# constructed histories.
 use strict;
 use warnings;
 use File::Basename;

@@ -1,5 +1,5 @@
 # A corpus of bad calls: every one answered with a specific SQLSTATE (never
-# XX000), nothing written, and no PANIC, crash or assertion in the log.
+# XX000), nothing written (no target, result, batch, sweep or number drawn), and no PANIC, crash or assertion in the log.
 use strict;
 use warnings;
 use FindBin;
@@ -155,6 +155,43 @@ my @corpus = (
 	[ "ranread_export('$loop')", '22023' ],
 	[ "ranread_export(E'/tmp/new\\nline')", '58P01' ],
 	[ "ranread_export(42)", '42883' ],
+	# ranread_sweep: its own arguments, then those it passes to ranread_run
+	[ "CALL ranread_sweep(start_processes => NULL, target => 'bad_target')", '22004' ],
+	[ "CALL ranread_sweep(start_processes => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(start_processes => 2000, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(step_processes => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(step_processes => -5, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(start_processes => 4, max_processes => 2, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(max_processes => 5000, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(stop_latency_ms => NULL, target => 'bad_target')", '22004' ],
+	[ "CALL ranread_sweep(stop_latency_ms => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(stop_latency_ms => 'NaN', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(stop_latency_ms => 'Infinity', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(min_scaling_pct => NULL, target => 'bad_target')", '22004' ],
+	[ "CALL ranread_sweep(min_scaling_pct => -1, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(min_scaling_pct => 100, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(slo_mean_ms => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(slo_p99_ms => -5, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(slo_p999_ms => 'NaN', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(slo_max_ms => '-Infinity', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_step_iops => 100, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(max_rate_iops => 100, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_iops => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_iops => 1000, max_rate_iops => 500, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_iops => 1000, step_processes => 2, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_iops => 1000, max_processes => 20, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(rate_iops => 1e12, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(iterations => 0, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(duration => '-1 s', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(duration => '2 s', ramp => '3 s', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(mode => 'bogus', target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(mode => NULL, target => 'bad_target')", '22004' ],
+	[ "CALL ranread_sweep(block_size => 4096, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(target => 'no_such_target')", '42704' ],
+	[ "CALL ranread_sweep(target => 'plain_table')", '42809' ],
+	[ "CALL ranread_sweep(target => NULL)", '22004' ],
+	[ "CALL ranread_sweep(start_processes => 40, target => 'bad_target')", '53000' ],
+	[ "CALL ranread_sweep(start_processes => 'x')", '22P02' ],
 	# ranread_drop
 	[ "ranread_drop(NULL)", '22004' ],
 	[ "ranread_drop('no_such_target')", '42704' ],
@@ -175,13 +212,14 @@ my @corpus = (
 
 my $state = q{SELECT (SELECT count(*) FROM ranread_targets) || '/' || (SELECT count(*) FROM ranread_results)
 	|| '/' || (SELECT count(*) FROM ranread_batches) || '/' || (SELECT count(*) FROM pg_class)
-	|| '/' || (SELECT last_value FROM ranread_batch_seq)};
+	|| '/' || (SELECT last_value FROM ranread_batch_seq) || '/' || (SELECT count(*) FROM ranread_sweep_runs)
+	|| '/' || (SELECT last_value FROM ranread_sweep_seq)};
 my $before = $node->safe_psql('postgres', $state);
 
 foreach my $case (@corpus)
 {
 	my ($call, $expected) = @$case;
-	my ($ret, $out, $err) = $node->psql('postgres', "SELECT $call",
+	my ($ret, $out, $err) = $node->psql('postgres', $call =~ /^CALL / ? $call : "SELECT $call",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 	my $got = sqlstate_of($err);
 	is($got, $expected, "$call: $expected");

@@ -1,0 +1,156 @@
+# CALL ranread_sweep(): one committed batch per step, each stop rule on a
+# live sweep, the verdict and ranread_sweeps; another session watches it in
+# ranread_progress; a cancel keeps the completed steps and marks the sweep
+# cancelled; ranread_stop() stops the sweep, not only its step; it refuses
+# to run where it cannot commit, or without the privileges it needs; a
+# hostile search_path does not reach it.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('sweep');
+$node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', target => 'sw', log_level => 0);
+	SELECT ranread_setup('1 GB', target => 'long', log_level => 0);});
+my $log_start = -s $node->logfile;
+
+sub sweep_row
+{
+	my ($columns) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT $columns FROM ranread_sweeps WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)");
+}
+
+# a small sweep: 1, 2, 4 processes
+my $shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 300, target => 'sw', min_scaling_pct => 0)");
+my @steps = grep { /^NOTICE:  step \d/ } split /\n/, $shown;
+like($steps[0] // '', qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS \(mean [\d.]+ ms, p99 [\d.]+ ms\), p99\.9 [\d.]+ ms, max [\d.]+ ms, device answered [\d.]+%; (within|outside) the SLO$/,
+	'a NOTICE per step: processes, IOPS, mean, p99, p99.9, max, the physical proof and the SLO');
+like($steps[1] // '', qr/^NOTICE:  step 2: 2 processes, .*; -?\d+% of linear scaling$/, 'from step 2 on, the share of linear scaling');
+like($shown, qr/NOTICE:  sweep \d+ completed after \d steps\nDETAIL:  Highest IOPS: [\d,]+ IOPS \(mean [\d.]+ ms, p99 [\d.]+ ms\) at \d process(es)?\. (Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms\): [\d,]+ IOPS .* at \d process(es)?\.|No step met the SLO .*\.) Knee at \d process(es)?\. It stopped/,
+	'the verdict: the highest IOPS, the highest within the SLO, the knee and why it stopped');
+is($node->safe_psql('postgres', q{
+	SELECT string_agg(sweep_step || ':' || processes || ':' || status, ' ' ORDER BY batch)
+	FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
+	'1:1:completed 2:2:completed 3:4:completed', 'one batch per step, doubling 1, 2, 4, each referencing the sweep');
+is(sweep_row("status, steps, stop_rule, max_iops > 0, ended_at IS NOT NULL"), 'completed|3|max processes|t|t',
+	'ranread_sweeps: completed after 3 steps at max_processes');
+is($node->safe_psql('postgres', q{
+	SELECT s.max_iops = (SELECT round(max(iops)) FROM ranread_batches b WHERE b.sweep = s.sweep)
+	FROM ranread_sweeps s WHERE s.sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), 't',
+	'max_iops is the highest IOPS of its steps');
+
+# each stop rule, live
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
+like($shown, qr/It stopped because the mean latency at 1 process, [\d.]+ ms, passed stop_latency_ms \(0\.001 ms\)\./, 'latency: the verdict names the rule');
+is(sweep_row('steps, stop_rule'), '1|latency', 'latency: one step, rule latency');
+
+$shown = shown($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9)");
+like($shown, qr/It stopped because from 2 to 4 processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\./,
+	'scaling: the verdict names the share and the rule');
+is(sweep_row('steps, stop_rule'), '2|scaling', 'scaling: two steps (2 vCPUs cannot double 2 processes\' IOPS), rule scaling');
+
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, step_processes => 2, max_processes => 5, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000)");
+is($node->safe_psql('postgres', q{SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}) =~ /^1,3(,5)?$/ ? 1 : 0, 1,
+	'a fixed step adds step_processes: 1, 3, 5');
+
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 1000000, duration => '1 s', target => 'long')");
+like($shown, qr/step 1: 1,000,000 reads\/s, .*It stopped because at 1,000,000 reads\/s asked it achieved [\d,]+: the storage is saturated\./s,
+	'open loop: a rate not kept stops the sweep (rate missed)');
+is(sweep_row('steps, stop_rule'), '1|rate missed', 'rate missed: one step');
+
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw')");
+is($node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER BY sweep_step) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '100,200', 'open loop: the rate doubles, up to max_rate_iops');
+is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
+
+# worker slots: max_worker_processes 4 leaves 3 free (the logical replication launcher has one)
+my $small = new_node('sweep_slots', max_worker_processes => 4);
+$small->safe_psql('postgres', "SELECT ranread_setup('16 MB', target => 'sw', log_level => 0)");
+$shown = shown($small, "CALL ranread_sweep(start_processes => 3, max_processes => 8, iterations => 100, target => 'sw')");
+like($shown, qr/NOTICE:  max_processes 8 is more than the 3 free worker slots: the sweep goes up to 3 processes\nHINT:  Raise max_worker_processes \(now 4\)/,
+	'a max_processes over the free worker slots is bounded, with a NOTICE');
+like($shown, qr/It stopped at 3 processes, as many as background worker slots were free; raise max_worker_processes to go further\./,
+	'worker slots: the verdict says the bound was hit');
+is($small->safe_psql('postgres', 'SELECT max_processes, max_processes_by FROM ranread_sweep_runs'), '3|worker slots',
+	'ranread_sweep_runs keeps the bound and where it came from');
+my ($r, $o, $e) = $small->psql('postgres', "CALL ranread_sweep(start_processes => 4, iterations => 100, target => 'sw')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/53000: the first step needs 4 worker slots, but only 3 are free/, 'a first step larger than the free slots is refused (53000)');
+$small->stop;
+
+# where a COMMIT cannot be
+my $count = q{SELECT count(*) FROM ranread_sweep_runs};
+my $sweeps_before = $node->safe_psql('postgres', $count);
+($r, $o, $e) = $node->psql('postgres', "BEGIN; CALL ranread_sweep(start_processes => 1, target => 'sw'); COMMIT;",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/2D000: ranread_sweep cannot run inside a transaction block\nDETAIL:  It commits after each step/,
+	'in a transaction block: 2D000, saying why');
+$node->safe_psql('postgres', q{CREATE FUNCTION sweep_in_function() RETURNS void LANGUAGE plpgsql
+	AS $$ BEGIN CALL ranread_sweep(start_processes => 1, target => 'sw'); END $$});
+($r, $o, $e) = $node->psql('postgres', 'SELECT sweep_in_function()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/2D000: ranread_sweep cannot run inside a transaction block/, 'in a function: 2D000');
+is($node->safe_psql('postgres', $count), $sweeps_before, 'neither recorded a sweep');
+
+# another session watches the sweep; a cancel in step 2 keeps step 1
+my ($h, $out, $err) = start_psql($node,
+	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 40000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
+ok($node->poll_query_until('postgres', q{
+	SELECT count(*) = 1 FROM ranread_progress
+	WHERE activity = 'run' AND worker IS NULL AND sweep_step = 2 AND reads > 0 AND state = '2 of 2 reading'
+	  AND sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
+	'ranread_progress shows the running sweep, its step 2 and its reads from another session');
+is(sweep_row('status, steps'), 'running|1', 'ranread_sweeps: running, one step committed');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 40000%'");
+$h->finish;
+like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled');
+is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1:completed 2:cancelled',
+	'step 1 is kept, committed; step 2 recorded what it measured, as cancelled');
+is(sweep_row('status, steps, stop_rule'), 'cancelled|2|cancelled', 'the sweep shows as cancelled');
+like(sweep_row('verdict'), qr/^Highest IOPS: .* at 1 process\. .*It was cancelled during step 2; the steps before are kept\.$/,
+	'its verdict counts step 1 only and says it was cancelled');
+
+# ranread_stop() from another session stops the sweep, not only its step
+($h, $out, $err) = start_psql($node,
+	"CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 40000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
+	'the next sweep reaches step 2');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '3', 'ranread_stop() signals the sweep\'s session and the two workers');
+$h->finish;
+like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ stopped after 2 steps/, 'the CALL ends normally: stopped after 2 steps');
+is(sweep_row('status, steps, stop_rule'), 'stopped|2|stopped', 'no step 3: the sweep is stopped');
+like(sweep_row('verdict'), qr/It was stopped by ranread_stop\(\)\.$/, 'its verdict says so');
+
+# privileges: a role with EXECUTE on the procedure only
+$node->safe_psql('postgres', q{CREATE ROLE sweeper LOGIN;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) TO sweeper;
+	GRANT SELECT ON ranread_targets, sw TO sweeper;});
+$sweeps_before = $node->safe_psql('postgres', $count);
+($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/, 'without the grants a sweep needs: 42501, saying which');
+is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
+$node->safe_psql('postgres', 'CREATE ROLE outsider LOGIN');
+($r, $o, $e) = $node->psql('postgres', "SET ROLE outsider; CALL ranread_sweep(start_processes => 1, target => 'sw')");
+like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call ranread_sweep');
+
+# a hostile search_path: its own ranread_run, now() and tables are not used
+$node->safe_psql('postgres', q{CREATE SCHEMA evil;
+	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text)
+		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
+	CREATE TABLE evil.ranread_sweep_runs (LIKE public.ranread_sweep_runs);
+	CREATE TABLE evil.ranread_batches (LIKE public.ranread_batches);});
+$shown = shown($node, "SET search_path = evil, public; CALL ranread_sweep(start_processes => 2, max_processes => 2, iterations => 100, target => 'sw')");
+like($shown, qr/NOTICE:  sweep \d+ completed after 1 step\n/, 'under a hostile search_path the sweep runs ranread\'s own objects');
+is($node->safe_psql('postgres', 'SELECT (SELECT count(*) FROM evil.ranread_sweep_runs) + (SELECT count(*) FROM evil.ranread_batches)'), '0',
+	'and writes nothing to the impostor tables');
+
+is(worker_count($node), 0, 'no ranread worker is left');
+ok(log_is_clean($node, $log_start), 'no PANIC, crash, assertion or internal error in the server log');
+$node->stop;
+done_testing();

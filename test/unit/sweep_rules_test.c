@@ -1,0 +1,183 @@
+/*
+ * sweep_rules_test.c: the rules of a sweep (src/sweep_rules.c) on
+ * constructed histories: which rule stops a flash device that saturates, a
+ * disk whose latency passes the stop, a sweep at its max; which step is the
+ * highest within the SLO (mean, p99, p99.9 and max bounds), the highest of
+ * all and the knee; that a step memory answered or that did not complete is
+ * never counted; the open loop's rules; and the next step's processes and
+ * rate.  Prints TAP.  Built and run by test/t/005_unit.pl.
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "sweep_rules.h"
+
+/* plain libc: this program does not link PostgreSQL's port library */
+#undef printf
+#undef snprintf
+
+#include "unit_tap.h"
+
+#define MAX_STEPS	8
+
+static RanreadSweepStep steps[MAX_STEPS];
+
+/* A completed closed-loop step the device answered, p99 three times the mean. */
+static RanreadSweepStep
+step(int processes, double iops, double mean_ms)
+{
+	RanreadSweepStep s = {0};
+
+	s.processes = processes;
+	s.iops = iops;
+	s.mean_ms = mean_ms;
+	s.p99_ms = mean_ms * 3;
+	s.p999_ms = mean_ms * 5;
+	s.max_ms = mean_ms * 8;
+	s.physical_pct = 100;
+	s.completed = true;
+	strcpy(s.status, "completed");
+	return s;
+}
+
+/* RanRead's defaults: stop at a mean of 10 ms or under 25 % of linear; SLO mean <= 2 ms, p99 <= 5 ms. */
+static RanreadSweepRules
+default_rules(int max_processes)
+{
+	RanreadSweepRules r = {0};
+
+	r.max_processes = max_processes;
+	r.stop_latency_ms = 10;
+	r.min_scaling_pct = 25;
+	r.slo_mean_ms = 2;
+	r.slo_p99_ms = 5;
+	return r;
+}
+
+int
+main(void)
+{
+	RanreadSweepRules rules = default_rules(1024);
+	RanreadSweepVerdict verdict;
+	char		what[200];
+
+	printf("1..28\n");
+
+	/* a flash device that scales to 40 processes, then saturates */
+	steps[0] = step(10, 10000, 1.0);
+	steps[1] = step(20, 20000, 1.0);
+	steps[2] = step(40, 39000, 1.02);
+	steps[3] = step(80, 41000, 1.95);
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_GO_ON,
+	   "flash: 10, 20, 40 processes scaling at 95 % of linear go on");
+	ok(ranread_sweep_stop_after(steps, 4, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "flash: 40 to 80 processes gaining 5 % of linear stops by the scaling rule");
+	snprintf(what, sizeof(what), "the share of linear from 40 to 80 processes is 5.1 %% (%.1f)",
+			 ranread_sweep_scaling_pct(&steps[2], &steps[3]));
+	ok(fabs(ranread_sweep_scaling_pct(&steps[2], &steps[3]) - 5.128) < 0.01, what);
+	ranread_sweep_judge(steps, 4, &rules, &verdict);
+	ok(verdict.max_step == 3 && verdict.slo_step == 2,
+	   "flash: highest IOPS at 80 processes, highest within the SLO at 40 (p99 5.85 ms > 5 ms at 80)");
+	ok(verdict.knee_step == 2, "flash: the knee (IOPS per ms of mean latency) is at 40 processes");
+
+	/* a tighter SLO: p99.9 <= 4 ms leaves only the steps with mean <= 0.8 ms */
+	rules.slo_p999_ms = 4;
+	ranread_sweep_judge(steps, 4, &rules, &verdict);
+	ok(verdict.slo_step == -1, "with p99.9 <= 4 ms no step (p99.9 5 ms and more) meets the SLO");
+	rules.slo_p999_ms = 0;
+	rules.slo_max_ms = 8.1;
+	ranread_sweep_judge(steps, 4, &rules, &verdict);
+	ok(verdict.slo_step == 1, "with max <= 8.1 ms the highest within the SLO is 20 processes (max 8 ms; 8.16 ms at 40)");
+	rules.slo_max_ms = 0;
+
+	rules.min_scaling_pct = 0;
+	ok(ranread_sweep_stop_after(steps, 4, &rules) == RANREAD_SWEEP_GO_ON,
+	   "min_scaling_pct 0 turns the scaling rule off");
+	rules.min_scaling_pct = 25;
+
+	/* a disk: latency passes 10 ms before IOPS stops growing much */
+	steps[0] = step(10, 2000, 5.0);
+	steps[1] = step(20, 3200, 6.25);
+	steps[2] = step(40, 4100, 10.5);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "disk: 10 to 20 processes at 60 % of linear and 6.25 ms go on");
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_LATENCY,
+	   "disk: a mean of 10.5 ms at 40 processes stops by the latency rule (it is checked first)");
+	ranread_sweep_judge(steps, 3, &rules, &verdict);
+	ok(verdict.max_step == 2 && verdict.slo_step == -1,
+	   "disk: highest IOPS at 40 processes; no step within a mean of 2 ms");
+
+	/* the max processes, reached while still scaling */
+	rules = default_rules(20);
+	steps[0] = step(10, 10000, 0.5);
+	steps[1] = step(20, 20000, 0.5);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_MAX,
+	   "a sweep still scaling stops at max_processes");
+
+	/* a step memory answered: flagged, not counted, and skipped by the scaling rule */
+	rules = default_rules(1024);
+	steps[0] = step(10, 10000, 1.0);
+	steps[1] = step(20, 200000, 0.05);
+	steps[1].physical_pct = 40;
+	steps[2] = step(40, 30000, 1.3);
+	ok(!ranread_sweep_step_valid(&steps[1]), "a step the device answered 40 % of is not valid");
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "a memory-answered step is not compared for scaling");
+	steps[1].mean_ms = 12;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_LATENCY,
+	   "but its latency over stop_latency_ms stops the sweep all the same");
+	steps[1].mean_ms = 0.05;
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_GO_ON,
+	   "the next step is compared with the last valid step (10 to 40 processes: 67 % of linear), not with memory's 200,000 IOPS");
+	ranread_sweep_judge(steps, 3, &rules, &verdict);
+	ok(verdict.max_step == 2 && verdict.memory_steps == 1,
+	   "the highest IOPS is 30,000 at 40 processes, not memory's 200,000; one step is flagged");
+	steps[1].physical_pct = 99.5;
+	ok(ranread_sweep_step_valid(&steps[1]), "a step the device answered 99.5 % of is valid");
+
+	/* a step stopped by ranread_stop(), or failed */
+	steps[2].completed = false;
+	strcpy(steps[2].status, "stopped");
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_STEP_ENDED,
+	   "a step that did not complete ends the sweep");
+	ranread_sweep_judge(steps, 3, &rules, &verdict);
+	ok(verdict.partial_steps == 1 && verdict.max_step == 1,
+	   "it is not counted: the highest IOPS is that of a completed step");
+
+	/* open loop: the rate kept, missed, and the max rate */
+	rules = default_rules(4);
+	rules.max_rate_iops = 40000;
+	steps[0] = step(4, 9990, 0.2);
+	steps[0].rate_iops = 10000;
+	steps[1] = step(4, 18500, 0.4);
+	steps[1].rate_iops = 20000;
+	ok(ranread_sweep_stop_after(steps, 1, &rules) == RANREAD_SWEEP_GO_ON,
+	   "open loop: 9,990 of 10,000 reads/s goes on (and max_processes does not apply)");
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_RATE_MISSED,
+	   "open loop: 18,500 of 20,000 reads/s (92.5 %) stops: the rate was missed");
+	steps[1].mean_ms = 800;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_RATE_MISSED,
+	   "open loop: the missed rate, not the 800 ms it caused, is named as the reason");
+	steps[1].mean_ms = 0.4;
+	steps[1].iops = 39500;
+	steps[1].rate_iops = 40000;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_MAX,
+	   "open loop: a kept rate at max_rate_iops stops at the max");
+
+	/* the next step */
+	ok(ranread_sweep_next_processes(10, 0, 1024) == 20 && ranread_sweep_next_processes(20, 0, 31) == 31,
+	   "processes double (10 to 20), at most max_processes (20 to 31, not 40)");
+	ok(ranread_sweep_next_processes(10, 5, 1024) == 15 && ranread_sweep_next_processes(1020, 5, 1024) == 1024,
+	   "a fixed step adds step_processes (10 to 15), at most max_processes");
+	ok(ranread_sweep_next_rate(5000, 0, 0) == 10000 && ranread_sweep_next_rate(30000, 0, 40000) == 40000 &&
+	   ranread_sweep_next_rate(5000, 2500, 0) == 7500,
+	   "rates double or step, at most max_rate_iops");
+
+	/* a latency that is not a number meets no SLO */
+	steps[0] = step(10, 1000, NAN);
+	ok(!ranread_sweep_meets_slo(&steps[0], &rules), "a NaN mean does not meet the SLO");
+
+	return failures > 0;
+}
