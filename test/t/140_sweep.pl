@@ -135,6 +135,18 @@ $sweeps_before = $node->safe_psql('postgres', $count);
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/, 'without the grants a sweep needs: 42501, saying which');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
+$node->safe_psql('postgres', q{
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) TO sweeper;
+	GRANT SELECT ON ranread_summary TO sweeper;
+	GRANT USAGE ON SEQUENCE ranread_batch_seq TO sweeper;
+	GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
+	GRANT SELECT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
+	GRANT SELECT, INSERT, UPDATE ON ranread_sweep_runs TO sweeper;
+	GRANT USAGE ON SEQUENCE ranread_sweep_seq TO sweeper;
+	GRANT SELECT ON ranread_sweeps TO sweeper;
+	GRANT EXECUTE ON FUNCTION ranread_sweep_verdict(bigint) TO sweeper;});
+$shown = shown($node, "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0); SELECT status FROM ranread_sweeps ORDER BY sweep DESC LIMIT 1");
+like($shown, qr/^completed\n.*NOTICE:  sweep \d+ completed after 2 steps/s, 'with the grants docs/reference.md lists, a role runs a sweep and reads its verdict');
 $node->safe_psql('postgres', 'CREATE ROLE outsider LOGIN');
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE outsider; CALL ranread_sweep(start_processes => 1, target => 'sw')");
 like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call ranread_sweep');
