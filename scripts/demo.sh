@@ -2,8 +2,9 @@
 # demo.sh: the main job on a fresh Debian 12 machine, as root.
 #
 # Installs dependencies, builds and installs ranread, then on a throwaway
-# cluster (pg_virtualenv) sets up a small target and steps the number of
-# processes up, printing RanRead's NOTICE lines and the summary table.
+# cluster (pg_virtualenv) sets up a small target and runs a sweep with the
+# defaults (CALL ranread_sweep()), printing a NOTICE per step, the verdict and
+# the summary table.
 # A real measurement uses a target of at least twice the server's memory on
 # the volume under test: see docs/methodology.md.
 set -euo pipefail

@@ -1,12 +1,16 @@
--- demo.sql: a short RanRead-style step-up on a small target (see demo.sh).
+-- demo.sql: RanRead's methodology in one call, on a small target (see demo.sh).
 CREATE EXTENSION ranread;
-SELECT ranread_setup('2 GB');
-SELECT * FROM ranread_run(1, 1500);
-SELECT * FROM ranread_run(2, 1500);
-SELECT * FROM ranread_run(4, 1500);
-SELECT * FROM ranread_run(8, 1500);
-SELECT * FROM ranread_run(16, 1500);
-\echo ranread_summary: one row per batch
-SELECT run_date, run_time, target, iterations, processes, response_time_ms, iops,
-	   p50_ms, p99_ms, max_ms, physical_pct, device_reads_per_s, status
-FROM ranread_summary ORDER BY batch;
+SELECT ranread_setup('4 GB');
+-- 10, 20, 40 ... processes of 10,000 reads each, one committed batch per step,
+-- until the mean passes 10 ms, IOPS stops scaling, or the worker slots run out
+CALL ranread_sweep();
+\echo ranread_sweeps: the verdict
+\x on
+SELECT sweep, status, steps, max_iops, max_iops_processes, slo_iops, slo_processes,
+	   knee_processes, stop_rule, verdict
+FROM ranread_sweeps;
+\x off
+\echo ranread_summary: one row per step
+SELECT sweep_step, processes, iterations, response_time_ms, iops, p50_ms, p99_ms, p999_ms, max_ms,
+	   physical_pct, device_reads_per_s, status
+FROM ranread_summary WHERE sweep = (SELECT max(sweep) FROM ranread_sweeps) ORDER BY batch;
