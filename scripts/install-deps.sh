@@ -20,6 +20,8 @@ packages=(
 	cppcheck clang-tidy valgrind
 	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test
 	e2fsprogs
+	# test/t/120_chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
+	librsvg2-bin libxml2-utils
 )
 
 missing=()

@@ -36,9 +36,6 @@ $$;
 ALTER FUNCTION ranread_setup(text, name, name, int) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_stop() SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_reset() SET search_path = pg_catalog, pg_temp;
-ALTER FUNCTION ranread_export(text) SET search_path = pg_catalog, pg_temp;
--- the export writes the view's rows as they are: dates YYYY-MM-DD
-ALTER FUNCTION ranread_export(text) SET DateStyle = 'ISO, YMD';
 ALTER FUNCTION ranread_drop(name) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION ranread_help() SET search_path = pg_catalog, pg_temp;
 
@@ -336,3 +333,56 @@ LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) FROM PUBLIC;
+
+-- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
+-- lines against processes, the SLO and the knee), and the latency
+-- distribution of batches from their histograms.
+CREATE FUNCTION ranread_chart(sweep bigint DEFAULT NULL,
+							  width int DEFAULT 960,
+							  height int DEFAULT 540)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+CREATE FUNCTION ranread_chart_latency(VARIADIC batches bigint[])
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart_latency'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+REVOKE ALL ON FUNCTION ranread_chart(bigint, int, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_chart_latency(bigint[]) FROM PUBLIC;
+
+-- ranread_export() gains a format (RanRead's own file), a sweep to export
+-- alone, a CSV and the chart, and returns one row per file written.
+DROP FUNCTION ranread_export(text);
+CREATE FUNCTION ranread_export(directory text,
+							   format text DEFAULT 'tsv',
+							   sweep bigint DEFAULT NULL,
+							   csv boolean DEFAULT false,
+							   svg boolean DEFAULT false)
+RETURNS SETOF text				-- the path of each file written
+AS 'MODULE_PATHNAME', 'ranread_export'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET DateStyle = 'ISO, YMD';
+REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;
+
+-- Two batches, or two sweeps, side by side: each measure of A and B, B/A, the
+-- noise band of the measurement in percent and whether B differs by more; a
+-- last row 'verdict' in words (docs/reference.md, "Compare").
+CREATE FUNCTION ranread_compare(batch_a bigint, batch_b bigint)
+RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
+AS 'MODULE_PATHNAME', 'ranread_compare'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+CREATE FUNCTION ranread_compare_sweeps(sweep_a bigint, sweep_b bigint)
+RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
+AS 'MODULE_PATHNAME', 'ranread_compare_sweeps'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+REVOKE ALL ON FUNCTION ranread_compare(bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_compare_sweeps(bigint, bigint) FROM PUBLIC;

@@ -82,7 +82,8 @@ SELECT is(line, E'run_date\trun_time\ttarget\titerations\tprocesses\tresponse_ti
 				 'p50_ms\tp95_ms\tp99_ms\tp999_ms\tmin_ms\tmax_ms\tpct_over_2ms\tpct_over_5ms\tpct_over_10ms\t'
 				 'mb_per_s\tphysical_pct\tbuffer_hits\tbuffer_misses\tdevice\tdevice_reads_per_s\t'
 				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads\tkb_per_read\t'
-				 'ramp_s\tsteady_at_s\trate_iops\tservice_mean_ms\tservice_p50_ms\tservice_p99_ms\tservice_p999_ms',
+				 'ramp_s\tsteady_at_s\trate_iops\tservice_mean_ms\tservice_p50_ms\tservice_p99_ms\tservice_p999_ms\t'
+				 'sweep\tsweep_step',
 		  'the first line is the tab-separated header: every column of ranread_summary, RanRead''s seven first')
   FROM tap_lines WHERE n = 1;
 SELECT is((SELECT count(*) FROM tap_lines WHERE n > 1), (SELECT count(*) FROM ranread_summary),
@@ -106,7 +107,8 @@ SELECT results_eq(
 								   CASE evicted WHEN true THEN 't' WHEN false THEN 'f' END, status,
 								   started_at::text, wrapped_reads::text, kb_per_read::text,
 								   ramp_s::text, steady_at_s::text, rate_iops::text, service_mean_ms::text,
-								   service_p50_ms::text, service_p99_ms::text, service_p999_ms::text],
+								   service_p50_ms::text, service_p99_ms::text, service_p999_ms::text,
+								   sweep::text, sweep_step::text],
 							 E'\t', '') COLLATE "default"
 		FROM ranread_summary ORDER BY batch$$,
 	'the data lines are ranread_summary''s rows, ordered by batch');
@@ -132,7 +134,7 @@ SELECT throws_ok(format('SELECT ranread_export(%L)', d || '/PG_VERSION'),
   FROM current_setting('data_directory') AS d;
 
 CREATE ROLE tap_exporter NOLOGIN;
-GRANT EXECUTE ON FUNCTION ranread_export(text) TO tap_exporter;
+GRANT EXECUTE ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) TO tap_exporter;
 GRANT SELECT ON ranread_results, ranread_batches, ranread_targets, ranread_summary TO tap_exporter;
 SET ROLE tap_exporter;
 SELECT throws_ok($$SELECT ranread_export('/tmp/ranread_tap_export')$$,

@@ -27,7 +27,7 @@ my ($hb, $outb, $errb) = start_psql($node, qq{
 		FOR i IN 1..100 LOOP
 			CASE i % 6
 				WHEN 0 THEN INSERT INTO soak_log (op, result) VALUES ('stop', ranread_stop());
-				WHEN 1 THEN INSERT INTO soak_log (op, result) VALUES ('export', ranread_export('$export_dir'));
+				WHEN 1 THEN INSERT INTO soak_log (op, result) SELECT 'export', ranread_export('$export_dir');
 				WHEN 2 THEN INSERT INTO soak_log (op, result) SELECT 'summary', count(*) FROM ranread_summary;
 				WHEN 3 THEN INSERT INTO soak_log (op, result) SELECT 'results', count(*) FROM ranread_results;
 				WHEN 4 THEN IF i = 10 THEN INSERT INTO soak_log (op, result) VALUES ('reset', ranread_reset()); END IF;

@@ -1,0 +1,318 @@
+# ranread_chart() and ranread_chart_latency(): each chart is valid XML that
+# rsvg-convert renders at the size asked into a PNG that is not blank; a real
+# sweep's chart has one bar per step, the SLO's lines and the knee where
+# ranread_sweep_verdict() puts it; a constructed sweep's memory-answered and
+# stopped steps are hatched and labelled "not counted"; text from the tables
+# is escaped; an open-loop sweep is drawn against the rate asked; without a
+# sweep, every batch; every error has its SQLSTATE.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use Compress::Zlib;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+foreach my $tool ('rsvg-convert', 'xmllint')
+{
+	plan skip_all => "$tool is not installed (scripts/install-deps.sh installs it)"
+	  if system("command -v $tool >/dev/null 2>&1") != 0;
+}
+
+my $node = new_node('chart');
+my $dir = PostgreSQL::Test::Utils::tempdir();
+my $files = 0;
+
+# Call $sql expecting an error: its SQLSTATE and its primary message.
+sub error_of
+{
+	my ($sql) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', $sql, extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	my ($message) = $err =~ /ERROR:\s+[0-9A-Z]{5}:\s+(.*)/;
+	return (sqlstate_of($err), $message // '');
+}
+
+sub write_file
+{
+	my ($text) = @_;
+	my $path = sprintf('%s/chart%02d.svg', $dir, ++$files);
+	open(my $fh, '>', $path) or die "could not write $path: $!";
+	print $fh $text;
+	close $fh;
+	return $path;
+}
+
+# xmllint's verdict on a file: true when it is well-formed XML.
+sub xml_valid
+{
+	my ($path) = @_;
+	return system("xmllint --noout '$path' 2>/dev/null") == 0;
+}
+
+# PNG filter types 0-4 (PNG spec, section 9): undo one row's filter.
+sub unfilter
+{
+	my ($type, $raw, $previous, $bpp) = @_;
+	my @row = unpack('C*', $raw);
+	my @up = @$previous;
+	for my $i (0 .. $#row)
+	{
+		my $left = $i >= $bpp ? $row[ $i - $bpp ] : 0;
+		my $above = $up[$i];
+		my $corner = $i >= $bpp ? $up[ $i - $bpp ] : 0;
+		my $predictor = 0;
+		if ($type == 1) { $predictor = $left }
+		elsif ($type == 2) { $predictor = $above }
+		elsif ($type == 3) { $predictor = int(($left + $above) / 2) }
+		elsif ($type == 4)
+		{
+			my $p = $left + $above - $corner;
+			my ($pa, $pb, $pc) = (abs($p - $left), abs($p - $above), abs($p - $corner));
+			$predictor = ($pa <= $pb && $pa <= $pc) ? $left : ($pb <= $pc ? $above : $corner);
+		}
+		elsif ($type != 0) { die "PNG filter type $type does not exist" }
+		$row[$i] = ($row[$i] + $predictor) & 0xff;
+	}
+	return \@row;
+}
+
+# A PNG's width, height, share of non-white pixels and number of distinct
+# colours, decoded with core modules (8-bit RGB or RGBA, not interlaced).
+sub png_facts
+{
+	my ($path) = @_;
+	open(my $fh, '<:raw', $path) or die "could not read $path: $!";
+	local $/;
+	my $png = <$fh>;
+	close $fh;
+	die "$path is not a PNG" unless substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n";
+	my ($pos, $idat, $width, $height, $depth, $colour, $interlace) = (8, '');
+	while ($pos < length $png)
+	{
+		my ($length, $type) = unpack('N a4', substr($png, $pos, 8));
+		my $data = substr($png, $pos + 8, $length);
+		($width, $height, $depth, $colour, undef, undef, $interlace) = unpack('N N C C C C C', $data)
+		  if $type eq 'IHDR';
+		$idat .= $data if $type eq 'IDAT';
+		$pos += 12 + $length;
+	}
+	die "$path: only 8-bit RGB or RGBA, not interlaced, is decoded here"
+	  unless $depth == 8 && ($colour == 2 || $colour == 6) && !$interlace;
+	my $bpp = $colour == 6 ? 4 : 3;
+	my $pixels = uncompress($idat) // die "$path: its image data does not inflate";
+	my $stride = $width * $bpp;
+	my $previous = [ (0) x $stride ];
+	my ($coloured, %colours) = (0);
+	for my $y (0 .. $height - 1)
+	{
+		my $offset = $y * ($stride + 1);
+		my $row = unfilter(ord(substr($pixels, $offset, 1)), substr($pixels, $offset + 1, $stride), $previous, $bpp);
+		for (my $x = 0; $x < $stride; $x += $bpp)
+		{
+			my $pixel = join(',', @$row[ $x .. $x + 2 ]);
+			$colours{$pixel}++;
+			$coloured++ if $pixel ne '255,255,255';
+		}
+		$previous = $row;
+	}
+	return ($width, $height, $coloured / ($width * $height), scalar(keys %colours));
+}
+
+# Check a chart: valid XML, self-contained, rendered at $width x $height,
+# not blank.
+sub check_rendering
+{
+	my ($what, $svg, $width, $height) = @_;
+	my $path = write_file($svg);
+	ok(xml_valid($path), "$what: valid XML");
+	like($svg, qr/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="$width" height="$height" viewBox="0 0 $width $height"/,
+		"$what: an svg root of $width x $height");
+	unlike($svg, qr/href|<image|<script|<style|\@import|url\((?!#)|[^\x09\x0a\x20-\x7e]/,
+		"$what: no external reference, ASCII only");
+	like($svg, qr/<rect x="0" y="0" width="$width" height="$height" fill="#ffffff"\/>/, "$what: a white background");
+	is(system('rsvg-convert', '-o', "$path.png", $path), 0, "$what: rsvg-convert renders it");
+	my ($w, $h, $share, $colours) = png_facts("$path.png");
+	is("${w}x$h", "${width}x$height", "$what: the PNG is ${width}x$height");
+	cmp_ok($share, '>=', 0.02, sprintf('%s: %.1f%% of its pixels are not white', $what, 100 * $share));
+	cmp_ok($colours, '>=', 3, "$what: $colours distinct colours");
+}
+
+# The rectangles of the bars, in order: [class, middle x].
+sub bars
+{
+	my ($svg) = @_;
+	my @bars;
+	push @bars, [ $1, $2 + $3 / 2 ]
+	  while $svg =~ /<rect class="(bar[^"]*)" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"/g;
+	return @bars;
+}
+
+sub knee_x
+{
+	my ($svg) = @_;
+	return $svg =~ /<g id="knee">\n<line x1="([\d.]+)"/ ? $1 : undef;
+}
+
+# The checker itself can fail: xmllint refuses what is not XML, and the PNG
+# decoder sees a blank image as blank.
+ok(!xml_valid(write_file(qq{<svg xmlns="http://www.w3.org/2000/svg"><text>a <&> b</text></svg>})),
+	'xmllint refuses a document with an unescaped "<&>"');
+{
+	my $blank = write_file(qq{<svg xmlns="http://www.w3.org/2000/svg" width="400" height="330"><rect width="400" height="330" fill="#ffffff"/></svg>});
+	system('rsvg-convert', '-o', "$blank.png", $blank);
+	my ($w, $h, $share, $colours) = png_facts("$blank.png");
+	is("${w}x$h|$share|$colours", '400x330|0|1', 'a white image decodes as 400x330, no pixel coloured, one colour');
+}
+
+# --- errors before any batch -------------------------------------------------------
+my @error = error_of('SELECT ranread_chart()');
+is("@error", '02000 no ranread batch to chart', 'no batch at all: 02000 no ranread batch to chart');
+
+# --- every batch, without any sweep --------------------------------------------
+$node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', target => 'chart_target', log_level => 0);
+	SELECT ranread_run(1, 300, 'chart_target'); SELECT ranread_run(2, 300, 'chart_target')});
+my $svg = $node->safe_psql('postgres', 'SELECT ranread_chart()');
+check_rendering('every batch', $svg, 960, 540);
+like($svg, qr/<title>ranread: all batches<\/title>/, 'without a sweep, the title says all batches');
+is(scalar(bars($svg)), 2, 'one bar per batch');
+
+# --- a real sweep ------------------------------------------------------------------
+$node->safe_psql('postgres',
+	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 300, target => 'chart_target')");
+my ($sweep, $device, $date, $knee) = split /\|/, $node->safe_psql('postgres', q{
+	SELECT s.sweep, (SELECT string_agg(DISTINCT device, ', ') FROM ranread_batches b WHERE b.sweep = s.sweep),
+		   to_char(s.started_at, 'YYYY-MM-DD HH24:MI'), v.knee_processes
+	FROM ranread_sweep_runs s, ranread_sweep_verdict(s.sweep) v ORDER BY s.sweep DESC LIMIT 1});
+my @processes = split /,/, $node->safe_psql('postgres',
+	"SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep");
+$svg = $node->safe_psql('postgres', 'SELECT ranread_chart()');
+is($node->safe_psql('postgres', "SELECT ranread_chart($sweep) = ranread_chart()"), 't',
+	'without an argument, the latest sweep');
+check_rendering("sweep $sweep", $svg, 960, 540);
+$device //= '';
+like($svg, qr/<title>ranread sweep $sweep: target &quot;chart_target&quot;, smgr, 8 kB blocks, device \Q$device\E, $date<\/title>/,
+	'the title names the sweep, target, read path, block size, device and date');
+my @bars = bars($svg);
+is(scalar(@bars), scalar(@processes), 'one bar per step (' . scalar(@processes) . ')');
+is(join(',', map { $_->[0] } @bars), join(',', ('bar') x @processes), 'every step counts');
+like($svg, qr/<g class="slo" id="slo-mean">/, 'a line at the SLO mean bound');
+like($svg, qr/<g class="slo" id="slo-p99">/, 'a line at the SLO p99 bound');
+like($svg, qr/<path class="mean" d="M/, 'a mean latency line');
+like($svg, qr/<path class="p99" d="M/, 'a p99 latency line');
+foreach my $label ('>processes<', '>IOPS<', '>latency \(ms\)<', '>mean latency<', '>p99 latency<')
+{
+	like($svg, qr/$label/, "it has the text $label");
+}
+my ($knee_step) = grep { $processes[$_] == $knee } 0 .. $#processes;
+ok(defined $knee_step && abs(knee_x($svg) - $bars[$knee_step][1]) < 0.11,
+	"the knee is marked on the bar of $knee processes, as ranread_sweep_verdict() says");
+foreach my $size ([ 320, 320 ], [ 1600, 900 ])
+{
+	check_rendering("sweep $sweep at $size->[0]x$size->[1]",
+		$node->safe_psql('postgres', "SELECT ranread_chart($sweep, $size->[0], $size->[1])"), @$size);
+}
+
+# --- its latency distribution ---------------------------------------------------
+my @batches = split /,/, $node->safe_psql('postgres',
+	"SELECT string_agg(batch::text, ',' ORDER BY batch) FROM ranread_batches WHERE sweep = $sweep");
+$svg = $node->safe_psql('postgres', 'SELECT ranread_chart_latency(' . join(', ', @batches) . ')');
+check_rendering('latency distribution', $svg, 960, 540);
+is(scalar(() = $svg =~ /<path class="curve"/g), scalar(@batches), 'one curve per batch');
+like($svg, qr/>batch $batches[0]: 1 process, smgr</, 'the legend names batch, processes and mode');
+foreach my $tick ('50%', '90%', '99%', '99.9%', '99.99%', 'latency (ms)', 'percentile')
+{
+	like($svg, qr/>\Q$tick\E</, "it has the text $tick");
+}
+
+# --- a constructed sweep: memory answered, stopped, and hostile text -------------------
+my $target = q{café <&>"' target};
+(my $target_sql = $target) =~ s/'/''/g;
+$node->safe_psql('postgres', qq{
+	INSERT INTO ranread_sweep_runs (sweep, started_at, leader_pid, target, mode, block_size, start_processes,
+		max_processes, max_processes_by, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, status, stop_rule)
+	VALUES (1000, '2026-01-02 03:04:05', 1, '$target_sql', 'direct', 16384, 1, 8, 'argument', 10, 25, 2, 5,
+		'completed', 'step ended'),
+		(1001, '2026-01-03 04:05:06', 1, 'open', 'direct', 8192, 2, 2, 'argument', 10, 25, 1, NULL, 'completed', 'max rate'),
+		(1002, '2026-01-04 05:06:07', 1, 'empty', 'smgr', 8192, 2, 2, 'argument', 10, 25, NULL, NULL, 'running', NULL);
+	UPDATE ranread_sweep_runs SET rate_iops = 1000 WHERE sweep = 1001;
+	INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes, evicted,
+		reads, wall_s, iops, mb_per_s, response_time_ms, p99_ms, physical_pct, device, status, rate_iops, sweep,
+		sweep_step, histogram)
+	VALUES (1001, '2026-01-02', '03:04', now(), '$target_sql', 'direct', 16384, 1, true, 1000, 1, 1000, 1, 1, 3, 100,
+			'sdz', 'completed', NULL, 1000, 1, NULL),
+		(1002, '2026-01-02', '03:04', now(), '$target_sql', 'direct', 16384, 2, true, 3000, 1, 3000, 1, 1.5, 4, 100,
+			'sdz', 'completed', NULL, 1000, 2, '{}'),
+		(1003, '2026-01-02', '03:04', now(), '$target_sql', 'direct', 16384, 4, true, 9000, 1, 9000, 1, 0.4, 1, 40,
+			'sdz', 'completed', NULL, 1000, 3, NULL),
+		(1004, '2026-01-02', '03:04', now(), '$target_sql', 'direct', 16384, 8, true, 500, 1, 4000, 1, 6, 12, 100,
+			'sdz', 'stopped', NULL, 1000, 4, NULL),
+		(1011, '2026-01-03', '04:05', now(), 'open', 'direct', 8192, 2, true, 1000, 1, 1000, 1, 0.2, 0.5, 100,
+			NULL, 'completed', 1000, 1001, 1, NULL),
+		(1012, '2026-01-03', '04:05', now(), 'open', 'direct', 8192, 2, true, 2000, 1, 2000, 1, 0.3, 0.8, 100,
+			NULL, 'completed', 2000, 1001, 2, NULL),
+		(1013, '2026-01-03', '04:05', now(), 'open', 'direct', 8192, 2, true, 3000, 1, 3000, 1, 2.5, 9, 100,
+			NULL, 'completed', 20000, 1001, 3, NULL)});
+is($node->safe_psql('postgres', 'SELECT knee_processes, memory_steps FROM ranread_sweep_verdict(1000)'), '2|1',
+	'the constructed sweep: its knee is at 2 processes, and one step was answered by memory');
+$svg = $node->safe_psql('postgres', 'SELECT ranread_chart(1000)');
+check_rendering('the constructed sweep', $svg, 960, 540);
+like($svg, qr/<title>ranread sweep 1000: target &quot;caf&#xe9; &lt;&amp;&gt;&quot;&apos; target&quot;, direct, 16 kB blocks, device sdz, 2026-01-02 03:04<\/title>/,
+	'the target name is escaped: <, &, >, " and \' as entities, é as a character reference');
+unlike($svg, qr/&(?!(?:amp|lt|gt|quot|apos|#x[0-9a-f]+);)/, 'every & left begins an entity or a character reference');
+@bars = bars($svg);
+is(join(',', map { $_->[0] } @bars), 'bar,bar,bar not-counted,bar not-counted',
+	'four bars; the memory-answered step 3 and the stopped step 4 are hatched');
+is(scalar(() = $svg =~ /<text [^>]*class="not-counted"[^>]*>not counted<\/text>/g), 2,
+	'both are labelled "not counted"');
+like($svg, qr/<rect class="bar not-counted" [^>]*fill="url\(#hatch\)"[^>]*><title>step 3, batch 1003: 4 processes, 9,000 IOPS, mean 0\.400 ms, p99 1\.00 ms, device answered 40\.0%; memory answered, not counted<\/title>/,
+	'the memory-answered bar is hatched, and its tooltip says why it does not count');
+like($svg, qr/<title>step 4, batch 1004: [^<]*; stopped, not counted<\/title>/, 'the stopped step too');
+like($svg, qr/<g class="legend">(?:(?!<\/g>).)*>not counted</s, 'the legend has the hatched swatch');
+cmp_ok(abs(knee_x($svg) - $bars[1][1]), '<', 0.11, 'the knee is marked on the second bar');
+like($svg, qr/>SLO mean 2 ms<.*>SLO p99 5 ms</s, 'the SLO bounds are named on their lines');
+
+$svg = $node->safe_psql('postgres', 'SELECT ranread_chart(1001)');
+check_rendering('an open-loop sweep', $svg, 960, 540);
+like($svg, qr/>rate asked \(reads\/s\)</, 'an open-loop sweep is drawn against the rate asked');
+like($svg, qr/>1000<.*>2000<.*>20k</s, 'its bars are labelled with the rates asked');
+unlike($svg, qr/id="slo-p99"/, 'an SLO without a p99 bound has no p99 line');
+like($svg, qr/id="slo-mean"/, 'but its mean line');
+like($svg, qr/device unknown/, 'a sweep whose batches name no device says so');
+
+# --- errors --------------------------------------------------------------------
+my @errors = (
+	[ 'ranread_chart(99999)', '22023', 'sweep 99999 does not exist' ],
+	[ 'ranread_chart(1002)', '02000', 'sweep 1002 has no step to chart' ],
+	[ 'ranread_chart(width => 319)', '22023', 'width must be between 320 and 4096 pixels' ],
+	[ 'ranread_chart(height => 4097)', '22023', 'height must be between 320 and 4096 pixels' ],
+	[ 'ranread_chart(width => NULL)', '22004', 'width must not be null' ],
+	[ 'ranread_chart(height => NULL)', '22004', 'height must not be null' ],
+	[ "ranread_chart_latency(VARIADIC '{}'::bigint[])", '22023', 'no batch to chart' ],
+	[ 'ranread_chart_latency(VARIADIC NULL::bigint[])', '22004', 'batches must not be null' ],
+	[ "ranread_chart_latency($batches[0], NULL)", '22004', 'a batch number must not be null' ],
+	[ 'ranread_chart_latency(99999)', '22023', 'batch 99999 does not exist' ],
+	[ 'ranread_chart_latency(1001)', '22023', 'batch 1001 has no latency histogram' ],
+	[ 'ranread_chart_latency(1002)', '22023', 'batch 1002 has no read in its latency histogram' ],
+	[ 'ranread_chart_latency(' . join(', ', ($batches[0]) x 9) . ')', '22023',
+		'at most 8 batches fit in one latency chart' ],
+);
+foreach my $case (@errors)
+{
+	my ($call, $state, $message) = @$case;
+	@error = error_of("SELECT $call");
+	is("@error", "$state $message", "$call: $state $message");
+}
+is($node->safe_psql('postgres', 'SELECT length(ranread_chart_latency(' . join(', ', ($batches[0]) x 8) . ')) > 0'),
+	't', 'eight batches fit');
+
+# --- privileges ---------------------------------------------------------------
+$node->safe_psql('postgres', 'CREATE ROLE chart_nobody LOGIN');
+foreach my $call ('ranread_chart()', "ranread_chart_latency($batches[0])")
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SET ROLE chart_nobody; SELECT $call",
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	is(sqlstate_of($err), '42501', "$call is not granted to PUBLIC (42501)");
+}
+
+done_testing();
