@@ -8,11 +8,13 @@
  *		and the steps that do not count; ranread_chart_latency() draws the
  *		latency distribution of batches from their stored histograms.
  *
- * A chart names nothing outside itself: no fonts, images or scripts.  Every
- * text taken from the tables is escaped and written as ASCII (other
- * characters as character references), so that the document is valid XML
- * whatever the server's encoding.  What counts in a sweep and where its
- * knee is come from sweep_rules.c, as ranread_sweeps shows them.
+ * This file reads the data and lays out the two charts; the drawing
+ * primitives (escaped text, the title, axes, the legend) are svg.c's.  A
+ * chart names nothing outside itself: no fonts, images or scripts.  Every
+ * text taken from the tables goes through svg.c's escaping, so that the
+ * document is valid XML whatever the server's encoding.  What counts in a
+ * sweep and where its knee is come from sweep_rules.c, as ranread_sweeps
+ * shows them.
  *
  * Everything is read and drawn while connected to SPI, so that the
  * temporaries go with SPI_finish(); only the SVG, started before, outlives
@@ -28,12 +30,12 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
-#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "extension.h"
 #include "run.h"
+#include "svg.h"
 #include "sweep.h"
 
 PG_FUNCTION_INFO_V1(ranread_chart);
@@ -54,31 +56,13 @@ PG_FUNCTION_INFO_V1(ranread_chart_latency);
 /* The percentile axis goes at least to 99.99 % (10^4 in 1/(1 - p)). */
 #define MIN_PERCENTILE_DECADES	4
 
-/* Log axes with more decades than this are ticked at powers of 10 only. */
-#define MAX_DECADES_FOR_1_2_5	3
-
 /* Room above the highest latency (and the SLO's bounds), as a share of it. */
 #define LATENCY_HEADROOM	1.1
 
 /* Layout, in pixels. */
-#define FONT_SIZE			12
-#define TITLE_SIZE			16
-#define MIN_TITLE_SIZE		10
-#define LINE_SPACING		1.25	/* of the font size */
-#define CHAR_WIDTH_EM		0.6 /* a sans-serif character is at most this wide */
-#define BOLD_CHAR_WIDTH_EM	0.65
-#define MARGIN				16
-#define AXIS_MARGIN			64	/* room for an axis's tick labels and title */
-#define BOTTOM_MARGIN		48
-#define LEGEND_ROW			18
-#define SWATCH_WIDTH		22
-#define TICK_SPACING		50	/* about one value tick per this many pixels */
 #define CATEGORY_SPACING	36	/* at least this many pixels per category label */
 #define BAR_SHARE			0.6 /* of a category's width */
 
-#define COLOUR_TEXT			"#222222"
-#define COLOUR_AXIS			"#444444"
-#define COLOUR_GRID			"#e4e4e4"
 #define COLOUR_IOPS			"#4e79a7"
 #define COLOUR_MEAN			"#e15759"
 #define COLOUR_P99			"#f28e2b"
@@ -87,47 +71,9 @@ PG_FUNCTION_INFO_V1(ranread_chart_latency);
 /* A white outline under a label drawn over bars and lines, to keep it legible. */
 #define HALO				"stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\""
 
-/* The round values of a decade: axes begin, end and are ticked at them. */
-static const double round_values[] = {1, 2, 5};
-
 static const char *const curve_colours[MAX_CURVES] = {
 	"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#17becf"
 };
-
-/* The plot area, in pixels. */
-typedef struct Box
-{
-	double		left;
-	double		top;
-	double		right;
-	double		bottom;
-} Box;
-
-/* A value axis: linear from min, ticked every step, or log10 (min > 0). */
-typedef struct Axis
-{
-	double		min;
-	double		max;
-	double		step;
-	bool		log;
-} Axis;
-
-typedef enum Swatch
-{
-	SWATCH_BAR,
-	SWATCH_HATCHED,
-	SWATCH_LINE,
-	SWATCH_DASHED
-} Swatch;
-
-/* The legend: its items from left to right, in rows as wide as the chart. */
-typedef struct Legend
-{
-	StringInfoData svg;
-	int			width;
-	double		x;
-	double		y;				/* the current row's middle */
-} Legend;
 
 /* What ranread_chart() draws: a sweep's steps, or every batch. */
 typedef struct BarChart
@@ -151,338 +97,11 @@ typedef struct Curve
 	double		ms[CURVE_POINTS];
 } Curve;
 
-/*
- * Append `text` escaped for XML, in ASCII: markup characters as entities,
- * other non-ASCII characters as character references, and those XML 1.0
- * does not allow (control characters, invalid UTF-8) as '?'.
- */
-static void
-append_escaped(StringInfo out, const char *text)
-{
-	const unsigned char *s;
-
-	/* SQL_ASCII converts nothing, and its bytes need not be UTF-8: they are checked below */
-	if (GetDatabaseEncoding() == PG_SQL_ASCII)
-		s = (const unsigned char *) text;
-	else
-		s = (const unsigned char *) pg_server_to_any(text, strlen(text), PG_UTF8);
-
-	while (*s)
-	{
-		int			length = pg_utf_mblen(s);
-		pg_wchar	c;
-
-		if (strnlen((const char *) s, length) < length || !pg_utf8_islegal(s, length))
-		{
-			appendStringInfoChar(out, '?');
-			s++;
-			continue;
-		}
-		c = utf8_to_unicode(s);
-		s += length;
-		if (c == '&')
-			appendStringInfoString(out, "&amp;");
-		else if (c == '<')
-			appendStringInfoString(out, "&lt;");
-		else if (c == '>')
-			appendStringInfoString(out, "&gt;");
-		else if (c == '"')
-			appendStringInfoString(out, "&quot;");
-		else if (c == '\'')
-			appendStringInfoString(out, "&apos;");
-		else if (c >= 0x20 && c < 0x7f)
-			appendStringInfoChar(out, (char) c);
-		else if (c == '\t' || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) ||
-				 (c >= 0x10000 && c <= 0x10ffff))
-			appendStringInfo(out, "&#x%x;", (unsigned int) c);
-		else
-			appendStringInfoChar(out, '?');
-	}
-}
-
-/* How wide `text` may be at font size `size`, for the layout. */
-static double
-text_width(const char *text, double size)
-{
-	return pg_mbstrlen(text) * size * CHAR_WIDTH_EM;
-}
-
-/* A number as short as it reads: 0.05, 2500, 20k, 1.5M. */
-static char *
-compact_number(double value)
-{
-	if (fabs(value) >= 1e6)
-		return psprintf("%gM", value / 1e6);
-	if (fabs(value) >= 1e4)
-		return psprintf("%gk", value / 1e3);
-	return psprintf("%g", value);
-}
-
 /* "1 process", "4 processes". */
 static char *
 processes_text(int processes)
 {
 	return psprintf("%d %s", processes, processes == 1 ? "process" : "processes");
-}
-
-/* <text> at (x, y) with `attributes` (markup of our own), holding `text` escaped. */
-static void
-svg_text(StringInfo out, double x, double y, const char *attributes, const char *text)
-{
-	appendStringInfo(out, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, attributes);
-	append_escaped(out, text);
-	appendStringInfoString(out, "</text>\n");
-}
-
-/*
- * The title across the top, smaller on a narrow chart and wrapped at spaces
- * if it still does not fit; returns the y below it.
- */
-static double
-svg_title(StringInfo out, int width, const char *title)
-{
-	double		room = width - 2 * MARGIN;
-	double		size = Min(TITLE_SIZE, Max(MIN_TITLE_SIZE, room / (pg_mbstrlen(title) * BOLD_CHAR_WIDTH_EM)));
-	int			per_line = Max(1, (int) (room / (size * BOLD_CHAR_WIDTH_EM)));
-	char	   *attributes = psprintf("text-anchor=\"middle\" font-size=\"%.1f\" font-weight=\"bold\"", size);
-	char	   *rest = pstrdup(title);
-	char	   *word;
-	double		y = MARGIN + size;
-	StringInfoData line;
-
-	initStringInfo(&line);
-	while ((word = strsep(&rest, " ")) != NULL)
-	{
-		if (line.len > 0 && pg_mbstrlen(line.data) + 1 + pg_mbstrlen(word) > per_line)
-		{
-			svg_text(out, width / 2.0, y, attributes, line.data);
-			resetStringInfo(&line);
-			y += size * LINE_SPACING;
-		}
-		else if (line.len > 0)
-			appendStringInfoChar(&line, ' ');
-		appendStringInfoString(&line, word);
-	}
-	svg_text(out, width / 2.0, y, attributes, line.data);
-	return y + size / 2;
-}
-
-/*
- * The document's start: the root, its title for tools, a white background
- * and the title drawn; returns the y below it.
- */
-static double
-svg_begin(StringInfo out, int width, int height, const char *title)
-{
-	appendStringInfo(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-					 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-					 "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"%d\" fill=\"%s\">\n<title>",
-					 width, height, width, height, FONT_SIZE, COLOUR_TEXT);
-	append_escaped(out, title);
-	appendStringInfo(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-					 width, height);
-	return svg_title(out, width, title);
-}
-
-/* The 1, 2 or 5 times a power of ten that cuts `span` into about `ticks` steps. */
-static double
-nice_step(double span, int ticks)
-{
-	double		raw = span / Max(ticks, 1);
-	double		magnitude = pow(10, floor(log10(raw)));
-	double		fraction = raw / magnitude;
-
-	if (fraction <= 1)
-		return magnitude;
-	if (fraction <= 2)
-		return 2 * magnitude;
-	if (fraction <= 5)
-		return 5 * magnitude;
-	return 10 * magnitude;
-}
-
-/* A linear axis from 0 to a round value at least `max`, for `length` pixels. */
-static Axis
-linear_axis(double max, double length)
-{
-	Axis		axis = {0};
-
-	if (!(max > 0))
-		max = 1;
-	axis.step = nice_step(max, (int) (length / TICK_SPACING));
-	axis.max = ceil(max / axis.step - 1e-9) * axis.step;
-	return axis;
-}
-
-/* The highest round value (1, 2 or 5 times a power of ten) at or below `value`. */
-static double
-round_below(double value)
-{
-	double		decade = pow(10, floor(log10(value)));
-	double		below = decade;
-
-	for (int i = 0; i < lengthof(round_values); i++)
-	{
-		if (decade * round_values[i] <= value * (1 + 1e-9))
-			below = decade * round_values[i];
-	}
-	return below;
-}
-
-/* The lowest round value at or above `value`. */
-static double
-round_above(double value)
-{
-	double		decade = pow(10, floor(log10(value)));
-
-	for (int i = 0; i < lengthof(round_values); i++)
-	{
-		if (decade * round_values[i] >= value * (1 - 1e-9))
-			return decade * round_values[i];
-	}
-	return decade * 10;
-}
-
-/* A log axis from the round value at or below `min` to the one at or above `max`. */
-static Axis
-log_axis(double min, double max)
-{
-	Axis		axis = {0};
-
-	axis.log = true;
-	axis.min = round_below(min);
-	axis.max = round_above(max);
-	if (axis.max <= axis.min)
-		axis.max = round_above(axis.min * 1.5);
-	return axis;
-}
-
-/* The ticks of `axis`, at most `room` of them, into `ticks`; returns how many. */
-static int
-axis_ticks(const Axis *axis, double *ticks, int room)
-{
-	int			n = 0;
-	int			per_decade;
-
-	if (!axis->log)
-	{
-		for (int i = 0; n < room && axis->min + i * axis->step <= axis->max * (1 + 1e-9); i++)
-			ticks[n++] = axis->min + i * axis->step;
-		return n;
-	}
-	per_decade = log10(axis->max / axis->min) > MAX_DECADES_FOR_1_2_5 ? 1 : lengthof(round_values);
-	for (int power = (int) floor(log10(axis->min)); power <= (int) ceil(log10(axis->max)); power++)
-	{
-		for (int i = 0; i < per_decade && n < room; i++)
-		{
-			double		tick = pow(10, power) * round_values[i];
-
-			if (tick >= axis->min * (1 - 1e-9) && tick <= axis->max * (1 + 1e-9))
-				ticks[n++] = tick;
-		}
-	}
-	return n;
-}
-
-/* Where `value` lies between the pixels `from` (axis->min) and `to` (axis->max). */
-static double
-axis_pixel(const Axis *axis, double value, double from, double to)
-{
-	double		share;
-
-	if (axis->log)
-		share = log10(Max(value, axis->min) / axis->min) / log10(axis->max / axis->min);
-	else
-		share = (value - axis->min) / (axis->max - axis->min);
-	return from + share * (to - from);
-}
-
-/*
- * A vertical value axis on the left or right of `box`: its line, ticks and
- * labels, its title along it, and, on the left, the grid.
- */
-static void
-draw_value_axis(StringInfo out, const Axis *axis, const Box *box, bool right, const char *title)
-{
-	double		ticks[64];
-	int			n = axis_ticks(axis, ticks, lengthof(ticks));
-	double		x = right ? box->right : box->left;
-	double		outward = right ? 1 : -1;
-	double		title_x = x + outward * (AXIS_MARGIN - FONT_SIZE);
-	double		middle = (box->top + box->bottom) / 2;
-
-	for (int i = 0; i < n; i++)
-	{
-		double		y = axis_pixel(axis, ticks[i], box->bottom, box->top);
-
-		if (!right)
-			appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-							 box->left, y, box->right, y, COLOUR_GRID);
-		appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-						 x, y, x + outward * 4, y, COLOUR_AXIS);
-		svg_text(out, x + outward * 6, y + FONT_SIZE / 3.0,
-				 right ? "text-anchor=\"start\"" : "text-anchor=\"end\"", compact_number(ticks[i]));
-	}
-	appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-					 x, box->top, x, box->bottom, COLOUR_AXIS);
-	svg_text(out, title_x, middle,
-			 psprintf("text-anchor=\"middle\" transform=\"rotate(%d %.1f %.1f)\"", right ? 90 : -90, title_x, middle),
-			 title);
-}
-
-/* The x axis's line along the bottom of `box`, and its title under it. */
-static void
-draw_x_axis(StringInfo out, const Box *box, int height, const char *title)
-{
-	appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-					 box->left, box->bottom, box->right, box->bottom, COLOUR_AXIS);
-	svg_text(out, (box->left + box->right) / 2, height - MARGIN + 4, "text-anchor=\"middle\"", title);
-}
-
-/* An empty legend, its first row under `top`. */
-static void
-legend_init(Legend *legend, int width, double top)
-{
-	initStringInfo(&legend->svg);
-	legend->width = width;
-	legend->x = MARGIN;
-	legend->y = top + LEGEND_ROW;
-}
-
-/* Add an item to the legend, on a new row if it does not fit on this one. */
-static void
-legend_add(Legend *legend, Swatch swatch, const char *colour, const char *label)
-{
-	double		width = SWATCH_WIDTH + 6 + text_width(label, FONT_SIZE) + MARGIN;
-	double		x;
-	double		y;
-
-	if (legend->x > MARGIN && legend->x + width > legend->width - MARGIN)
-	{
-		legend->x = MARGIN;
-		legend->y += LEGEND_ROW;
-	}
-	x = legend->x;
-	y = legend->y;
-	if (swatch == SWATCH_BAR || swatch == SWATCH_HATCHED)
-		appendStringInfo(&legend->svg, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"10\" fill=\"%s\"/>\n",
-						 x, y - 5, SWATCH_WIDTH, swatch == SWATCH_HATCHED ? "url(#hatch)" : colour);
-	else
-		appendStringInfo(&legend->svg, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-						 "stroke-width=\"2\"%s/>\n", x, y, x + SWATCH_WIDTH, y, colour,
-						 swatch == SWATCH_DASHED ? " stroke-dasharray=\"6 4\"" : "");
-	svg_text(&legend->svg, x + SWATCH_WIDTH + 6, y + FONT_SIZE / 3.0, "text-anchor=\"start\"", label);
-	legend->x += width;
-}
-
-/* Put the legend in the chart; returns the y where the plot may begin. */
-static double
-legend_end(StringInfo out, Legend *legend)
-{
-	appendStringInfoString(out, "<g class=\"legend\">\n");
-	appendBinaryStringInfo(out, legend->svg.data, legend->svg.len);
-	appendStringInfoString(out, "</g>\n");
-	return legend->y + LEGEND_ROW;
 }
 
 /* Column `n` of an SPI row as a float8, or `otherwise` if NULL. */
@@ -612,7 +231,7 @@ static char *
 category_label(const BarChart *chart, int i)
 {
 	if (chart->open_loop)
-		return compact_number(chart->steps[i].rate_iops);
+		return ranread_svg_compact_number(chart->steps[i].rate_iops);
 	return psprintf("%d", chart->steps[i].processes);
 }
 
@@ -662,22 +281,24 @@ draw_bars(StringInfo out, const BarChart *chart, const Box *box, const Axis *iop
 		const RanreadSweepStep *step = &chart->steps[i];
 		bool		counted = ranread_sweep_step_valid(step);
 		double		middle = bar_middle(chart, box, i);
-		double		top = axis_pixel(iops, step->iops, box->bottom, box->top);
+		double		top = ranread_svg_axis_pixel(iops, step->iops, box->bottom, box->top);
 
 		appendStringInfo(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 						 "fill=\"%s\"%s><title>",
 						 counted ? "bar" : "bar not-counted", middle - band * BAR_SHARE / 2, top,
 						 band * BAR_SHARE, box->bottom - top, counted ? COLOUR_IOPS : "url(#hatch)",
 						 counted ? "" : " stroke=\"#999999\"");
-		append_escaped(out, bar_tooltip(chart, i));
+		ranread_svg_append_escaped(out, bar_tooltip(chart, i));
 		appendStringInfoString(out, "</title></rect>\n");
 		if (!counted)
-			svg_text(out, middle + FONT_SIZE / 3.0, box->bottom - 4,
-					 psprintf("class=\"not-counted\" text-anchor=\"start\" font-size=\"11\" %s "
-							  "transform=\"rotate(-90 %.1f %.1f)\"", HALO, middle + FONT_SIZE / 3.0, box->bottom - 4),
-					 "not counted");
+			ranread_svg_text(out, middle + RANREAD_SVG_FONT_SIZE / 3.0, box->bottom - 4,
+							 psprintf("class=\"not-counted\" text-anchor=\"start\" font-size=\"11\" %s "
+									  "transform=\"rotate(-90 %.1f %.1f)\"", HALO,
+									  middle + RANREAD_SVG_FONT_SIZE / 3.0, box->bottom - 4),
+							 "not counted");
 		if (i % label_every == 0)
-			svg_text(out, middle, box->bottom + FONT_SIZE + 4, "text-anchor=\"middle\"", category_label(chart, i));
+			ranread_svg_text(out, middle, box->bottom + RANREAD_SVG_FONT_SIZE + 4, "text-anchor=\"middle\"",
+							 category_label(chart, i));
 	}
 }
 
@@ -698,7 +319,8 @@ draw_latency_line(StringInfo out, const BarChart *chart, const Box *box, const A
 		const RanreadSweepStep *step = &chart->steps[i];
 		bool		counted = ranread_sweep_step_valid(step);
 		double		x = bar_middle(chart, box, i);
-		double		y = axis_pixel(latency, p99 ? step->p99_ms : step->mean_ms, box->bottom, box->top);
+		double		y = ranread_svg_axis_pixel(latency, p99 ? step->p99_ms : step->mean_ms,
+											   box->bottom, box->top);
 
 		if (counted)
 			appendStringInfo(&path, "%s%.1f %.1f ", joined ? "L" : "M", x, y);
@@ -716,13 +338,13 @@ static void
 draw_slo(StringInfo out, const Box *box, const Axis *latency, double bound_ms, const char *name,
 		 const char *colour)
 {
-	double		y = axis_pixel(latency, bound_ms, box->bottom, box->top);
+	double		y = ranread_svg_axis_pixel(latency, bound_ms, box->bottom, box->top);
 
 	appendStringInfo(out, "<g class=\"slo\" id=\"slo-%s\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 					 "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
 					 name, box->left, y, box->right, y, colour);
-	svg_text(out, box->right - 4, y - 4, psprintf("text-anchor=\"end\" fill=\"%s\" %s", colour, HALO),
-			 psprintf("SLO %s %g ms", name, bound_ms));
+	ranread_svg_text(out, box->right - 4, y - 4, psprintf("text-anchor=\"end\" fill=\"%s\" %s", colour, HALO),
+					 psprintf("SLO %s %g ms", name, bound_ms));
 	appendStringInfoString(out, "</g>\n");
 }
 
@@ -735,8 +357,8 @@ draw_knee(StringInfo out, const BarChart *chart, const Box *box)
 	appendStringInfo(out, "<g id=\"knee\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 					 "stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n",
 					 x, box->top, x, box->bottom, COLOUR_KNEE);
-	svg_text(out, x + 4, box->top + FONT_SIZE, psprintf("text-anchor=\"start\" fill=\"%s\" %s", COLOUR_KNEE, HALO),
-			 "knee");
+	ranread_svg_text(out, x + 4, box->top + RANREAD_SVG_FONT_SIZE,
+					 psprintf("text-anchor=\"start\" fill=\"%s\" %s", COLOUR_KNEE, HALO), "knee");
 	appendStringInfoString(out, "</g>\n");
 }
 
@@ -760,19 +382,21 @@ bar_chart_legend(StringInfo out, const BarChart *chart, int width, double top)
 
 	for (int i = 0; i < chart->count; i++)
 		any_not_counted |= !ranread_sweep_step_valid(&chart->steps[i]);
-	legend_init(&legend, width, top);
-	legend_add(&legend, SWATCH_BAR, COLOUR_IOPS, "IOPS");
+	ranread_svg_legend_init(&legend, width, top);
+	ranread_svg_legend_add(&legend, SWATCH_BAR, COLOUR_IOPS, "IOPS");
 	if (any_not_counted)
-		legend_add(&legend, SWATCH_HATCHED, NULL, "not counted");
-	legend_add(&legend, SWATCH_LINE, COLOUR_MEAN, "mean latency");
-	legend_add(&legend, SWATCH_LINE, COLOUR_P99, "p99 latency");
+		ranread_svg_legend_add(&legend, SWATCH_HATCHED, NULL, "not counted");
+	ranread_svg_legend_add(&legend, SWATCH_LINE, COLOUR_MEAN, "mean latency");
+	ranread_svg_legend_add(&legend, SWATCH_LINE, COLOUR_P99, "p99 latency");
 	if (chart->slo_mean_ms > 0)
-		legend_add(&legend, SWATCH_DASHED, COLOUR_MEAN, psprintf("SLO mean <= %g ms", chart->slo_mean_ms));
+		ranread_svg_legend_add(&legend, SWATCH_DASHED, COLOUR_MEAN,
+							   psprintf("SLO mean <= %g ms", chart->slo_mean_ms));
 	if (chart->slo_p99_ms > 0)
-		legend_add(&legend, SWATCH_DASHED, COLOUR_P99, psprintf("SLO p99 <= %g ms", chart->slo_p99_ms));
+		ranread_svg_legend_add(&legend, SWATCH_DASHED, COLOUR_P99,
+							   psprintf("SLO p99 <= %g ms", chart->slo_p99_ms));
 	if (chart->knee_step >= 0)
-		legend_add(&legend, SWATCH_DASHED, COLOUR_KNEE, "knee");
-	return legend_end(out, &legend);
+		ranread_svg_legend_add(&legend, SWATCH_DASHED, COLOUR_KNEE, "knee");
+	return ranread_svg_legend_end(out, &legend);
 }
 
 /* Draw `chart` into `out`: IOPS bars on the left axis, latencies on the right. */
@@ -783,25 +407,25 @@ render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 	Axis		iops;
 	Axis		latency;
 	double		max_iops = 0;
-	double		top = svg_begin(out, width, height, chart->title);
+	double		top = ranread_svg_begin(out, width, height, chart->title);
 
 	appendStringInfoString(out, "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 						   "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#dddddd\"/>"
 						   "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/>"
 						   "</pattern></defs>\n");
 	box.top = bar_chart_legend(out, chart, width, top);
-	box.left = AXIS_MARGIN;
-	box.right = width - AXIS_MARGIN;
-	box.bottom = height - BOTTOM_MARGIN;
+	box.left = RANREAD_SVG_AXIS_MARGIN;
+	box.right = width - RANREAD_SVG_AXIS_MARGIN;
+	box.bottom = height - RANREAD_SVG_BOTTOM_MARGIN;
 
 	for (int i = 0; i < chart->count; i++)
 		max_iops = Max(max_iops, chart->steps[i].iops);
-	iops = linear_axis(max_iops, box.bottom - box.top);
-	latency = linear_axis(latency_axis_max(chart) * LATENCY_HEADROOM, box.bottom - box.top);
-	draw_value_axis(out, &iops, &box, false, "IOPS");
+	iops = ranread_svg_linear_axis(max_iops, box.bottom - box.top);
+	latency = ranread_svg_linear_axis(latency_axis_max(chart) * LATENCY_HEADROOM, box.bottom - box.top);
+	ranread_svg_draw_value_axis(out, &iops, &box, false, "IOPS");
 	draw_bars(out, chart, &box, &iops);
-	draw_value_axis(out, &latency, &box, true, "latency (ms)");
-	draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" : "processes");
+	ranread_svg_draw_value_axis(out, &latency, &box, true, "latency (ms)");
+	ranread_svg_draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" : "processes");
 	if (chart->slo_mean_ms > 0)
 		draw_slo(out, &box, &latency, chart->slo_mean_ms, "mean", COLOUR_MEAN);
 	if (chart->slo_p99_ms > 0)
@@ -1023,14 +647,14 @@ draw_percentile_axis(StringInfo out, const Box *box, const Axis *x)
 		ticks[n++] = k;
 	for (int i = 0; i < n; i++)
 	{
-		double		px = axis_pixel(x, ticks[i], box->left, box->right);
+		double		px = ranread_svg_axis_pixel(x, ticks[i], box->left, box->right);
 		int			decimals = Max(0, (int) ticks[i] - 2);
 		double		percent = 100 * -expm1(-ticks[i] * M_LN10);
 
 		appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-						 px, box->top, px, box->bottom, COLOUR_GRID);
-		svg_text(out, px, box->bottom + FONT_SIZE + 4, "text-anchor=\"middle\"",
-				 psprintf("%.*f%%", decimals, percent));
+						 px, box->top, px, box->bottom, RANREAD_SVG_COLOUR_GRID);
+		ranread_svg_text(out, px, box->bottom + RANREAD_SVG_FONT_SIZE + 4, "text-anchor=\"middle\"",
+						 psprintf("%.*f%%", decimals, percent));
 	}
 }
 
@@ -1045,11 +669,12 @@ render_latency_chart(StringInfo out, const char *title, const Curve *curves, int
 	double		min_ms = HUGE_VAL;
 	double		max_ms = 0;
 
-	legend_init(&legend, LATENCY_CHART_WIDTH, svg_begin(out, LATENCY_CHART_WIDTH, LATENCY_CHART_HEIGHT, title));
+	ranread_svg_legend_init(&legend, LATENCY_CHART_WIDTH,
+							ranread_svg_begin(out, LATENCY_CHART_WIDTH, LATENCY_CHART_HEIGHT, title));
 	x.max = MIN_PERCENTILE_DECADES;
 	for (int i = 0; i < n; i++)
 	{
-		legend_add(&legend, SWATCH_LINE, curve_colours[i], curves[i].label);
+		ranread_svg_legend_add(&legend, SWATCH_LINE, curve_colours[i], curves[i].label);
 		x.max = Max(x.max, ceil(curves[i].decades));
 		for (int j = 0; j < CURVE_POINTS; j++)
 		{
@@ -1060,24 +685,25 @@ render_latency_chart(StringInfo out, const char *title, const Curve *curves, int
 	}
 	if (!(max_ms > 0))
 		min_ms = max_ms = 1;
-	y = log_axis(min_ms, max_ms);
-	box.top = legend_end(out, &legend);
-	box.left = AXIS_MARGIN;
-	box.right = LATENCY_CHART_WIDTH - AXIS_MARGIN;
-	box.bottom = LATENCY_CHART_HEIGHT - BOTTOM_MARGIN;
+	y = ranread_svg_log_axis(min_ms, max_ms);
+	box.top = ranread_svg_legend_end(out, &legend);
+	box.left = RANREAD_SVG_AXIS_MARGIN;
+	box.right = LATENCY_CHART_WIDTH - RANREAD_SVG_AXIS_MARGIN;
+	box.bottom = LATENCY_CHART_HEIGHT - RANREAD_SVG_BOTTOM_MARGIN;
 
-	draw_value_axis(out, &y, &box, false, "latency (ms)");
+	ranread_svg_draw_value_axis(out, &y, &box, false, "latency (ms)");
 	draw_percentile_axis(out, &box, &x);
-	draw_x_axis(out, &box, LATENCY_CHART_HEIGHT, "percentile");
+	ranread_svg_draw_x_axis(out, &box, LATENCY_CHART_HEIGHT, "percentile");
 	for (int i = 0; i < n; i++)
 	{
 		appendStringInfoString(out, "<path class=\"curve\" d=\"");
 		for (int j = 0; j < CURVE_POINTS; j++)
 			appendStringInfo(out, "%s%.1f %.1f ", j == 0 ? "M" : "L",
-							 axis_pixel(&x, curves[i].decades * j / (CURVE_POINTS - 1), box.left, box.right),
-							 axis_pixel(&y, curves[i].ms[j], box.bottom, box.top));
+							 ranread_svg_axis_pixel(&x, curves[i].decades * j / (CURVE_POINTS - 1),
+													box.left, box.right),
+							 ranread_svg_axis_pixel(&y, curves[i].ms[j], box.bottom, box.top));
 		appendStringInfo(out, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"><title>", curve_colours[i]);
-		append_escaped(out, curves[i].label);
+		ranread_svg_append_escaped(out, curves[i].label);
 		appendStringInfoString(out, "</title></path>\n");
 	}
 	appendStringInfoString(out, "</svg>\n");

@@ -6,31 +6,9 @@
  *		of the measurement, so that "B has 3% more IOPS" comes with whether
  *		3% is more than the batches would differ by chance.
  *
- * The noise is estimated from what ranread stores of each batch, as the
- * relative standard error of each measure, from three sources:
- *
- * - sampling, from the batch's latency histogram: a mean of N reads whose
- *   latencies have standard deviation s varies by s / sqrt(N) from one run
- *   to the next even on a device that never changes; a percentile varies
- *   as the ranks N p +- 1.96 sqrt(N p (1 - p)) of the order-statistic
- *   confidence interval, read off the histogram; physical_pct as a
- *   binomial proportion.  IOPS, processes over the mean latency, takes the
- *   mean's;
- * - between workers: ranread_results has one row per worker, and the
- *   spread of their values (standard deviation over the square root of
- *   their number, at least 2) is the standard error of the batch's value;
- * - over time: ranread_intervals has IOPS, mean, p50 and p99 per sample
- *   interval (1 s by default); their spread over at least 3 full intervals
- *   also catches a rate that drifts during the run (burst credits, garbage
- *   collection) while every worker drifts alike.
- *
- * Each source sees only part of the noise, so each is a lower bound and the
- * largest counts.  A's and B's add in quadrature, and the noise band is twice
- * that (about 95 %): B differs from A for real when B / A - 1 is outside it.
- * Percentiles come from histogram buckets 1/64 of their value wide, so their
- * band is at least one bucket.  This is noise within the batches; a repeat a
- * day later may differ more (a device's state, its neighbours), which only
- * repeated batches can show.
+ * This file reads the batches and sweeps, and turns each measure into a row
+ * with a verdict and the whole into sentences; the noise, and the band a
+ * difference must leave to be real, come from compare_noise.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,8 +24,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "compare_noise.h"
 #include "extension.h"
-#include "histogram.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -55,19 +33,6 @@ PG_FUNCTION_INFO_V1(ranread_compare);
 PG_FUNCTION_INFO_V1(ranread_compare_sweeps);
 
 #define COMPARE_COLUMNS 6
-
-/* The fewest workers, or full sample intervals, whose spread is an estimate. */
-#define COMPARE_MIN_WORKERS		2
-#define COMPARE_MIN_INTERVALS	3
-
-/* Standard errors in the noise band: about 95 %. */
-#define COMPARE_BAND_ERRORS		2.0
-
-/* The normal quantile of a two-sided 95 % interval, for the order statistics. */
-#define COMPARE_Z95				1.96
-
-/* A histogram bucket's width relative to its value: what a percentile can resolve. */
-#define COMPARE_PERCENTILE_RESOLUTION_PCT	(100.0 / RANREAD_HIST_SUB_BUCKETS)
 
 /* Which way a measure is better, for the row's verdict. */
 typedef enum CompareDirection
@@ -88,19 +53,7 @@ typedef struct CompareMeasure
 	bool		percentile;		/* read from a histogram: one bucket is its floor */
 } CompareMeasure;
 
-enum
-{
-	M_IOPS,
-	M_MEAN,
-	M_P50,
-	M_P99,
-	M_P999,
-	M_PHYSICAL,
-	M_DEVICE_READS,
-	N_MEASURES
-};
-
-static const CompareMeasure compare_measures[N_MEASURES] = {
+static const CompareMeasure compare_measures[RANREAD_N_MEASURES] = {
 	{"iops", "iops", "iops", "iops", HIGHER_IS_FASTER, false},
 	{"mean_ms", "response_time_ms", "response_time_ms", "mean_ms", LOWER_IS_FASTER, false},
 	{"p50_ms", "p50_ms", "p50_ms", "p50_ms", LOWER_IS_FASTER, true},
@@ -121,9 +74,9 @@ typedef struct CompareBatch
 	int			block_size;
 	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
 	int64		reads;
-	bool		known[N_MEASURES];
-	double		value[N_MEASURES];
-	double		rse[N_MEASURES];	/* relative standard error; < 0: unknown */
+	bool		known[RANREAD_N_MEASURES];
+	double		value[RANREAD_N_MEASURES];
+	double		rse[RANREAD_N_MEASURES];	/* relative standard error; < 0: unknown */
 } CompareBatch;
 
 /* One compared measure: a row of the result. */
@@ -141,166 +94,6 @@ typedef struct CompareRow
 } CompareRow;
 
 /*
- * The relative standard error of the mean of values[0..n-1]; false when
- * there are fewer than `min_n` or their mean is not positive.
- */
-static bool
-relative_standard_error(const double *values, int n, int min_n, double *rse)
-{
-	double		sum = 0;
-	double		squares = 0;
-	double		mean;
-
-	if (n < min_n)
-		return false;
-	for (int i = 0; i < n; i++)
-		sum += values[i];
-	mean = sum / n;
-	if (mean <= 0)
-		return false;
-	for (int i = 0; i < n; i++)
-		squares += (values[i] - mean) * (values[i] - mean);
-	*rse = sqrt(squares / (n - 1)) / sqrt((double) n) / mean;
-	return true;
-}
-
-/*
- * Take the spread of each measure's column in the rows of `query` ($1: the
- * batch) as its standard error, where it is larger than the one already in
- * `batch`.  `columns[m]` names measure m's column, or is NULL.
- */
-static void
-add_spread(CompareBatch *batch, const char *query, const char *const *columns, int min_n)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		args[1] = {Int64GetDatum(batch->batch)};
-	StringInfoData select;
-	int			ncolumns = 0;
-	int			column_of[N_MEASURES];
-
-	initStringInfo(&select);
-	for (int m = 0; m < N_MEASURES; m++)
-	{
-		column_of[m] = 0;
-		if (columns[m] == NULL)
-			continue;
-		appendStringInfo(&select, "%s%s", ncolumns > 0 ? ", " : "", columns[m]);
-		column_of[m] = ++ncolumns;
-	}
-	if (SPI_execute_with_args(psprintf(query, select.data), 1, types, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the spread of batch " INT64_FORMAT, batch->batch);
-	for (int m = 0; m < N_MEASURES; m++)
-	{
-		double	   *values;
-		int			n = 0;
-		double		rse;
-
-		if (column_of[m] == 0)
-			continue;
-		values = palloc(sizeof(double) * Max(1, SPI_processed));
-		for (uint64 row = 0; row < SPI_processed; row++)
-		{
-			bool		isnull;
-			Datum		value = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
-											  column_of[m], &isnull);
-
-			if (!isnull)
-				values[n++] = DatumGetFloat8(value);
-		}
-		if (relative_standard_error(values, n, min_n, &rse))
-			batch->rse[m] = Max(batch->rse[m], rse);
-	}
-}
-
-/* The smallest latency, in ns, that histogram.h files in bucket `index` or a later one. */
-static uint64
-bucket_lower_ns(int index)
-{
-	uint64		low = 0;
-	uint64		high = UINT64CONST(1) << (RANREAD_HIST_MAX_BITS + 1);
-
-	while (low < high)
-	{
-		uint64		middle = low + (high - low) / 2;
-
-		if (ranread_hist_bucket(middle) >= index)
-			high = middle;
-		else
-			low = middle + 1;
-	}
-	return low;
-}
-
-/*
- * The relative standard error of percentile p of the reads in hist, from
- * the ranks of its order-statistic 95 % confidence interval.
- */
-static double
-percentile_rse(const RanreadHistogram *hist, double p)
-{
-	double		n = (double) hist->count;
-	double		half = COMPARE_Z95 * sqrt(p * (1 - p) / n);
-	double		value = ranread_hist_percentile_ms(hist, p);
-	double		low = ranread_hist_percentile_ms(hist, Max(p - half, 1 / n));
-	double		high = ranread_hist_percentile_ms(hist, Min(p + half, 1.0));
-
-	return value > 0 ? (high - low) / (2 * COMPARE_Z95) / value : 0;
-}
-
-/*
- * The sampling noise of the batch's measures, from its merged latency
- * histogram (NULL for 1.0's batches) and its min and max: what they would
- * vary by from run to run on a device that never changes.
- */
-static void
-add_sampling_noise(CompareBatch *batch, ArrayType *array, double min_ms, double max_ms)
-{
-	RanreadHistogram *hist = palloc0(sizeof(RanreadHistogram));
-	Datum	   *elements;
-	bool	   *nulls;
-	int			n;
-	double		sum = 0;
-	double		squares = 0;
-	double		count;
-	double		mean;
-	const int	percentiles[] = {M_P50, M_P99, M_P999};
-	const double fractions[] = {0.50, 0.99, 0.999};
-
-	hist->min_ns = (uint64) (min_ms * 1e6);
-	hist->max_ns = (uint64) (max_ms * 1e6);
-	deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elements, &nulls, &n);
-	for (int i = 0; i < Min(n, RANREAD_HIST_BUCKETS); i++)
-	{
-		int64		reads = nulls[i] ? 0 : DatumGetInt64(elements[i]);
-		double		midpoint;
-
-		if (reads <= 0)
-			continue;
-		hist->buckets[i] = (uint64) reads;
-		hist->count += (uint64) reads;
-		midpoint = (bucket_lower_ns(i) + bucket_lower_ns(i + 1)) / 2.0;
-		midpoint = Min(Max(midpoint, (double) hist->min_ns), (double) hist->max_ns);
-		sum += reads * midpoint;
-		squares += reads * midpoint * midpoint;
-	}
-	if (hist->count < 2 || sum <= 0)
-		return;
-	count = (double) hist->count;
-	mean = sum / count;
-	batch->rse[M_MEAN] = Max(batch->rse[M_MEAN], sqrt(Max(squares / count - mean * mean, 0)) / mean / sqrt(count));
-	/* closed loop, IOPS is processes over the mean latency */
-	batch->rse[M_IOPS] = Max(batch->rse[M_IOPS], batch->rse[M_MEAN]);
-	for (int i = 0; i < lengthof(percentiles); i++)
-		batch->rse[percentiles[i]] = Max(batch->rse[percentiles[i]], percentile_rse(hist, fractions[i]));
-	if (batch->known[M_PHYSICAL] && batch->value[M_PHYSICAL] > 0)
-	{
-		double		share = Min(batch->value[M_PHYSICAL] / 100.0, 1.0);
-
-		batch->rse[M_PHYSICAL] = Max(batch->rse[M_PHYSICAL], sqrt(share * (1 - share) / count) / share);
-	}
-}
-
-/*
  * Read batch `number` with its measures and their noise into `batch`
  * (strings in the caller's memory context); false if there is no such batch.
  */
@@ -312,8 +105,8 @@ read_batch(int64 number, CompareBatch *batch)
 	Oid			types[1] = {INT8OID};
 	Datum		args[1] = {Int64GetDatum(number)};
 	StringInfoData select;
-	const char *worker_columns[N_MEASURES];
-	const char *interval_columns[N_MEASURES];
+	const char *worker_columns[RANREAD_N_MEASURES];
+	const char *interval_columns[RANREAD_N_MEASURES];
 	HeapTuple	row;
 	TupleDesc	desc;
 	Datum		histogram;
@@ -329,7 +122,7 @@ read_batch(int64 number, CompareBatch *batch)
 	initStringInfo(&select);
 	appendStringInfoString(&select, "SELECT target::text, mode, status, block_size, "
 						   "coalesce(rate_iops, 0), reads");
-	for (int m = 0; m < N_MEASURES; m++)
+	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
 		appendStringInfo(&select, ", %s", compare_measures[m].batch_column);
 		worker_columns[m] = compare_measures[m].worker_column;
@@ -353,7 +146,7 @@ read_batch(int64 number, CompareBatch *batch)
 		batch->block_size = DatumGetInt32(SPI_getbinval(row, desc, 4, &isnull));
 		batch->rate_iops = DatumGetFloat8(SPI_getbinval(row, desc, 5, &isnull));
 		batch->reads = DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull));
-		for (int m = 0; m < N_MEASURES; m++)
+		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 		{
 			Datum		value = SPI_getbinval(row, desc, 7 + m, &isnull);
 
@@ -361,23 +154,15 @@ read_batch(int64 number, CompareBatch *batch)
 			batch->value[m] = isnull ? 0 : DatumGetFloat8(value);
 		}
 
-		histogram = SPI_getbinval(row, desc, 7 + N_MEASURES, &isnull);
-		min_ms = SPI_getbinval(row, desc, 8 + N_MEASURES, &min_isnull);
-		max_ms = SPI_getbinval(row, desc, 9 + N_MEASURES, &max_isnull);
+		histogram = SPI_getbinval(row, desc, 7 + RANREAD_N_MEASURES, &isnull);
+		min_ms = SPI_getbinval(row, desc, 8 + RANREAD_N_MEASURES, &min_isnull);
+		max_ms = SPI_getbinval(row, desc, 9 + RANREAD_N_MEASURES, &max_isnull);
 		if (!isnull && !min_isnull && !max_isnull)
-			add_sampling_noise(batch, DatumGetArrayTypeP(histogram), DatumGetFloat8(min_ms),
-							   DatumGetFloat8(max_ms));
-		add_spread(batch, psprintf("SELECT %%s FROM %s.ranread_results WHERE batch OPERATOR(pg_catalog.=) $1 "
-								   "AND reads OPERATOR(pg_catalog.>) 0", schema),
-				   worker_columns, COMPARE_MIN_WORKERS);
-		/* full intervals only: the last is shorter, and so noisier */
-		add_spread(batch, psprintf("SELECT %%s FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1 "
-								   "AND reads OPERATOR(pg_catalog.>) 0 AND seconds OPERATOR(pg_catalog.>=) "
-								   "(0.9::pg_catalog.float8 OPERATOR(pg_catalog.*) (SELECT pg_catalog.max(seconds) "
-								   "FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1))",
-								   schema, schema),
-				   interval_columns, COMPARE_MIN_INTERVALS);
-		batch->rse[M_DEVICE_READS] = batch->rse[M_IOPS];
+			ranread_noise_from_histogram(DatumGetArrayTypeP(histogram), DatumGetFloat8(min_ms),
+										 DatumGetFloat8(max_ms), batch->known, batch->value, batch->rse);
+		ranread_noise_from_workers(schema, number, worker_columns, batch->rse);
+		ranread_noise_from_intervals(schema, number, interval_columns, batch->rse);
+		batch->rse[RANREAD_MEASURE_DEVICE_READS] = batch->rse[RANREAD_MEASURE_IOPS];
 	}
 	SPI_finish();
 	return found;
@@ -401,8 +186,7 @@ read_batch_with_reads(int64 number, CompareBatch *batch)
 
 /*
  * Measure m of A and B compared: the ratio B/A, the noise band in percent
- * (twice A's and B's relative standard errors in quadrature; at least one
- * histogram bucket for a percentile) and the verdict.
+ * (ranread_noise_band_pct()) and the verdict.
  */
 static CompareRow
 compare_measure(const CompareBatch *a, const CompareBatch *b, int m)
@@ -419,9 +203,7 @@ compare_measure(const CompareBatch *a, const CompareBatch *b, int m)
 	if (row.a_known && row.b_known && a->rse[m] >= 0 && b->rse[m] >= 0)
 	{
 		row.noise_known = true;
-		row.noise_pct = 100.0 * COMPARE_BAND_ERRORS * sqrt(a->rse[m] * a->rse[m] + b->rse[m] * b->rse[m]);
-		if (measure->percentile)
-			row.noise_pct = Max(row.noise_pct, COMPARE_PERCENTILE_RESOLUTION_PCT);
+		row.noise_pct = ranread_noise_band_pct(a->rse[m], b->rse[m], measure->percentile);
 	}
 
 	if (!row.a_known || !row.b_known)
@@ -559,9 +341,9 @@ append_batch_caveats(StringInfo out, const char *name, const CompareBatch *batch
 	if (strcmp(batch->status, "completed") != 0)
 		appendStringInfo(out, "Batch %s (" INT64_FORMAT ") did not complete: it was %s. ",
 						 name, batch->batch, batch->status);
-	if (batch->known[M_PHYSICAL] && batch->value[M_PHYSICAL] < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
+	if (batch->known[RANREAD_MEASURE_PHYSICAL] && batch->value[RANREAD_MEASURE_PHYSICAL] < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
 		appendStringInfo(out, "The device answered only %.1f%% of batch %s's reads, memory the rest. ",
-						 batch->value[M_PHYSICAL], name);
+						 batch->value[RANREAD_MEASURE_PHYSICAL], name);
 }
 
 /* Argument n, a batch or a sweep, named `name`; never NULL. */
@@ -590,7 +372,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 	int64		number_b = number_argument(fcinfo, 1, "batch_b");
 	CompareBatch a;
 	CompareBatch b;
-	CompareRow	rows[N_MEASURES];
+	CompareRow	rows[RANREAD_N_MEASURES];
 	StringInfoData verdict;
 	StringInfoData differences;
 
@@ -599,7 +381,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 	read_batch_with_reads(number_a, &a);
 	read_batch_with_reads(number_b, &b);
 
-	for (int m = 0; m < N_MEASURES; m++)
+	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
 		rows[m] = compare_measure(&a, &b, m);
 		put_row(rsinfo, compare_measures[m].name, &rows[m]);
@@ -611,9 +393,9 @@ ranread_compare(PG_FUNCTION_ARGS)
 							   a.rate_iops, b.rate_iops);
 	if (differences.len > 0)
 		appendStringInfo(&verdict, "Not like for like: %s. ", differences.data);
-	append_iops_sentence(&verdict, &rows[M_IOPS]);
-	append_latency_sentence(&verdict, "mean latency", &rows[M_MEAN]);
-	append_latency_sentence(&verdict, "p99", &rows[M_P99]);
+	append_iops_sentence(&verdict, &rows[RANREAD_MEASURE_IOPS]);
+	append_latency_sentence(&verdict, "mean latency", &rows[RANREAD_MEASURE_MEAN]);
+	append_latency_sentence(&verdict, "p99", &rows[RANREAD_MEASURE_P99]);
 	append_batch_caveats(&verdict, "A", &a);
 	append_batch_caveats(&verdict, "B", &b);
 	if (verdict.len > 0 && verdict.data[verdict.len - 1] == ' ')
@@ -676,7 +458,7 @@ read_step_batch(const RanreadSweepRecord *record, int step, CompareBatch *batch)
 	{
 		memset(batch, 0, sizeof(CompareBatch));
 		batch->status = "";
-		for (int m = 0; m < N_MEASURES; m++)
+		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 			batch->rse[m] = -1;
 	}
 }
@@ -787,13 +569,13 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 
 	read_step_batch(&a, verdict_a.max_step, &batch_a);
 	read_step_batch(&b, verdict_b.max_step, &batch_b);
-	max_row = compare_measure(&batch_a, &batch_b, M_IOPS);
+	max_row = compare_measure(&batch_a, &batch_b, RANREAD_MEASURE_IOPS);
 	put_row(rsinfo, "max iops", &max_row);
 	put_count_row(rsinfo, "max iops processes", &a, verdict_a.max_step, &b, verdict_b.max_step);
 
 	read_step_batch(&a, verdict_a.slo_step, &batch_a);
 	read_step_batch(&b, verdict_b.slo_step, &batch_b);
-	slo_row = compare_measure(&batch_a, &batch_b, M_IOPS);
+	slo_row = compare_measure(&batch_a, &batch_b, RANREAD_MEASURE_IOPS);
 	put_row(rsinfo, "slo iops", &slo_row);
 	put_count_row(rsinfo, "slo processes", &a, verdict_a.slo_step, &b, verdict_b.slo_step);
 	put_count_row(rsinfo, "knee processes", &a, verdict_a.knee_step, &b, verdict_b.knee_step);
@@ -811,9 +593,9 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 			common++;
 			read_step_batch(&a, i, &batch_a);
 			read_step_batch(&b, j, &batch_b);
-			row = compare_measure(&batch_a, &batch_b, M_IOPS);
+			row = compare_measure(&batch_a, &batch_b, RANREAD_MEASURE_IOPS);
 			put_row(rsinfo, psprintf("iops at %s", step_axis(&a, i)), &row);
-			row = compare_measure(&batch_a, &batch_b, M_P99);
+			row = compare_measure(&batch_a, &batch_b, RANREAD_MEASURE_P99);
 			put_row(rsinfo, psprintf("p99_ms at %s", step_axis(&a, i)), &row);
 		}
 	}
