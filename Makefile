@@ -8,12 +8,20 @@ OBJS = src/admin.o src/arrivals.o src/chart.o src/compare.o src/compare_noise.o 
 	src/osstats.o src/permutation.o src/readahead.o src/readpath.o src/readpath_buffer.o src/readpath_direct.o \
 	src/readpath_smgr.o src/registry.o src/report.o src/residency.o src/results.o src/run.o \
 	src/run_arguments.o src/segments.o src/series.o src/series_rules.o src/setup.o src/setup_progress.o src/svg.o src/sweep.o \
-	src/sweep_rules.o src/sweep_verdict.o src/target.o src/worker.o
+	src/sweep_rules.o src/sweep_verdict.o src/target.o src/uring.o src/worker.o
 # Private headers: not installed (PGXS installs HEADERS, so they are not called that).
 PRIVATE_HEADERS = $(wildcard src/*.h)
 
 # The library refuses to run against another version's SQL objects.
 PG_CPPFLAGS = -DRANREAD_VERSION=\"$(EXTVERSION)\"
+
+# iodepth > 1 (several reads in flight per worker) needs io_uring through
+# liburing (Debian: liburing-dev, see scripts/install-deps.sh).  Without it
+# the rest builds, and ranread_run refuses iodepth > 1 with a clear error.
+ifeq ($(shell pkg-config --exists liburing 2>/dev/null && echo yes),yes)
+PG_CPPFLAGS += -DRANREAD_HAVE_LIBURING $(shell pkg-config --cflags liburing)
+SHLIB_LINK += $(shell pkg-config --libs liburing)
+endif
 
 DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql sql/ranread--1.0--1.1.sql
 

@@ -16,6 +16,8 @@ packages=(
 	postgresql-15 postgresql-server-dev-15 postgresql-client-15
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libipc-run-perl
+	# iodepth > 1 (io_uring); the Makefile builds without it, refusing iodepth > 1
+	liburing-dev pkg-config
 	fio
 	cppcheck clang-tidy valgrind
 	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test

@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 includes=(-I. -I"$(pg_config --includedir-server)" -I"$(pg_config --includedir)/internal")
 # the Makefile passes the extension's version to the compiler; so must the analysers
 includes+=(-DRANREAD_VERSION="\"$(sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)\"")
+# and, as the Makefile does where liburing is installed, the io_uring code (src/uring.c)
+if pkg-config --exists liburing 2>/dev/null; then
+	includes+=(-DRANREAD_HAVE_LIBURING)
+fi
 
 # pg_list.h's llast_cell() asserts list != NIL before using it; cppcheck reads
 # the Assert as a condition and reports a null dereference in the header.

@@ -91,6 +91,9 @@ ALTER TABLE ranread_batches ADD COLUMN service_p999_ms float8;
 -- The sweep a batch is a step of (NULL: a plain run).
 ALTER TABLE ranread_batches ADD COLUMN sweep bigint;
 ALTER TABLE ranread_batches ADD COLUMN sweep_step int;
+-- Reads in flight per worker (1.0's batches: one).
+ALTER TABLE ranread_batches ADD COLUMN iodepth int NOT NULL DEFAULT 1;
+ALTER TABLE ranread_results ADD COLUMN iodepth int NOT NULL DEFAULT 1;
 
 -- One row per batch and sample interval: the batch over time.
 CREATE TABLE ranread_intervals (
@@ -170,7 +173,8 @@ SELECT run_date,
 	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
 	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
 	   sweep,
-	   sweep_step
+	   sweep_step,
+	   iodepth
 FROM ranread_batches;
 
 -- ranread_run returns the batch's row as ranread_summary shows it (rounded),
@@ -190,12 +194,13 @@ CREATE FUNCTION ranread_run(processes int,
 							steady_state interval DEFAULT NULL,
 							steady_band_pct float8 DEFAULT 10,
 							rate_iops float8 DEFAULT NULL,
-							arrivals text DEFAULT NULL)
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) FROM PUBLIC;
 
 -- Each ranread_setup() running now: how far it is.
 CREATE FUNCTION ranread_setup_running(OUT target name, OUT pid int, OUT state text,
@@ -266,7 +271,9 @@ CREATE TABLE ranread_sweep_runs (
 	slo_p999_ms float8,
 	slo_max_ms float8,
 	status text NOT NULL,		-- 'running', then 'completed' or 'stopped' when it ends by itself
-	stop_rule text				-- which rule ended it, once it has ended by itself
+	stop_rule text,				-- which rule ended it, once it has ended by itself
+	iodepth int,				-- stepping reads in flight: the first step's (NULL: 1, steps processes)
+	max_iodepth int				-- stepping reads in flight: the last step's at most
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_runs', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_seq', '');
@@ -327,12 +334,14 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   rate_iops float8 DEFAULT NULL,
 							   rate_step_iops float8 DEFAULT NULL,
 							   max_rate_iops float8 DEFAULT NULL,
-							   ramp interval DEFAULT NULL)
+							   ramp interval DEFAULT NULL,
+							   iodepth int DEFAULT NULL,
+							   max_iodepth int DEFAULT NULL)
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), and the latency

@@ -47,6 +47,7 @@ CREATE TABLE ranread_results (
 	buffer_misses bigint,
 	status text NOT NULL,
 	histogram bigint[] NOT NULL,
+	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
 	PRIMARY KEY (batch, worker)
 );
 
@@ -100,7 +101,8 @@ CREATE TABLE ranread_batches (
 	service_p99_ms float8,
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
-	sweep_step int
+	sweep_step int,
+	iodepth int NOT NULL DEFAULT 1	-- reads in flight per worker
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -181,7 +183,8 @@ SELECT run_date,
 	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
 	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
 	   sweep,
-	   sweep_step
+	   sweep_step,
+	   iodepth
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
@@ -222,7 +225,8 @@ CREATE FUNCTION ranread_run(processes int,
 							steady_state interval DEFAULT NULL,
 							steady_band_pct float8 DEFAULT 10,
 							rate_iops float8 DEFAULT NULL,
-							arrivals text DEFAULT NULL)
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -277,7 +281,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;
@@ -354,7 +358,9 @@ CREATE TABLE ranread_sweep_runs (
 	slo_p999_ms float8,
 	slo_max_ms float8,
 	status text NOT NULL,		-- 'running', then 'completed' or 'stopped' when it ends by itself
-	stop_rule text				-- which rule ended it, once it has ended by itself
+	stop_rule text,				-- which rule ended it, once it has ended by itself
+	iodepth int,				-- stepping reads in flight: the first step's (NULL: 1, steps processes)
+	max_iodepth int				-- stepping reads in flight: the last step's at most
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_runs', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_seq', '');
@@ -415,12 +421,14 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   rate_iops float8 DEFAULT NULL,
 							   rate_step_iops float8 DEFAULT NULL,
 							   max_rate_iops float8 DEFAULT NULL,
-							   ramp interval DEFAULT NULL)
+							   ramp interval DEFAULT NULL,
+							   iodepth int DEFAULT NULL,
+							   max_iodepth int DEFAULT NULL)
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), and the latency

@@ -47,9 +47,12 @@ query_int64(const char *sql, bool read_only)
 	return result;
 }
 
-/* Error out unless this role may signal worker pid, as pg_terminate_backend() decides. */
+/*
+ * Error out unless this role may signal process pid (`what`: "ranread worker"
+ * or "the session of ranread sweep"), as pg_terminate_backend() decides.
+ */
 static void
-check_may_stop(int pid)
+check_may_stop(int pid, const char *what)
 {
 	PGPROC	   *proc = BackendPidGetProc(pid);
 
@@ -58,13 +61,13 @@ check_may_stop(int pid)
 	if (superuser_arg(proc->roleId) && !superuser())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to stop ranread worker %d", pid),
-				 errdetail("Only superusers may stop a superuser's ranread workers.")));
+				 errmsg("permission denied to stop %s %d", what, pid),
+				 errdetail("Only superusers may stop a superuser's ranread runs.")));
 	if (!has_privs_of_role(GetUserId(), proc->roleId) &&
 		!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to stop ranread worker %d", pid),
+				 errmsg("permission denied to stop %s %d", what, pid),
 				 errdetail("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
 						   "pg_signal_backend")));
 }
@@ -91,7 +94,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 	/* a sweep first, so that it starts no step after the one stopped here */
 	if (ranread_running_sweep(0, &sweep_pid) != 0)
 	{
-		check_may_stop(sweep_pid);
+		check_may_stop(sweep_pid, "the session of ranread sweep process");
 		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
 			signalled = lappend_int(signalled, sweep_pid);
 	}
@@ -103,7 +106,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 		if (batch != 0 && ranread_running_batch(NULL, NULL) != batch)
 			break;
 		foreach(lc, pids)
-			check_may_stop(lfirst_int(lc));
+			check_may_stop(lfirst_int(lc), "ranread worker");
 		foreach(lc, pids)
 		{
 			int			pid = lfirst_int(lc);

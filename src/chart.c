@@ -81,6 +81,7 @@ typedef struct BarChart
 	const char *title;
 	bool		of_sweep;
 	bool		open_loop;		/* the x axis is the rate asked */
+	bool		by_iodepth;		/* the x axis is the queue depth */
 	int			count;
 	RanreadSweepStep *steps;
 	int64	   *batches;
@@ -184,6 +185,7 @@ read_sweep(const char *schema, int64 sweep, BarChart *chart)
 	chart->title = sweep_title(schema, sweep);
 	chart->of_sweep = true;
 	chart->open_loop = record.open_loop;
+	chart->by_iodepth = record.rules.max_iodepth > 0;
 	chart->count = record.count;
 	chart->steps = record.steps;
 	chart->batches = record.batches;
@@ -226,12 +228,14 @@ read_all_batches(const char *schema, BarChart *chart)
 	return chart->count > 0;
 }
 
-/* A bar's place on the x axis: its processes, or the rate asked. */
+/* A bar's place on the x axis: its processes, the rate asked, or its queue depth. */
 static char *
 category_label(const BarChart *chart, int i)
 {
 	if (chart->open_loop)
 		return ranread_svg_compact_number(chart->steps[i].rate_iops);
+	if (chart->by_iodepth)
+		return psprintf("%d", chart->steps[i].iodepth);
 	return psprintf("%d", chart->steps[i].processes);
 }
 
@@ -246,6 +250,8 @@ bar_tooltip(const BarChart *chart, int i)
 	if (chart->of_sweep)
 		appendStringInfo(&out, "step %d, ", i + 1);
 	appendStringInfo(&out, "batch " INT64_FORMAT ": %s, ", chart->batches[i], processes_text(step->processes));
+	if (step->iodepth > 1)
+		appendStringInfo(&out, "queue depth %d, ", step->iodepth);
 	if (chart->open_loop)
 		appendStringInfo(&out, "%s reads/s asked, ", ranread_format_rate(step->rate_iops));
 	appendStringInfo(&out, "%s IOPS, mean %s ms, p99 %s ms", ranread_format_rate(step->iops),
@@ -425,7 +431,8 @@ render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 	ranread_svg_draw_value_axis(out, &iops, &box, false, "IOPS");
 	draw_bars(out, chart, &box, &iops);
 	ranread_svg_draw_value_axis(out, &latency, &box, true, "latency (ms)");
-	ranread_svg_draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" : "processes");
+	ranread_svg_draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" :
+							chart->by_iodepth ? "queue depth (reads in flight per process)" : "processes");
 	if (chart->slo_mean_ms > 0)
 		draw_slo(out, &box, &latency, chart->slo_mean_ms, "mean", COLOUR_MEAN);
 	if (chart->slo_p99_ms > 0)

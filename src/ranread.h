@@ -34,6 +34,7 @@
 #define RANREAD_MAX_DURATION_S		(7 * SECS_PER_DAY)
 #define RANREAD_MIN_SAMPLE_INTERVAL_MS	100
 #define RANREAD_MAX_RATE_IOPS		10000000.0
+#define RANREAD_MAX_IODEPTH			1024	/* reads in flight per worker */
 
 /*
  * ranread_stop()'s request to a worker: stop reading (or withdraw from the
@@ -109,6 +110,7 @@ typedef struct RanreadParams
 	bool		poisson;		/* open loop: exponential gaps, not uniform */
 	int64		sweep;			/* the sweep this batch is a step of; 0: none */
 	int			sweep_step;
+	int			iodepth;		/* reads in flight per worker */
 } RanreadParams;
 
 typedef struct RanreadShared

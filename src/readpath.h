@@ -12,10 +12,14 @@
  * the end.  A unit is block_size bytes starting at an aligned block; each
  * path documents how it issues it.
  *
+ * A path flagged RANREAD_PATH_QUEUES can also keep several reads in flight
+ * (iodepth > 1), the way fio's io_uring engine does: submit starts the read
+ * of a unit into the buffer named by tag (0 to iodepth - 1), reap waits
+ * until at least one read has completed and says which, and close waits for
+ * every read still in flight.
+ *
  * Each read path lives in its own readpath_<name>.c and has one line in the
- * table in readpath.c; nothing else names a particular path.  A path that
- * keeps several reads in flight would add submit and reap calls here, and a
- * flag for it, the way fio's io_uring engine does.
+ * table in readpath.c; nothing else names a particular path.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +32,7 @@
 /* RanreadReadPath.flags */
 #define RANREAD_PATH_BYPASSES_PAGE_CACHE	0x01	/* reads never come from the OS page cache */
 #define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
+#define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
 
 typedef struct RanreadReadPath
 {
@@ -42,6 +47,10 @@ typedef struct RanreadReadPath
 	void	   *(*open) (const RanreadShared *shared);
 	/* worker: read shared->blocks_per_read blocks from first_block on */
 	void		(*read_unit) (void *state, BlockNumber first_block);
+	/* worker, iodepth > 1: start reading a unit from first_block on */
+	void		(*submit) (void *state, int tag, BlockNumber first_block);
+	/* worker, iodepth > 1: wait for completions; fills tags, returns how many */
+	int			(*reap) (void *state, int *tags, int max_tags);
 	void		(*close) (void *state);
 } RanreadReadPath;
 

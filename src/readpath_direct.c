@@ -13,6 +13,10 @@
  * cannot exhaust the process's descriptors.  tmpfs and ramfs are refused even
  * where the kernel accepts O_DIRECT on them: they keep files in memory.
  *
+ * With iodepth > 1 it keeps that many reads in flight through io_uring
+ * (uring.c), like `fio --direct=1 --ioengine=io_uring --iodepth=N`: the same
+ * reads at the same offsets, one unit into each of iodepth buffers.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,6 +32,7 @@
 
 #include "readpath.h"
 #include "segments.h"
+#include "uring.h"
 
 #define DIRECT_IO_HINT \
 	"Use mode 'smgr', which reads through the OS page cache after evicting the target, or put the target on the volume under test."
@@ -39,6 +44,7 @@ typedef struct DirectReadState
 	char	  **paths;
 	int			blocks_per_read;
 	char	   *buffer;
+	RanreadUring *ring;			/* iodepth > 1; then files is unused */
 } DirectReadState;
 
 static File
@@ -80,22 +86,29 @@ direct_check(const RanreadShared *shared)
 				 errmsg("could not read \"%s\" with direct I/O: %m", path),
 				 errhint(DIRECT_IO_HINT)));
 	FileClose(file);
+	if (shared->params.iodepth > 1)
+		ranread_uring_check(path, shared->params.iodepth, shared->params.block_size);
 }
 
 static void *
 direct_open(const RanreadShared *shared)
 {
-	DirectReadState *state = palloc(sizeof(DirectReadState));
+	DirectReadState *state = palloc0(sizeof(DirectReadState));
 
 	state->nsegments = ranread_segment_count(shared->target_blocks);
 	state->files = palloc(sizeof(File) * state->nsegments);
 	state->paths = palloc(sizeof(char *) * state->nsegments);
 	for (int i = 0; i < state->nsegments; i++)
-	{
 		state->paths[i] = ranread_segment_path(shared->target_node, i);
-		state->files[i] = open_direct(state->paths[i]);
-	}
 	state->blocks_per_read = shared->blocks_per_read;
+	if (shared->params.iodepth > 1)
+	{
+		state->ring = ranread_uring_open(state->paths, state->nsegments,
+										 shared->params.iodepth, shared->params.block_size);
+		return state;
+	}
+	for (int i = 0; i < state->nsegments; i++)
+		state->files[i] = open_direct(state->paths[i]);
 	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
 	return state;
 }
@@ -129,11 +142,43 @@ direct_read_unit(void *state, BlockNumber first_block)
 	}
 }
 
+/* Queue the read of a unit into tag's buffer: one read per segment it spans. */
+static void
+direct_submit(void *state, int tag, BlockNumber first_block)
+{
+	DirectReadState *s = (DirectReadState *) state;
+	BlockNumber block = first_block;
+	int			remaining = s->blocks_per_read;
+	size_t		done = 0;
+
+	while (remaining > 0)
+	{
+		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
+
+		ranread_uring_submit(s->ring, tag, block / RELSEG_SIZE,
+							 (off_t) (block % RELSEG_SIZE) * BLCKSZ, (size_t) n * BLCKSZ, done);
+		block += n;
+		remaining -= n;
+		done += (size_t) n * BLCKSZ;
+	}
+}
+
+static int
+direct_reap(void *state, int *tags, int max_tags)
+{
+	return ranread_uring_reap(((DirectReadState *) state)->ring, tags, max_tags);
+}
+
 static void
 direct_close(void *state)
 {
 	DirectReadState *s = (DirectReadState *) state;
 
+	if (s->ring != NULL)
+	{
+		ranread_uring_close(s->ring);
+		return;
+	}
 	for (int i = 0; i < s->nsegments; i++)
 		FileClose(s->files[i]);
 }
@@ -141,10 +186,12 @@ direct_close(void *state)
 const RanreadReadPath ranread_readpath_direct = {
 	.name = "direct",
 	.description = "O_DIRECT reads of the segment files, like fio --direct=1",
-	.flags = RANREAD_PATH_BYPASSES_PAGE_CACHE,
+	.flags = RANREAD_PATH_BYPASSES_PAGE_CACHE | RANREAD_PATH_QUEUES,
 	.memory_hit = "the file system keeps the target in memory",
 	.check = direct_check,
 	.open = direct_open,
 	.read_unit = direct_read_unit,
+	.submit = direct_submit,
+	.reap = direct_reap,
 	.close = direct_close,
 };

@@ -205,6 +205,7 @@ add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
 			   CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name), false);
 	add_column(row, "block_size", INT4OID, Int32GetDatum(shared->params.block_size), false);
 	add_column(row, "processes", INT4OID, Int32GetDatum(shared->params.processes), false);
+	add_column(row, "iodepth", INT4OID, Int32GetDatum(shared->params.iodepth), false);
 	add_column(row, "iterations", INT8OID, Int64GetDatum(shared->params.iterations), shared->params.iterations == 0);
 	add_column(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->params.duration_ns / 1e9),
 			   shared->params.duration_ns == 0);

@@ -50,7 +50,8 @@ typedef enum RunArgument
 	ARG_STEADY_STATE,
 	ARG_STEADY_BAND_PCT,
 	ARG_RATE_IOPS,
-	ARG_ARRIVALS
+	ARG_ARRIVALS,
+	ARG_IODEPTH
 } RunArgument;
 
 /* A duration argument in ns; 0 if NULL.  Refuses negative parts and more than 7 days. */
@@ -155,6 +156,41 @@ read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 	}
 }
 
+/*
+ * iodepth: reads in flight per worker.  Above 1 it needs a read path that
+ * queues (mode 'direct', through io_uring), and a closed loop: an open-loop
+ * run issues each read at its due time, one in flight per process.  Whether
+ * io_uring is available is the read path's check(), before any worker starts.
+ */
+static void
+read_iodepth_argument(FunctionCallInfo fcinfo, RanreadParams *params)
+{
+	const RanreadReadPath *path = ranread_readpath_by_index(params->readpath);
+
+	if (PG_ARGISNULL(ARG_IODEPTH))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("iodepth must not be null"),
+				 errhint("iodepth => 1 keeps one read in flight per process.")));
+	params->iodepth = PG_GETARG_INT32(ARG_IODEPTH);
+	if (params->iodepth < 1 || params->iodepth > RANREAD_MAX_IODEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("iodepth must be between 1 and %d", RANREAD_MAX_IODEPTH),
+				 errdetail("The value given is %d.", params->iodepth)));
+	if (params->iodepth > 1 && !(path->flags & RANREAD_PATH_QUEUES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mode '%s' keeps one read in flight per process, so iodepth must be 1", path->name),
+				 errhint("Use mode %s for iodepth above 1.", ranread_readpath_names(RANREAD_PATH_QUEUES))));
+	if (params->iodepth > 1 && params->rate_iops > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rate_iops cannot be combined with iodepth above 1"),
+				 errdetail("An open-loop run issues each read when it is due, one read in flight per process."),
+				 errhint("Use iodepth => 1 with rate_iops, or leave rate_iops out.")));
+}
+
 /* Check ranread_run()'s arguments and fill in the run's parameters. */
 void
 ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
@@ -210,6 +246,7 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 	params->evict = PG_GETARG_BOOL(ARG_EVICT);
 	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
 	read_time_arguments(fcinfo, params);
+	read_iodepth_argument(fcinfo, params);
 	ranread_sweep_current_step(&params->sweep, &params->sweep_step);
 }
 

@@ -2,8 +2,9 @@
  *
  * sweep.c
  *		CALL ranread_sweep(): RanRead's methodology in one call.  Each step
- *		is one batch of ranread_run(), with more processes (or, open loop, a
- *		higher rate) than the step before; the sweep commits after each, so
+ *		is one batch of ranread_run(), with more processes (or more reads in
+ *		flight per process, with iodepth; or, open loop, a higher rate) than
+ *		the step before; the sweep commits after each, so
  *		that a cancel or a crash keeps the steps done, and stops by the first
  *		of its rules (sweep_rules.c) that holds.
  *
@@ -72,11 +73,14 @@ typedef enum SweepArgument
 	ARG_RATE_IOPS,
 	ARG_RATE_STEP_IOPS,
 	ARG_MAX_RATE_IOPS,
-	ARG_RAMP
+	ARG_RAMP,
+	ARG_IODEPTH,
+	ARG_MAX_IODEPTH
 } SweepArgument;
 
 /* ranread_run()'s arguments a step passes (see its SQL signature). */
-#define RUN_ARGUMENTS	13
+#define RUN_ARGUMENTS	14
+#define RUN_ARG_IODEPTH	13
 
 /* The sweep and step ranread_run() is called for now; 0: none. */
 static int64 current_sweep = 0;
@@ -95,6 +99,8 @@ typedef struct SweepArgs
 	double		rate_iops;		/* 0: closed loop */
 	double		rate_step_iops; /* 0: double */
 	double		max_rate_iops;	/* 0: none asked */
+	int			iodepth;		/* stepping iodepth: the first step's; 0: it steps processes */
+	int			max_iodepth;
 	RanreadSweepRules rules;
 	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
 	bool		run_nulls[RUN_ARGUMENTS];
@@ -151,7 +157,7 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	RanreadParams params;
 	Relation	target;
 	int			from[RUN_ARGUMENTS] = {ARG_START_PROCESSES, ARG_ITERATIONS, ARG_TARGET, ARG_MODE,
-		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1};
+		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1, -1};
 
 	for (int i = 0; i < RUN_ARGUMENTS; i++)
 	{
@@ -164,6 +170,9 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	args->run_values[8] = DirectFunctionCall3(interval_in, CStringGetDatum("1 s"),
 											  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 	args->run_values[10] = Float8GetDatum(10);
+	/* iodepth: 1, or the deepest step's, so that ranread_run() checks it with the mode */
+	args->run_nulls[RUN_ARG_IODEPTH] = false;
+	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(Max(args->max_iodepth, 1));
 	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
 	{
 		args->run_nulls[1] = false;
@@ -179,6 +188,40 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	ranread_read_run_arguments(run_fcinfo, &params);
 	target = ranread_target_open_for_run(params.target_name);
 	relation_close(target, NoLock);
+}
+
+/*
+ * iodepth and max_iodepth: the sweep steps the reads in flight per process
+ * (doubling, from iodepth to max_iodepth), every step with start_processes
+ * processes, instead of stepping processes.
+ */
+static void
+read_iodepth_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	if (PG_ARGISNULL(ARG_IODEPTH))
+	{
+		if (!PG_ARGISNULL(ARG_MAX_IODEPTH))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_iodepth needs iodepth"),
+					 errhint("iodepth makes the sweep step the reads in flight per process, from iodepth to max_iodepth.")));
+		return;
+	}
+	args->iodepth = PG_GETARG_INT32(ARG_IODEPTH);
+	args->max_iodepth = PG_ARGISNULL(ARG_MAX_IODEPTH) ? RANREAD_MAX_IODEPTH : PG_GETARG_INT32(ARG_MAX_IODEPTH);
+	if (args->iodepth < 1 || args->max_iodepth < args->iodepth || args->max_iodepth > RANREAD_MAX_IODEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("iodepth must be at least 1, and max_iodepth between iodepth and %d", RANREAD_MAX_IODEPTH),
+				 errdetail("iodepth is %d and max_iodepth %d.", args->iodepth, args->max_iodepth)));
+	if (args->step_processes > 0 || !PG_ARGISNULL(ARG_MAX_PROCESSES) || args->rate_iops > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a sweep stepping iodepth cannot also step processes or a rate"),
+				 errdetail("With iodepth every step runs start_processes processes, each with more reads in flight than the step before."),
+				 errhint("Leave out step_processes, max_processes and rate_iops, or iodepth and max_iodepth.")));
+	args->max_processes = args->start_processes;
+	args->rules.max_iodepth = args->max_iodepth;
 }
 
 /* Check the sweep's own arguments and bound it by the worker slots free now. */
@@ -251,6 +294,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errmsg("max_rate_iops must be at least rate_iops"),
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
+	read_iodepth_arguments(fcinfo, args);
 
 	read_run_arguments(fcinfo, args);
 
@@ -262,7 +306,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("max_worker_processes is %d, shared with parallel query and other background workers.",
 						   max_worker_processes),
 				 errhint("Give a smaller start_processes, or raise max_worker_processes and restart the server.")));
-	if (args->rate_iops > 0)
+	if (args->rate_iops > 0 || args->iodepth > 0)
 		args->max_processes = args->start_processes;
 	else if (args->max_processes > free_slots)
 	{
@@ -277,6 +321,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	}
 	args->rules.max_processes = args->max_processes;
 }
+
 
 /* Refuse to run where a COMMIT cannot be: in a transaction block, a function or an atomic CALL. */
 static void
@@ -305,7 +350,7 @@ check_privileges(void)
 
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege('%s.ranread_run(int, bigint, name, text, int, "
-							 "interval, boolean, interval, interval, interval, float8, float8, text)', 'EXECUTE') "
+							 "interval, boolean, interval, interval, interval, float8, float8, text, int)', 'EXECUTE') "
 							 "AND pg_catalog.has_table_privilege('%s.ranread_sweep_runs', 'INSERT, UPDATE') "
 							 "AND pg_catalog.has_sequence_privilege('%s.ranread_sweep_seq', 'USAGE')",
 							 schema, schema, schema), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
@@ -329,7 +374,7 @@ record_start(const SweepArgs *args)
 	int64		sweep = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
 	Oid			types[] = {INT8OID, INT4OID, NAMEOID, TEXTOID, INT4OID, INT8OID, INTERVALOID, INTERVALOID,
 		INT4OID, INT4OID, INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	FLOAT8OID, FLOAT8OID, FLOAT8OID};
+	FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, INT4OID};
 	Datum		values[lengthof(types)];
 	char		nulls[lengthof(types)];
 	const RanreadSweepRules *rules = &args->rules;
@@ -359,14 +404,18 @@ record_start(const SweepArgs *args)
 		values[12 + i] = Float8GetDatum(optional[i]);
 		nulls[12 + i] = optional[i] > 0 || i == 4 ? ' ' : 'n';
 	}
+	values[21] = Int32GetDatum(args->iodepth);
+	values[22] = Int32GetDatum(args->max_iodepth);
+	nulls[21] = nulls[22] = args->iodepth > 0 ? ' ' : 'n';
 	if (SPI_execute_with_args(psprintf("INSERT INTO %s.ranread_sweep_runs (sweep, started_at, leader_pid, target, "
 									   "mode, block_size, iterations, duration_s, ramp_s, start_processes, "
 									   "step_processes, max_processes, max_processes_by, rate_iops, rate_step_iops, "
 									   "max_rate_iops, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, "
-									   "slo_p999_ms, slo_max_ms, status) "
+									   "slo_p999_ms, slo_max_ms, iodepth, max_iodepth, status) "
 									   "VALUES ($1, pg_catalog.now(), $2, $3, $4, $5, $6, "
 									   "pg_catalog.date_part('epoch', $7), pg_catalog.date_part('epoch', $8), "
-									   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, 'running')",
+									   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
+									   "'running')",
 									   schema),
 							  lengthof(types), types, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
@@ -404,16 +453,17 @@ wait_for_worker_slots(int processes)
 	}
 }
 
-/* Run one step: ranread_run() as the caller, with this step's processes and rate. */
+/* Run one step: ranread_run() as the caller, with this step's processes, iodepth and rate. */
 static void
-run_step(SweepArgs *args, int64 sweep, int step, int processes, double rate)
+run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, double rate)
 {
 	Oid			types[RUN_ARGUMENTS] = {INT4OID, INT8OID, NAMEOID, TEXTOID, INT4OID, INTERVALOID, BOOLOID,
-		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID};
+		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID, INT4OID};
 	char		nulls[RUN_ARGUMENTS];
 
 	args->run_values[0] = Int32GetDatum(processes);
 	args->run_values[11] = Float8GetDatum(rate);
+	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
 	for (int i = 0; i < RUN_ARGUMENTS; i++)
 		nulls[i] = args->run_nulls[i] ? 'n' : ' ';
 	nulls[11] = rate > 0 ? ' ' : 'n';
@@ -423,7 +473,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, double rate)
 	current_step = step;
 	PG_TRY();
 	{
-		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
 										   quote_identifier(ranread_extension_schema())),
 								  RUN_ARGUMENTS, types, args->run_values, nulls, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not run step %d of sweep " INT64_FORMAT, step, sweep);
@@ -441,6 +491,7 @@ static const char *
 run_steps(SweepArgs *args, int64 sweep, const char **status)
 {
 	int			processes = args->start_processes;
+	int			iodepth = Max(args->iodepth, 1);
 	double		rate = args->rate_iops;
 	RanreadSweepRecord record;
 
@@ -451,7 +502,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 
 		if (stop_requested)
 			break;
-		run_step(args, sweep, step, processes, rate);
+		run_step(args, sweep, step, processes, iodepth, rate);
 		if (!ranread_sweep_read(sweep, true, &record) || record.count != step)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -466,6 +517,8 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 			return ranread_sweep_stop_rule_name(stop, &record);
 		if (rate > 0)
 			rate = ranread_sweep_next_rate(rate, args->rate_step_iops, args->rules.max_rate_iops);
+		else if (args->iodepth > 0)
+			iodepth = ranread_sweep_next_processes(iodepth, 0, args->max_iodepth);
 		else
 			processes = ranread_sweep_next_processes(processes, args->step_processes, args->max_processes);
 	}

@@ -13,7 +13,9 @@
  * the last valid one before it, and min_scaling_pct 0 turns it off.  If
  * N processes gave I IOPS, linear scaling would give I * M / N at M
  * processes; the step's share of linear is the IOPS it gained over the
- * IOPS linear scaling would have gained.  Below the device's knee a doubling
+ * IOPS linear scaling would have gained.  Processes here are reads in
+ * flight, processes x iodepth, so that one rule serves a sweep stepping
+ * processes and one stepping iodepth.  Below the device's knee a doubling
  * gains most of linear; past it, the device is saturated and more processes
  * only queue, so IOPS stays flat (a share near 0) while latency grows.  The
  * default stop at 25 % sits far from both, and well above the few percent
@@ -52,18 +54,26 @@ ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *r
 	return true;
 }
 
+/* Reads a step keeps in flight: processes x iodepth. */
+static double
+reads_in_flight(const RanreadSweepStep *step)
+{
+	return (double) step->processes * Max(step->iodepth, 1);
+}
+
 /*
  * The IOPS `after` gained over `before`, as a percentage of what linear
- * scaling with processes would have gained (100: linear, 0: flat, < 0: fell).
+ * scaling with the reads in flight (processes x iodepth, whichever the
+ * sweep steps) would have gained (100: linear, 0: flat, < 0: fell).
  */
 double
 ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after)
 {
 	double		linear_gain;
 
-	if (before->processes <= 0 || after->processes <= before->processes)
+	if (before->processes <= 0 || reads_in_flight(after) <= reads_in_flight(before))
 		return 100;
-	linear_gain = before->iops * ((double) after->processes / before->processes - 1);
+	linear_gain = before->iops * (reads_in_flight(after) / reads_in_flight(before) - 1);
 	if (linear_gain <= 0)
 		return 100;
 	return 100 * (after->iops - before->iops) / linear_gain;
@@ -105,12 +115,16 @@ ranread_sweep_stop_after(const RanreadSweepStep *steps, int count, const Ranread
 			return RANREAD_SWEEP_STOP_SCALING;
 	}
 	if (open_loop ? (rules->max_rate_iops > 0 && last->rate_iops >= rules->max_rate_iops)
+		: rules->max_iodepth > 0 ? last->iodepth >= rules->max_iodepth
 		: last->processes >= rules->max_processes)
 		return RANREAD_SWEEP_STOP_MAX;
 	return RANREAD_SWEEP_GO_ON;
 }
 
-/* Processes of the next step: doubled, or step_processes more, at most max_processes. */
+/*
+ * Processes of the next step: doubled, or step_processes more, at most
+ * max_processes.  A sweep stepping iodepth steps it the same way (doubled).
+ */
 int
 ranread_sweep_next_processes(int processes, int step_processes, int max_processes)
 {

@@ -73,6 +73,9 @@ read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryCont
 	record->stop_rule = text_column(row, desc, 10, context);
 	record->max_processes_by = text_column(row, desc, 11, context);
 	record->open_loop = float_column(row, desc, 12, 0) > 0;
+	rules->max_iodepth = DatumGetInt32(SPI_getbinval(row, desc, 13, &isnull));
+	if (isnull)
+		rules->max_iodepth = 0;
 }
 
 /* One step, from its ranread_batches row. */
@@ -94,6 +97,7 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 	status = TextDatumGetCString(SPI_getbinval(row, desc, 10, &isnull));
 	step->completed = strcmp(status, "completed") == 0;
 	strlcpy(step->status, status, sizeof(step->status));
+	step->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 11, &isnull));
 }
 
 /*
@@ -116,7 +120,7 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	SPI_connect();
 	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
 									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
-									   "max_processes_by, rate_iops FROM %s.ranread_sweep_runs "
+									   "max_processes_by, rate_iops, max_iodepth FROM %s.ranread_sweep_runs "
 									   "WHERE sweep OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
@@ -125,7 +129,7 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	{
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
-										   "p999_ms, max_ms, physical_pct, status FROM %s.ranread_batches "
+										   "p999_ms, max_ms, physical_pct, status, iodepth FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
 										   schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
@@ -155,6 +159,8 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 		case RANREAD_SWEEP_STOP_MAX:
 			if (record->open_loop)
 				return "max rate";
+			if (record->rules.max_iodepth > 0)
+				return "max iodepth";
 			if (record->max_processes_by != NULL && strcmp(record->max_processes_by, "worker slots") == 0)
 				return "worker slots";
 			return "max processes";
@@ -166,12 +172,18 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 	return NULL;
 }
 
-/* Where a step stands on the sweep's axis: "40 processes" or "20,000 reads/s". */
+/*
+ * Where a step stands on the sweep's axis: "40 processes", "1 process at
+ * queue depth 32" or "20,000 reads/s".
+ */
 static char *
 step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
 {
 	if (record->open_loop)
 		return psprintf("%s reads/s", ranread_format_rate(step->rate_iops));
+	if (record->rules.max_iodepth > 0)
+		return psprintf("%d process%s at queue depth %d", step->processes,
+						step->processes == 1 ? "" : "es", step->iodepth);
 	return psprintf("%d process%s", step->processes, step->processes == 1 ? "" : "es");
 }
 
@@ -227,6 +239,10 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 
 		while (before > 0 && !ranread_sweep_step_valid(&record->steps[before]))
 			before--;
+		if (rules->max_iodepth > 0)
+			return psprintf("It stopped because from queue depth %d to %d IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
+							record->steps[before].iodepth, last->iodepth,
+							ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
 		return psprintf("It stopped because from %d to %d processes IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
 						record->steps[before].processes, last->processes,
 						ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
@@ -239,6 +255,8 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 						last->processes);
 	if (strcmp(stop_rule, "max processes") == 0)
 		return psprintf("It stopped at max_processes (%d).", rules->max_processes);
+	if (strcmp(stop_rule, "max iodepth") == 0)
+		return psprintf("It stopped at max_iodepth (%d).", rules->max_iodepth);
 	if (strcmp(stop_rule, "max rate") == 0)
 		return psprintf("It stopped at max_rate_iops (%s reads/s).", ranread_format_rate(rules->max_rate_iops));
 	if (strcmp(stop_rule, "step ended") == 0)
@@ -357,6 +375,7 @@ ranread_sweep_verdict(PG_FUNCTION_ARGS)
 	const char *stop_rule;
 	const RanreadSweepStep *max_step;
 	const RanreadSweepStep *slo_step;
+	const RanreadSweepStep *knee_step;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -366,6 +385,7 @@ ranread_sweep_verdict(PG_FUNCTION_ARGS)
 	current_status(&record, &status, &stop_rule);
 	max_step = verdict.max_step >= 0 ? &record.steps[verdict.max_step] : NULL;
 	slo_step = verdict.slo_step >= 0 ? &record.steps[verdict.slo_step] : NULL;
+	knee_step = verdict.knee_step >= 0 ? &record.steps[verdict.knee_step] : NULL;
 
 	values[0] = CStringGetTextDatum(status);
 	values[1] = Int32GetDatum(record.count);
@@ -375,8 +395,8 @@ ranread_sweep_verdict(PG_FUNCTION_ARGS)
 	values[4] = Float8GetDatum(slo_step ? slo_step->iops : 0);
 	values[5] = Int32GetDatum(slo_step ? slo_step->processes : 0);
 	nulls[4] = nulls[5] = slo_step == NULL;
-	values[6] = Int32GetDatum(verdict.knee_step >= 0 ? record.steps[verdict.knee_step].processes : 0);
-	nulls[6] = verdict.knee_step < 0;
+	values[6] = Int32GetDatum(knee_step ? knee_step->processes : 0);
+	nulls[6] = knee_step == NULL;
 	values[7] = Int32GetDatum(verdict.memory_steps);
 	values[8] = CStringGetTextDatum(stop_rule ? stop_rule : "");
 	nulls[8] = stop_rule == NULL;

@@ -11,6 +11,8 @@
  * every unit has been read once; it does so for `iterations` reads or
  * `duration`, timing each read with the monotonic clock into its histogram
  * (after the ramp, if any; open loop, at the times arrivals.c schedules).
+ * With iodepth > 1 it keeps that many reads in flight through the read
+ * path's submit and reap calls, timing each from submission to completion.
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
  * withdraws a worker that has not yet been released; so do SIGTERM (the
  * leader ending the run) and SIGINT at the barrier and in the read loop.
@@ -182,51 +184,76 @@ wait_until_due(uint64 due_ns)
 }
 
 /*
- * The timed loop, until the iterations are counted, the duration has passed
- * (checked against the clock read that ends each read, so it costs
- * nothing), or the worker is told to stop.  Reads that begin before
- * count_from (the ramp) are read but not counted.  Each counted read goes
- * into the histogram: closed loop, the time from issuing it to its end;
- * open loop (rate_iops), the time from when it was due (its response time,
- * which a stalled device cannot hide by delaying the reads behind it), and
- * from issuing it into the service-time histogram.
+ * The unit of the worker's read number i: the workers take turns along one
+ * permutation of the units, and each pass over them has an order of its own.
  */
+static BlockNumber
+unit_of_read(const RanreadShared *shared, RanreadPermutation *order, uint64 *pass,
+			 int64 i, int worker)
+{
+	uint64		position = (uint64) i * shared->params.processes + worker;
+	uint64		position_pass = position / shared->target_units;
+
+	if (position_pass != *pass)
+	{
+		/* every unit has been read: the next pass has an order of its own */
+		*pass = position_pass;
+		ranread_permutation_init(order, shared->target_units,
+								 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
+	}
+	return (BlockNumber) ranread_permutation_map(order, position - *pass * shared->target_units);
+}
+
+/* Count one read: its latency into the histogram and the interval's maximum. */
 static void
-read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
-				  const RanreadReadPath *path, void *state, int worker)
+count_read(RanreadWorkerSlot *slot, uint64 latency_ns, bool from_memory, bool wrapped)
+{
+	slot->memory_reads += from_memory;
+	slot->wrapped_reads += wrapped;
+	ranread_hist_record(&slot->hist, latency_ns);
+	if (latency_ns > pg_atomic_read_u64(&slot->interval_max_ns))
+		pg_atomic_write_u64(&slot->interval_max_ns, latency_ns);
+}
+
+/* What the read loops share: where they are along the permutation and the clock. */
+typedef struct ReadLoop
 {
 	RanreadPermutation order;
-	uint64		pass = 0;
-	RanreadResidency *residency = NULL;
+	uint64		pass;
+	RanreadResidency *residency;	/* NULL: the path bypasses the page cache */
+	uint64		count_from_ns;
+	uint64		deadline_ns;	/* PG_UINT64_MAX: no duration */
+	int64		hits_before;
+	int64		misses_before;
+	bool		counting;
+	int64		counted;
+} ReadLoop;
+
+/*
+ * One read in flight at a time (iodepth 1).  Each counted read goes into the
+ * histogram: closed loop, the time from issuing it to its end; open loop
+ * (rate_iops), the time from when it was due (its response time, which a
+ * stalled device cannot hide by delaying the reads behind it), and from
+ * issuing it into the service-time histogram.
+ */
+static void
+read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
+				   void *state, int worker, ReadLoop *loop)
+{
 	RanreadHistogram *service = ranread_service_hist(shared, worker);
 	RanreadArrivals arrivals;
-	int64		hits_before = 0;
-	int64		misses_before = 0;
-	uint64		release_ns = ranread_instr_time_ns(shared->release_time);
-	uint64		count_from_ns = ranread_instr_time_ns(shared->count_from);
-	uint64		deadline_ns = shared->params.duration_ns > 0 ?
-		release_ns + shared->params.duration_ns : PG_UINT64_MAX;
-	uint64		last_end_ns = release_ns;
-	bool		counting = false;
-	int64		counted = 0;
-	int64		i;
+	uint64		last_end_ns = ranread_instr_time_ns(shared->release_time);
 
-	ranread_permutation_init(&order, shared->target_units, shared->seed);
-	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
-		residency = ranread_residency_open(shared->target_node, shared->target_blocks,
-										   shared->blocks_per_read);
 	if (service != NULL)
 	{
 		/* wake when a read is due, not up to 50 us later (the default timer slack) */
 		(void) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-		ranread_arrivals_init(&arrivals, release_ns, shared->params.rate_iops,
-							  shared->params.processes, worker, shared->params.poisson, shared->seed);
+		ranread_arrivals_init(&arrivals, ranread_instr_time_ns(shared->release_time),
+							  shared->params.rate_iops, shared->params.processes, worker,
+							  shared->params.poisson, shared->seed);
 	}
-	for (i = 0; (shared->params.iterations == 0 || counted < shared->params.iterations) && !stop_requested; i++)
+	for (int64 i = 0; (shared->params.iterations == 0 || loop->counted < shared->params.iterations) && !stop_requested; i++)
 	{
-		/* the workers take turns along one permutation of the units */
-		uint64		position = (uint64) i * shared->params.processes + worker;
-		uint64		position_pass;
 		BlockNumber unit;
 		bool		from_memory;
 		int64		hits_before_read;
@@ -235,28 +262,19 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		instr_time	end;
 		uint64		start_ns;
 		uint64		end_ns;
-		uint64		latency_ns;
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
-		position_pass = position / shared->target_units;
-		if (position_pass != pass)
+		unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
+		if (!loop->counting && last_end_ns >= loop->count_from_ns)
 		{
-			/* every unit has been read: the next pass has an order of its own */
-			pass = position_pass;
-			ranread_permutation_init(&order, shared->target_units,
-									 shared->seed + pass * UINT64CONST(0x9E3779B97F4A7C15));
-		}
-		unit = (BlockNumber) ranread_permutation_map(&order, position - pass * shared->target_units);
-		if (!counting && last_end_ns >= count_from_ns)
-		{
-			begin_counting(slot, &hits_before, &misses_before);
-			counting = true;
+			begin_counting(slot, &loop->hits_before, &loop->misses_before);
+			loop->counting = true;
 		}
 		if (service != NULL)
 		{
 			due_ns = ranread_arrivals_next(&arrivals);
-			if (due_ns >= deadline_ns)
+			if (due_ns >= loop->deadline_ns)
 				break;
 			wait_until_due(due_ns);
 			if (stop_requested)
@@ -264,8 +282,9 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		}
 
 		/* the proof of physical reads, by count: was the unit in memory already? */
-		from_memory = residency != NULL &&
-			ranread_residency_cached(residency, unit * shared->blocks_per_read, shared->blocks_per_read);
+		from_memory = loop->residency != NULL &&
+			ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+									 shared->blocks_per_read);
 		hits_before_read = pgBufferUsage.shared_blks_hit;
 
 		INSTR_TIME_SET_CURRENT(start);
@@ -274,31 +293,138 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		start_ns = ranread_instr_time_ns(start);
 		end_ns = ranread_instr_time_ns(end);
 		last_end_ns = end_ns;
-		if (counting)
+		if (loop->counting)
 		{
 			if (pgBufferUsage.shared_blks_hit - hits_before_read == shared->blocks_per_read)
 				from_memory = true; /* every block was in shared buffers */
-			slot->memory_reads += from_memory;
-			slot->wrapped_reads += pass > 0;
-			latency_ns = end_ns - (service != NULL ? due_ns : start_ns);
-			ranread_hist_record(&slot->hist, latency_ns);
+			count_read(slot, end_ns - (service != NULL ? due_ns : start_ns), from_memory,
+					   loop->pass > 0);
 			if (service != NULL)
 				ranread_hist_record(service, end_ns - start_ns);
-			if (latency_ns > pg_atomic_read_u64(&slot->interval_max_ns))
-				pg_atomic_write_u64(&slot->interval_max_ns, latency_ns);
-			counted++;
+			loop->counted++;
 		}
-		if (end_ns >= deadline_ns)
+		if (end_ns >= loop->deadline_ns)
 			break;
 	}
+}
+
+/* A read in flight (iodepth > 1), by its tag. */
+typedef struct InFlight
+{
+	uint64		start_ns;
+	bool		counted;		/* issued after counting began */
+	bool		from_memory;
+	bool		wrapped;
+} InFlight;
+
+/*
+ * iodepth reads in flight (closed loop only): whenever reads complete, as
+ * many new ones are submitted.  A read's latency runs from submitting it to
+ * the reap that saw it complete.  Reads issued during
+ * the ramp are not counted; after the duration no read is issued and those
+ * in flight are counted as they complete, as the read that crosses the end
+ * is at iodepth 1.  Once told to stop, the worker issues nothing more and
+ * waits for the reads in flight without counting them.
+ */
+static void
+read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
+			   void *state, int worker, ReadLoop *loop)
+{
+	int			depth = shared->params.iodepth;
+	InFlight   *flight = palloc0(sizeof(InFlight) * depth);
+	int		   *free_tags = palloc(sizeof(int) * depth);
+	int		   *done = palloc(sizeof(int) * depth);
+	int			nfree = depth;
+	int64		counted_in_flight = 0;
+	uint64		now_ns = ranread_instr_time_ns(shared->release_time);
+	int64		i = 0;
+
+	for (int t = 0; t < depth; t++)
+		free_tags[t] = depth - 1 - t;
+	for (;;)
+	{
+		instr_time	now;
+		int			ndone;
+
+		if (!loop->counting && now_ns >= loop->count_from_ns)
+		{
+			begin_counting(slot, &loop->hits_before, &loop->misses_before);
+			loop->counting = true;
+		}
+		while (nfree > 0 && !stop_requested && now_ns < loop->deadline_ns &&
+			   (shared->params.iterations == 0 || !loop->counting ||
+				loop->counted + counted_in_flight < shared->params.iterations))
+		{
+			int			tag = free_tags[--nfree];
+			InFlight   *f = &flight[tag];
+			BlockNumber unit;
+
+			if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
+				proc_exit(1);
+			unit = unit_of_read(shared, &loop->order, &loop->pass, i++, worker);
+			f->from_memory = loop->residency != NULL &&
+				ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+										 shared->blocks_per_read);
+			f->wrapped = loop->pass > 0;
+			f->counted = loop->counting;
+			counted_in_flight += f->counted;
+			INSTR_TIME_SET_CURRENT(now);
+			f->start_ns = ranread_instr_time_ns(now);
+			path->submit(state, tag, unit * shared->blocks_per_read);
+		}
+		if (nfree == depth)
+			break;
+		ndone = path->reap(state, done, depth);
+		INSTR_TIME_SET_CURRENT(now);
+		now_ns = ranread_instr_time_ns(now);
+		for (int d = 0; d < ndone; d++)
+		{
+			InFlight   *f = &flight[done[d]];
+
+			free_tags[nfree++] = done[d];
+			if (!f->counted)
+				continue;
+			counted_in_flight--;
+			if (stop_requested)
+				continue;
+			count_read(slot, now_ns - f->start_ns, f->from_memory, f->wrapped);
+			loop->counted++;
+		}
+	}
+}
+
+/*
+ * The timed loop, until the iterations are counted, the duration has passed
+ * (checked against the clock read that ends each read, so it costs
+ * nothing), or the worker is told to stop.  Reads that begin before
+ * count_from (the ramp) are read but not counted.
+ */
+static void
+read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
+				  const RanreadReadPath *path, void *state, int worker)
+{
+	ReadLoop	loop = {0};
+	uint64		release_ns = ranread_instr_time_ns(shared->release_time);
+
+	ranread_permutation_init(&loop.order, shared->target_units, shared->seed);
+	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
+		loop.residency = ranread_residency_open(shared->target_node, shared->target_blocks,
+												shared->blocks_per_read);
+	loop.count_from_ns = ranread_instr_time_ns(shared->count_from);
+	loop.deadline_ns = shared->params.duration_ns > 0 ?
+		release_ns + shared->params.duration_ns : PG_UINT64_MAX;
+	if (shared->params.iodepth > 1)
+		read_in_flight(shared, slot, path, state, worker, &loop);
+	else
+		read_one_at_a_time(shared, slot, path, state, worker, &loop);
 	INSTR_TIME_SET_CURRENT(slot->end_time);
 	record_physical_bytes(slot);
-	if (residency != NULL)
-		ranread_residency_close(residency);
-	if (counting)
+	if (loop.residency != NULL)
+		ranread_residency_close(loop.residency);
+	if (loop.counting)
 	{
-		slot->buffer_hits = pgBufferUsage.shared_blks_hit - hits_before;
-		slot->buffer_misses = pgBufferUsage.shared_blks_read - misses_before;
+		slot->buffer_hits = pgBufferUsage.shared_blks_hit - loop.hits_before;
+		slot->buffer_misses = pgBufferUsage.shared_blks_read - loop.misses_before;
 	}
 }
 

@@ -126,9 +126,21 @@ like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ stopped after 2 steps/, 'the
 is(sweep_row('status, steps, stop_rule'), 'stopped|2|stopped', 'no step 3: the sweep is stopped');
 like(sweep_row('verdict'), qr/It was stopped by ranread_stop\(\)\.$/, 'its verdict says so');
 
+# a role that may not signal the superuser running a sweep cannot stop it
+$node->safe_psql('postgres', q{CREATE ROLE stopper LOGIN; GRANT EXECUTE ON FUNCTION ranread_stop() TO stopper;});
+($h, $out, $err) = start_psql($node,
+	"CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 40000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND reads > 0}),
+	'a superuser\'s sweep is reading');
+($r, $o, $e) = $node->psql('postgres', 'SET ROLE stopper; SELECT ranread_stop()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/42501: permission denied to stop the session of ranread sweep process \d+\nDETAIL:  Only superusers may stop a superuser's ranread runs\./,
+	'another role\'s ranread_stop() is refused for the sweep\'s session (42501)');
+$h->finish;
+like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ completed after 2 steps/, 'and the sweep goes on to its end');
+
 # privileges: a role with EXECUTE on the procedure only
 $node->safe_psql('postgres', q{CREATE ROLE sweeper LOGIN;
-	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval) TO sweeper;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) TO sweeper;
 	GRANT SELECT ON ranread_targets, sw TO sweeper;});
 $sweeps_before = $node->safe_psql('postgres', $count);
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
@@ -136,7 +148,7 @@ $sweeps_before = $node->safe_psql('postgres', $count);
 like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/, 'without the grants a sweep needs: 42501, saying which');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
 $node->safe_psql('postgres', q{
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text) TO sweeper;
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) TO sweeper;
 	GRANT SELECT ON ranread_summary TO sweeper;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO sweeper;
 	GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
@@ -153,7 +165,7 @@ like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call
 
 # a hostile search_path: its own ranread_run, now() and tables are not used
 $node->safe_psql('postgres', q{CREATE SCHEMA evil;
-	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text)
+	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)
 		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
 	CREATE TABLE evil.ranread_sweep_runs (LIKE public.ranread_sweep_runs);
 	CREATE TABLE evil.ranread_batches (LIKE public.ranread_batches);});

@@ -63,7 +63,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[200];
 
-	printf("1..28\n");
+	printf("1..32\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -115,6 +115,27 @@ main(void)
 	steps[1] = step(20, 20000, 0.5);
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_MAX,
 	   "a sweep still scaling stops at max_processes");
+
+	/* a sweep stepping iodepth at one process: scaling counts reads in flight */
+	rules = default_rules(1);
+	rules.max_iodepth = 32;
+	steps[0] = step(1, 20000, 0.2);
+	steps[0].iodepth = 4;
+	steps[1] = step(1, 38000, 0.21);
+	steps[1].iodepth = 8;
+	steps[2] = step(1, 40000, 0.4);
+	steps[2].iodepth = 16;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "iodepth 4 to 8 at one process gaining 90 % of linear goes on (max_processes 1 does not stop it)");
+	snprintf(what, sizeof(what), "the share of linear from iodepth 8 to 16 is 5.3 %% (%.1f)",
+			 ranread_sweep_scaling_pct(&steps[1], &steps[2]));
+	ok(fabs(ranread_sweep_scaling_pct(&steps[1], &steps[2]) - 5.263) < 0.01, what);
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "iodepth 8 to 16 gaining 5 % of linear stops by the scaling rule");
+	steps[2] = step(1, 76000, 0.21);
+	steps[2].iodepth = 32;
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_MAX,
+	   "a sweep stepping iodepth still scaling stops at max_iodepth");
 
 	/* a step memory answered: flagged, not counted, and skipped by the scaling rule */
 	rules = default_rules(1024);
