@@ -1,5 +1,6 @@
-# common.sh: what every benchmark in bench/ checks before it starts (sourced,
-# not run).  The sourcing script defines die() first.
+# common.sh: what the benchmarks in bench/ share (sourced, not run): their
+# prerequisites, and for those against fio the target they read and the
+# device it is on.  The sourcing script defines die() first.
 
 # Fail, saying what to install, unless the tools and the installed ranread
 # that a benchmark on a pg_virtualenv cluster with fio needs are all here.
@@ -23,4 +24,84 @@ check_benchmark_prerequisites() {
     pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
     [[ -x /usr/lib/postgresql/$pg_major/bin/postgres ]] ||
         die "no PostgreSQL $pg_major server for pg_virtualenv: apt-get install postgresql-$pg_major"
+}
+
+# In a benchmark's inner part, on its pg_virtualenv cluster (PSQL, SIZE, SELF
+# and work set by the caller): create the extension, set up a target of SIZE
+# on the cluster's volume, list its segment files for fio, and say which
+# ranread runs.  Sets datadir, pm_pid, clk_tck, size_bytes, setup_out, segs,
+# filenames, so and so_id, which the caller declares local, and defines so_id_of and
+# src_id.
+setup_target_for_fio() {
+    "${PSQL[@]}" -c "CREATE EXTENSION ranread" ||
+        die "CREATE EXTENSION ranread failed in the throwaway cluster"
+    datadir=$("${PSQL[@]}" -c "SHOW data_directory")
+    pm_pid=$(head -n 1 "$datadir/postmaster.pid")
+    [[ -r /proc/$pm_pid/stat ]] || die "cannot read /proc/$pm_pid/stat (postmaster)"
+    clk_tck=$(getconf CLK_TCK)
+    size_bytes=$("${PSQL[@]}" -c "SELECT pg_size_bytes('$SIZE')") ||
+        die "PostgreSQL does not accept the size '$SIZE'"
+    (( size_bytes >= 1024 * 1024 * 1024 )) ||
+        die "size must be at least 1GB: the readers must not be able to touch a noticeable part of it"
+    local avail_kb
+    avail_kb=$(df -Pk "$datadir" | awk 'NR == 2 {print $4}')
+    (( avail_kb * 1024 > size_bytes + 1024 * 1024 * 1024 )) ||
+        die "not enough free space for $SIZE under $(dirname "$datadir") ($(( avail_kb / 1024 )) MiB free)"
+
+    # --- the target ----------------------------------------------------------
+    local first_seg
+    setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('$size_bytes', log_level => 0)" \
+                2>"$work/setup.err") || { cat "$work/setup.err" >&2; die "ranread_setup failed"; }
+    first_seg=$("${PSQL[@]}" -c "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('ranread_target')")
+    [[ -f $first_seg ]] || die "target segment $first_seg not found"
+    segs=()
+    i=0
+    while [[ -f $first_seg$( (( i == 0 )) || echo ".$i") ]]; do
+        segs+=("$first_seg$( (( i == 0 )) || echo ".$i")")
+        i=$(( i + 1 ))
+    done
+    local seg
+    for seg in "${segs[@]}"; do
+        [[ -r $seg ]] || die "fio cannot read $seg: run this script as root or as the cluster's owner"
+    done
+    local seg_bytes=0
+    for seg in "${segs[@]}"; do seg_bytes=$(( seg_bytes + $(stat -c %s "$seg") )); done
+    (( seg_bytes == size_bytes )) ||
+        die "segment files hold $seg_bytes bytes, the target $size_bytes"
+    # let the setup's writes settle (write-back below the OS, too) before measuring
+    sync
+    sleep 5
+    filenames=$(IFS=:; echo "${segs[*]}")
+    [[ $filenames != *' '* ]] || die "fio's --filename list cannot hold paths with spaces: $filenames"
+
+    # --- which ranread ---------------------------------------------------------
+    so="$(pg_config --pkglibdir)/ranread.so"
+    so_id_of() { echo "$so md5 $(md5sum "$so" | cut -c1-12), installed $(date -u -r "$so" '+%Y-%m-%d %H:%M:%S UTC')"; }
+    so_id=$(so_id_of)
+    src_id() {
+        local repo
+        repo=$(dirname "$(dirname "$SELF")")
+        if command -v git >/dev/null && git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+            echo "$repo at $(git -C "$repo" log -1 --format='%h (%ad)' --date=iso)$(
+                [[ -z $(git -C "$repo" status --porcelain --untracked-files=no -- src sql Makefile 2>/dev/null) ]] ||
+                echo ', with uncommitted changes in src/sql') (the installed build may differ)"
+        else
+            echo "$repo (not a git checkout)"
+        fi
+    }
+}
+
+# The block device holding datadir, and its model: sets dev, devname and
+# model, which the caller declares local.
+describe_data_device() {
+    dev=$(findmnt -no SOURCE -T "$datadir" 2>/dev/null || echo '?')
+    devname=$(lsblk -no PKNAME "$dev" 2>/dev/null | head -n 1)
+    [[ -n $devname ]] || devname=$(basename "$dev")
+    model=$(lsblk -dno MODEL "/dev/$devname" 2>/dev/null | sed 's/ *$//' || true)
+    if [[ -z $model && -e /sys/block/$devname/device ]]; then
+        model="$(basename "$(readlink -f "/sys/block/$devname/device/driver" 2>/dev/null)" 2>/dev/null)"
+        model+=" vendor=$(cat "/sys/block/$devname/device/vendor" 2>/dev/null || echo '?')"
+        model+=" device=$(cat "/sys/block/$devname/device/device" 2>/dev/null || echo '?')"
+        model+=" (no model string)"
+    fi
 }

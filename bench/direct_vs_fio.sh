@@ -170,78 +170,12 @@ inner() {
     trap 'rm -rf "$work"' EXIT
     local t_start=$SECONDS
 
-    "${PSQL[@]}" -c "CREATE EXTENSION ranread" ||
-        die "CREATE EXTENSION ranread failed in the throwaway cluster"
-    local datadir size_bytes pm_pid clk_tck
-    datadir=$("${PSQL[@]}" -c "SHOW data_directory")
-    pm_pid=$(head -n 1 "$datadir/postmaster.pid")
-    [[ -r /proc/$pm_pid/stat ]] || die "cannot read /proc/$pm_pid/stat (postmaster)"
-    clk_tck=$(getconf CLK_TCK)
-    size_bytes=$("${PSQL[@]}" -c "SELECT pg_size_bytes('$SIZE')") ||
-        die "PostgreSQL does not accept the size '$SIZE'"
-    (( size_bytes >= 1024 * 1024 * 1024 )) ||
-        die "size must be at least 1GB: the readers must not be able to touch a noticeable part of it"
-    local avail_kb
-    avail_kb=$(df -Pk "$datadir" | awk 'NR == 2 {print $4}')
-    (( avail_kb * 1024 > size_bytes + 1024 * 1024 * 1024 )) ||
-        die "not enough free space for $SIZE under $(dirname "$datadir") ($(( avail_kb / 1024 )) MiB free)"
-
-    # --- the target ----------------------------------------------------------
-    local setup_out first_seg
-    setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('$size_bytes', log_level => 0)" \
-                2>"$work/setup.err") || { cat "$work/setup.err" >&2; die "ranread_setup failed"; }
-    first_seg=$("${PSQL[@]}" -c "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('ranread_target')")
-    [[ -f $first_seg ]] || die "target segment $first_seg not found"
-    local segs=()
-    i=0
-    while [[ -f $first_seg$( (( i == 0 )) || echo ".$i") ]]; do
-        segs+=("$first_seg$( (( i == 0 )) || echo ".$i")")
-        i=$(( i + 1 ))
-    done
-    local seg
-    for seg in "${segs[@]}"; do
-        [[ -r $seg ]] || die "fio cannot read $seg: run this script as root or as the cluster's owner"
-    done
-    local seg_bytes=0
-    for seg in "${segs[@]}"; do seg_bytes=$(( seg_bytes + $(stat -c %s "$seg") )); done
-    (( seg_bytes == size_bytes )) ||
-        die "segment files hold $seg_bytes bytes, the target $size_bytes"
-    # let the setup's writes settle (write-back below the OS, too) before measuring
-    sync
-    sleep 5
-    local filenames
-    filenames=$(IFS=:; echo "${segs[*]}")
-    [[ $filenames != *' '* ]] || die "fio's --filename list cannot hold paths with spaces: $filenames"
-
-    # --- which ranread ---------------------------------------------------------
-    local so_id so
-    so="$(pg_config --pkglibdir)/ranread.so"
-    so_id_of() { echo "$so md5 $(md5sum "$so" | cut -c1-12), installed $(date -u -r "$so" '+%Y-%m-%d %H:%M:%S UTC')"; }
-    so_id=$(so_id_of)
-    src_id() {
-        local repo
-        repo=$(dirname "$(dirname "$SELF")")
-        if command -v git >/dev/null && git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
-            echo "$repo at $(git -C "$repo" log -1 --format='%h (%ad)' --date=iso)$(
-                [[ -z $(git -C "$repo" status --porcelain --untracked-files=no -- src sql Makefile 2>/dev/null) ]] ||
-                echo ', with uncommitted changes in src/sql') (the installed build may differ)"
-        else
-            echo "$repo (not a git checkout)"
-        fi
-    }
+    local datadir size_bytes pm_pid clk_tck setup_out segs filenames so so_id
+    setup_target_for_fio
 
     # --- what we run ---------------------------------------------------------
     local dev devname model
-    dev=$(findmnt -no SOURCE -T "$datadir" 2>/dev/null || echo '?')
-    devname=$(lsblk -no PKNAME "$dev" 2>/dev/null | head -n 1)
-    [[ -n $devname ]] || devname=$(basename "$dev")
-    model=$(lsblk -dno MODEL "/dev/$devname" 2>/dev/null | sed 's/ *$//' || true)
-    if [[ -z $model && -e /sys/block/$devname/device ]]; then
-        model="$(basename "$(readlink -f "/sys/block/$devname/device/driver" 2>/dev/null)" 2>/dev/null)"
-        model+=" vendor=$(cat "/sys/block/$devname/device/vendor" 2>/dev/null || echo '?')"
-        model+=" device=$(cat "/sys/block/$devname/device/device" 2>/dev/null || echo '?')"
-        model+=" (no model string)"
-    fi
+    describe_data_device
 
     echo "== ranread mode 'direct' vs fio, random 8 kB O_DIRECT reads"
     echo "command:  ${DIRECT_VS_FIO_CMD}"
@@ -556,6 +490,9 @@ EOF
     echo "total time: $(( SECONDS - t_start )) s"
 }
 
+# shared with the other benchmarks: checks, the target, the device
+. "$(dirname "$SELF")/common.sh"
+
 if [[ -n ${DIRECT_VS_FIO_INNER:-} ]]; then
     inner
     exit 0
@@ -564,7 +501,6 @@ fi
 # ---------------------------------------------------------------------------
 # Outer part: check what we need, then re-run ourselves in a cluster.
 # ---------------------------------------------------------------------------
-. "$(dirname "$SELF")/common.sh"
 check_benchmark_prerequisites
 command -v lsblk >/dev/null && command -v findmnt >/dev/null ||
     die "lsblk/findmnt not found: apt-get install util-linux"
