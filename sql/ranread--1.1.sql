@@ -267,7 +267,7 @@ CREATE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target
 								OUT state text, OUT reads bigint, OUT target_reads bigint,
 								OUT elapsed_s float8, OUT time_left_s float8, OUT iops float8,
 								OUT mean_ms float8, OUT p99_ms float8, OUT sweep bigint,
-								OUT sweep_step int)
+								OUT sweep_step int, OUT iodepth int)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'ranread_running'
 LANGUAGE C VOLATILE
@@ -322,12 +322,13 @@ SELECT 'run'::text AS activity,
 	   ranread_round_ms(r.p99_ms) AS p99_ms,
 	   NULL::bigint AS bytes_done,
 	   NULL::bigint AS bytes_total,
-	   NULL::numeric AS mb_per_s
+	   NULL::numeric AS mb_per_s,
+	   r.iodepth
 FROM ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
 	   round(s.elapsed_s::numeric, 1), round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
-	   s.bytes_written, s.bytes_total, round(s.mb_per_s::numeric, 1)
+	   s.bytes_written, s.bytes_total, round(s.mb_per_s::numeric, 1), NULL
 FROM ranread_setup_running() s;
 
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its

@@ -35,6 +35,7 @@
 
 #include "extension.h"
 #include "run.h"
+#include "spi_columns.h"
 #include "svg.h"
 #include "sweep.h"
 
@@ -105,26 +106,6 @@ processes_text(int processes)
 	return psprintf("%d %s", processes, processes == 1 ? "process" : "processes");
 }
 
-/* Column `n` of an SPI row as a float8, or `otherwise` if NULL. */
-static double
-float_value(HeapTuple row, TupleDesc desc, int n, double otherwise)
-{
-	bool		isnull;
-	Datum		value = SPI_getbinval(row, desc, n, &isnull);
-
-	return isnull ? otherwise : DatumGetFloat8(value);
-}
-
-/* Column `n` of an SPI row as a string, or `otherwise` if NULL. */
-static char *
-text_value(HeapTuple row, TupleDesc desc, int n, char *otherwise)
-{
-	bool		isnull;
-	Datum		value = SPI_getbinval(row, desc, n, &isnull);
-
-	return isnull ? otherwise : TextDatumGetCString(value);
-}
-
 /* The latest sweep, into *sweep; false if there is none. */
 static bool
 latest_sweep(const char *schema, int64 *sweep)
@@ -164,12 +145,12 @@ sweep_title(const char *schema, int64 sweep)
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	block_size = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
-	devices = text_value(row, desc, 5, NULL);
+	devices = ranread_spi_text(row, desc, 5, NULL);
 	return psprintf("ranread sweep " INT64_FORMAT ": target \"%s\", %s, %s blocks, %s %s, %s",
-					sweep, text_value(row, desc, 1, ""), text_value(row, desc, 2, ""),
+					sweep, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
 					block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) : psprintf("%d-byte", block_size),
 					DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull)) > 1 ? "devices" : "device",
-					devices ? devices : "unknown", text_value(row, desc, 4, ""));
+					devices ? devices : "unknown", ranread_spi_text(row, desc, 4, ""));
 }
 
 /* Sweep `sweep`'s steps, rules and verdict, into `chart`; false if there is no such sweep. */
@@ -214,14 +195,14 @@ read_all_batches(const char *schema, BarChart *chart)
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		RanreadSweepStep *step = &chart->steps[i];
 		bool		isnull;
-		char	   *status = text_value(row, desc, 7, "");
+		char	   *status = ranread_spi_text(row, desc, 7, "");
 
 		chart->batches[i] = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
 		step->processes = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		step->iops = float_value(row, desc, 3, 0);
-		step->mean_ms = float_value(row, desc, 4, 0);
-		step->p99_ms = float_value(row, desc, 5, 0);
-		step->physical_pct = float_value(row, desc, 6, -1);
+		step->iops = ranread_spi_float(row, desc, 3, 0);
+		step->mean_ms = ranread_spi_float(row, desc, 4, 0);
+		step->p99_ms = ranread_spi_float(row, desc, 5, 0);
+		step->physical_pct = ranread_spi_float(row, desc, 6, -1);
 		step->completed = strcmp(status, "completed") == 0;
 		strlcpy(step->status, status, sizeof(step->status));
 	}
@@ -591,14 +572,14 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " has no latency histogram", batch),
 				 errdetail("Batches recorded by ranread 1.0 without their workers' rows keep none.")));
-	reads = float_value(row, desc, 4, 0);
+	reads = ranread_spi_float(row, desc, 4, 0);
 	if (!(reads >= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " has no read in its latency histogram", batch)));
 	curve->label = psprintf("batch " INT64_FORMAT ": %s, %s", batch,
 							processes_text(DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull))),
-							text_value(row, desc, 2, ""));
+							ranread_spi_text(row, desc, 2, ""));
 	curve->decades = log10(reads);
 
 	for (int i = 0; i < CURVE_POINTS; i++)
@@ -615,7 +596,7 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 							  2, types, values, NULL, true, 0) != SPI_OK_SELECT || SPI_processed != CURVE_POINTS)
 		elog(ERROR, "could not read the percentiles of batch " INT64_FORMAT, batch);
 	for (int i = 0; i < CURVE_POINTS; i++)
-		curve->ms[i] = float_value(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, 0);
+		curve->ms[i] = ranread_spi_float(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, 0);
 }
 
 /* The targets of the batches, each once, in the order of the batches. */
@@ -638,7 +619,7 @@ latency_title(const char *schema, const int64 *batches, int n)
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the targets of the batches");
 	return psprintf("ranread latency by percentile: %s",
-					text_value(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, ""));
+					ranread_spi_text(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, ""));
 }
 
 /* The x axis of percentiles: 0 %, 50 %, then 90 %, 99 %, 99.9 % ... up to `decades`. */

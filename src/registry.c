@@ -44,7 +44,7 @@
 PG_FUNCTION_INFO_V1(ranread_running);
 
 /* Columns of ranread_running(), as its SQL declaration lists them. */
-#define RUNNING_COLUMNS	17
+#define RUNNING_COLUMNS	18
 
 /* How long a new run waits for the workers of an ended one to exit. */
 #define LINGER_WAIT_MS	2000
@@ -416,6 +416,7 @@ put_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker, int lead
 	values[15] = Int64GetDatum(shared->params.sweep);
 	values[16] = Int32GetDatum(shared->params.sweep_step);
 	nulls[15] = nulls[16] = shared->params.sweep == 0;
+	values[17] = Int32GetDatum(Max(shared->params.iodepth, 1));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -29,29 +29,20 @@
 #include "extension.h"
 #include "ranread.h"
 #include "run.h"
+#include "spi_columns.h"
 #include "sweep.h"
 
 PG_FUNCTION_INFO_V1(ranread_sweep_verdict);
 
 #define VERDICT_COLUMNS 10
 
-/* Column `n` of the current SPI row as a float8, or `otherwise` if NULL. */
-static double
-float_column(HeapTuple row, TupleDesc desc, int n, double otherwise)
-{
-	bool		isnull;
-	Datum		value = SPI_getbinval(row, desc, n, &isnull);
-
-	return isnull ? otherwise : DatumGetFloat8(value);
-}
-
+/* Column `n` of `row` as a string copied into `context`, or NULL. */
 static char *
 text_column(HeapTuple row, TupleDesc desc, int n, MemoryContext context)
 {
-	bool		isnull;
-	Datum		value = SPI_getbinval(row, desc, n, &isnull);
+	char	   *text = ranread_spi_text(row, desc, n, NULL);
 
-	return isnull ? NULL : MemoryContextStrdup(context, TextDatumGetCString(value));
+	return text == NULL ? NULL : MemoryContextStrdup(context, text);
 }
 
 /* The sweep's rules, from its ranread_sweep_runs row. */
@@ -62,17 +53,17 @@ read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryCont
 	bool		isnull;
 
 	rules->max_processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
-	rules->max_rate_iops = float_column(row, desc, 2, RANREAD_MAX_RATE_IOPS);
-	rules->stop_latency_ms = float_column(row, desc, 3, 0);
-	rules->min_scaling_pct = float_column(row, desc, 4, 0);
-	rules->slo_mean_ms = float_column(row, desc, 5, 0);
-	rules->slo_p99_ms = float_column(row, desc, 6, 0);
-	rules->slo_p999_ms = float_column(row, desc, 7, 0);
-	rules->slo_max_ms = float_column(row, desc, 8, 0);
+	rules->max_rate_iops = ranread_spi_float(row, desc, 2, RANREAD_MAX_RATE_IOPS);
+	rules->stop_latency_ms = ranread_spi_float(row, desc, 3, 0);
+	rules->min_scaling_pct = ranread_spi_float(row, desc, 4, 0);
+	rules->slo_mean_ms = ranread_spi_float(row, desc, 5, 0);
+	rules->slo_p99_ms = ranread_spi_float(row, desc, 6, 0);
+	rules->slo_p999_ms = ranread_spi_float(row, desc, 7, 0);
+	rules->slo_max_ms = ranread_spi_float(row, desc, 8, 0);
 	record->status = text_column(row, desc, 9, context);
 	record->stop_rule = text_column(row, desc, 10, context);
 	record->max_processes_by = text_column(row, desc, 11, context);
-	record->open_loop = float_column(row, desc, 12, 0) > 0;
+	record->open_loop = ranread_spi_float(row, desc, 12, 0) > 0;
 	rules->max_iodepth = DatumGetInt32(SPI_getbinval(row, desc, 13, &isnull));
 	if (isnull)
 		rules->max_iodepth = 0;
@@ -87,13 +78,13 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 
 	*batch = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
 	step->processes = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-	step->rate_iops = float_column(row, desc, 3, 0);
-	step->iops = float_column(row, desc, 4, 0);
-	step->mean_ms = float_column(row, desc, 5, 0);
-	step->p99_ms = float_column(row, desc, 6, 0);
-	step->p999_ms = float_column(row, desc, 7, 0);
-	step->max_ms = float_column(row, desc, 8, 0);
-	step->physical_pct = float_column(row, desc, 9, -1);
+	step->rate_iops = ranread_spi_float(row, desc, 3, 0);
+	step->iops = ranread_spi_float(row, desc, 4, 0);
+	step->mean_ms = ranread_spi_float(row, desc, 5, 0);
+	step->p99_ms = ranread_spi_float(row, desc, 6, 0);
+	step->p999_ms = ranread_spi_float(row, desc, 7, 0);
+	step->max_ms = ranread_spi_float(row, desc, 8, 0);
+	step->physical_pct = ranread_spi_float(row, desc, 9, -1);
 	status = TextDatumGetCString(SPI_getbinval(row, desc, 10, &isnull));
 	step->completed = strcmp(status, "completed") == 0;
 	strlcpy(step->status, status, sizeof(step->status));

@@ -33,8 +33,8 @@ is($node->safe_psql('postgres', q{
 	WITH r AS (SELECT * FROM ranread_running())
 	SELECT t.state, t.pid = t.leader_pid, t.reads = (SELECT sum(reads) FROM r WHERE worker IS NOT NULL),
 		   t.elapsed_s = (SELECT max(elapsed_s) FROM r WHERE worker IS NOT NULL),
-		   t.iops > 0 AND t.mean_ms > 0 AND t.p99_ms > 0 AND t.time_left_s < 4, t.sweep IS NULL
-	FROM r t WHERE t.worker IS NULL}), '3 of 3 reading|t|t|t|t|t',
+		   t.iops > 0 AND t.mean_ms > 0 AND t.p99_ms > 0 AND t.time_left_s < 4, t.sweep IS NULL, t.iodepth
+	FROM r t WHERE t.worker IS NULL}), '3 of 3 reading|t|t|t|t|t|1',
 	'one more row, worker NULL, totals the batch: the leader\'s pid, all reads, the longest elapsed time, IOPS and latencies of all reads');
 my $first = $node->safe_psql('postgres', 'SELECT reads FROM ranread_running() WHERE worker IS NULL');
 sleep 1;
