@@ -105,3 +105,13 @@ describe_data_device() {
         model+=" (no model string)"
     fi
 }
+
+# In a benchmark's inner part: the CPU time, in clock ticks, of the children
+# the postmaster (pm_pid) has reaped (cutime + cstime), which is how the CPU
+# of ranread's workers is measured.
+child_ticks() {
+    local stat f
+    stat=$(<"/proc/$pm_pid/stat")
+    read -r -a f <<<"${stat##*) }"        # f[0] is field 3 (state)
+    echo $(( f[13] + f[14] ))
+}

@@ -199,43 +199,7 @@ inner() {
     echo
 
     # --- helpers -------------------------------------------------------------
-    cat >"$work/fio_run.py" <<'EOF'
-# Run fio, measure its whole CPU with RUSAGE_CHILDREN, print one result line.
-import json, resource, subprocess, sys
-out, cmd = sys.argv[1], sys.argv[2:]
-before = resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(out, "w") as f:
-    p = subprocess.run(cmd, stdout=f, stderr=subprocess.PIPE, text=True)
-after = resource.getrusage(resource.RUSAGE_CHILDREN)
-if p.returncode != 0:
-    sys.stderr.write(p.stderr + open(out).read())
-    sys.exit("fio failed with exit code %d" % p.returncode)
-text = open(out).read()
-j = json.loads(text[text.index("{"):])           # skip any note before the JSON
-jobs = j["jobs"]
-if len(jobs) != 1:
-    sys.exit("expected one group-reported job, got %d" % len(jobs))
-job = jobs[0]
-if job["error"]:
-    sys.exit("fio job error %d" % job["error"])
-r = job["read"]
-reads = r["total_ios"]
-cpu_job = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * job["job_runtime"] / 1000.0
-cpu_proc = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-pct = r["clat_ns"]["percentile"]
-print("\t".join(str(x) for x in [
-    r["iops"], r["lat_ns"]["mean"] / 1e6, pct["50.000000"] / 1e6, pct["99.000000"] / 1e6,
-    1e6 * cpu_job / reads, 1e6 * cpu_proc / reads, reads, r["runtime"] / 1000.0,
-    r["clat_ns"]["mean"] / 1e6]))
-EOF
 
-    # cutime + cstime of the postmaster (children it has reaped), clock ticks
-    child_ticks() {
-        local stat f
-        stat=$(<"/proc/$pm_pid/stat")
-        read -r -a f <<<"${stat##*) }"        # f[0] is field 3 (state)
-        echo $(( f[13] + f[14] ))
-    }
 
     # run_ranread MODE PROCS [RATE] -> TSV line on stdout.  Open loop (RATE):
     # the latency fields are the service times, and the last field is the p99
@@ -277,7 +241,7 @@ EOF
     run_fio() {
         local n=$1 rate=${2:-0} limit=()
         (( rate > 0 )) && limit=(--rate_iops=$(( rate / n )))
-        python3 "$work/fio_run.py" "$work/fio.json" \
+        python3 "$(dirname "$SELF")/fio_run.py" "$work/fio.json" \
             fio --name=randread --ioengine=psync --direct=1 --rw=randread --bs=8k \
                 --numjobs="$n" --time_based --runtime="$DURATION" --group_reporting \
                 --randrepeat=0 --norandommap --filename="$filenames" "${limit[@]}" \
