@@ -80,8 +80,10 @@ check_may_stop(int pid, const char *what)
  * workers still starting are stopped too and the function returns once that
  * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
  * is left alone.  Permissions are checked for every worker before any is
- * signalled.  A running sweep's session is signalled too, first: the sweep
- * ends after its current step.  Returns the number of processes signalled.
+ * signalled.  When a sweep runs, only its session is signalled: it stops
+ * its running step's workers itself and starts no other step; this call
+ * still waits for that step to be recorded.  Returns the number of
+ * processes signalled.
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
@@ -90,13 +92,21 @@ ranread_stop(PG_FUNCTION_ARGS)
 	List	   *signalled = NIL;
 	ListCell   *lc;
 	int			sweep_pid;
+	bool		signalled_sweep = false;
 
-	/* a sweep first, so that it starts no step after the one stopped here */
+	/*
+	 * A sweep: signal its session only.  It leads the running step and stops
+	 * that step's workers once they read (a worker told to stop at the start
+	 * barrier would fail the step), and starts no step after it.
+	 */
 	if (ranread_running_sweep(0, &sweep_pid) != 0)
 	{
 		check_may_stop(sweep_pid, "the session of ranread sweep process");
 		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
+		{
 			signalled = lappend_int(signalled, sweep_pid);
+			signalled_sweep = true;
+		}
 	}
 
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
@@ -107,7 +117,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 			break;
 		foreach(lc, pids)
 			check_may_stop(lfirst_int(lc), "ranread worker");
-		foreach(lc, pids)
+		foreach(lc, signalled_sweep ? NIL : pids)
 		{
 			int			pid = lfirst_int(lc);
 

@@ -106,13 +106,15 @@ processes_text(int processes)
 	return psprintf("%d %s", processes, processes == 1 ? "process" : "processes");
 }
 
-/* The latest sweep, into *sweep; false if there is none. */
+/* The latest sweep with a recorded step, into *sweep; false if there is none. */
 static bool
 latest_sweep(const char *schema, int64 *sweep)
 {
 	bool		isnull = true;
 
-	if (SPI_execute(psprintf("SELECT pg_catalog.max(sweep) FROM %s.ranread_sweep_runs", schema),
+	if (SPI_execute(psprintf("SELECT pg_catalog.max(r.sweep) FROM %s.ranread_sweep_runs r WHERE EXISTS "
+							 "(SELECT FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep)",
+							 schema, schema),
 					true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the latest sweep");
 	if (SPI_processed == 1)

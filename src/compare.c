@@ -73,6 +73,7 @@ typedef struct CompareBatch
 	char	   *status;
 	int			block_size;
 	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
+	int			iodepth;		/* reads in flight per worker */
 	int64		reads;
 	bool		known[RANREAD_N_MEASURES];
 	double		value[RANREAD_N_MEASURES];
@@ -129,7 +130,7 @@ read_batch(int64 number, CompareBatch *batch)
 		interval_columns[m] = compare_measures[m].interval_column;
 		batch->rse[m] = -1;
 	}
-	appendStringInfo(&select, ", histogram, min_ms, max_ms FROM %s.ranread_batches "
+	appendStringInfo(&select, ", histogram, min_ms, max_ms, coalesce(iodepth, 1) FROM %s.ranread_batches "
 					 "WHERE batch OPERATOR(pg_catalog.=) $1", schema);
 
 	SPI_connect();
@@ -145,6 +146,7 @@ read_batch(int64 number, CompareBatch *batch)
 		batch->status = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(row, desc, 3, &isnull)));
 		batch->block_size = DatumGetInt32(SPI_getbinval(row, desc, 4, &isnull));
 		batch->rate_iops = DatumGetFloat8(SPI_getbinval(row, desc, 5, &isnull));
+		batch->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 10 + RANREAD_N_MEASURES, &isnull));
 		batch->reads = DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull));
 		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 		{
@@ -306,13 +308,19 @@ append_latency_sentence(StringInfo out, const char *what, const CompareRow *row)
 	append_noise_judgement(out, row);
 }
 
-/* "mode smgr vs direct, block_size 8192 vs 65536": what differs in how two batches were read. */
+/* "iodepth 1 vs 32, mode smgr vs direct": what differs in how two batches were read. */
 static void
 append_setting_differences(StringInfo differences, const char *target_a, const char *target_b,
 						   const char *mode_a, const char *mode_b, int block_a, int block_b,
-						   double rate_a, double rate_b)
+						   double rate_a, double rate_b, int iodepth_a, int iodepth_b)
 {
 	const char *separator = differences->len > 0 ? ", " : "";
+
+	if (iodepth_a != iodepth_b)
+	{
+		appendStringInfo(differences, "%siodepth %d vs %d", separator, iodepth_a, iodepth_b);
+		separator = ", ";
+	}
 
 	if (strcmp(mode_a, mode_b) != 0)
 	{
@@ -390,7 +398,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 	initStringInfo(&verdict);
 	initStringInfo(&differences);
 	append_setting_differences(&differences, a.target, b.target, a.mode, b.mode, a.block_size, b.block_size,
-							   a.rate_iops, b.rate_iops);
+							   a.rate_iops, b.rate_iops, a.iodepth, b.iodepth);
 	if (differences.len > 0)
 		appendStringInfo(&verdict, "Not like for like: %s. ", differences.data);
 	append_iops_sentence(&verdict, &rows[RANREAD_MEASURE_IOPS]);
@@ -483,13 +491,35 @@ put_count_row(ReturnSetInfo *rsinfo, const char *measure, const RanreadSweepReco
 	put_row(rsinfo, measure, &row);
 }
 
-/* Where a step stands on its sweep's axis: "8 processes" or "10,000 reads/s". */
+/* A step's reads in flight per worker (recorded 0 or 1: one). */
+static int
+step_iodepth(const RanreadSweepStep *step)
+{
+	return Max(step->iodepth, 1);
+}
+
+/* The reads in flight per worker of a sweep's first step, for the like-for-like check. */
+static int
+first_iodepth(const RanreadSweepRecord *record)
+{
+	return record->count > 0 ? step_iodepth(&record->steps[0]) : 1;
+}
+
+/*
+ * Where a step stands on its sweep's axis: "8 processes", "1 process at
+ * queue depth 32" or "10,000 reads/s".
+ */
 static char *
 step_axis(const RanreadSweepRecord *record, int step)
 {
+	const RanreadSweepStep *s = &record->steps[step];
+
 	if (record->open_loop)
-		return psprintf("%s reads/s", ranread_format_rate(record->steps[step].rate_iops));
-	return psprintf("%d %s", record->steps[step].processes, record->steps[step].processes == 1 ? "process" : "processes");
+		return psprintf("%s reads/s", ranread_format_rate(s->rate_iops));
+	if (step_iodepth(s) > 1)
+		return psprintf("%d %s at queue depth %d", s->processes, s->processes == 1 ? "process" : "processes",
+						step_iodepth(s));
+	return psprintf("%d %s", s->processes, s->processes == 1 ? "process" : "processes");
 }
 
 /*
@@ -528,7 +558,8 @@ matching_step(const RanreadSweepRecord *record, const RanreadSweepRecord *other,
 	for (int i = 0; i < record->count; i++)
 	{
 		if (record->open_loop ? fabs(record->steps[i].rate_iops - other->steps[step].rate_iops) < 0.5 :
-			record->steps[i].processes == other->steps[step].processes)
+			record->steps[i].processes == other->steps[step].processes &&
+			step_iodepth(&record->steps[i]) == step_iodepth(&other->steps[step]))
 			return i;
 	}
 	return -1;
@@ -604,7 +635,8 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 	initStringInfo(&differences);
 	append_setting_differences(&differences, settings_a.target, settings_b.target, settings_a.mode,
 							   settings_b.mode, settings_a.block_size, settings_b.block_size,
-							   settings_a.rate_iops, settings_b.rate_iops);
+							   settings_a.rate_iops, settings_b.rate_iops,
+							   first_iodepth(&a), first_iodepth(&b));
 	if (a.rules.slo_mean_ms != b.rules.slo_mean_ms || a.rules.slo_p99_ms != b.rules.slo_p99_ms ||
 		a.rules.slo_p999_ms != b.rules.slo_p999_ms || a.rules.slo_max_ms != b.rules.slo_max_ms)
 		appendStringInfo(&differences, "%sdifferent SLOs", differences.len > 0 ? ", " : "");

@@ -84,12 +84,13 @@ relative_standard_error(const double *values, int n, int min_n, double *rse)
 }
 
 /*
- * Take the spread of each measure's column in the rows of `query` ($1: the
- * batch) as its standard error, where it is larger than the one already in
- * `rse`.  `columns[m]` names measure m's column, or is NULL.
+ * Take the spread of each measure's column in the rows `from_where` selects
+ * (a FROM and WHERE clause; $1: the batch) as its standard error, where it
+ * is larger than the one already in `rse`.  `columns[m]` names measure m's
+ * column, or is NULL.
  */
 static void
-add_spread(int64 batch, const char *query, const char *const *columns, int min_n, double *rse)
+add_spread(int64 batch, const char *from_where, const char *const *columns, int min_n, double *rse)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		args[1] = {Int64GetDatum(batch)};
@@ -106,7 +107,7 @@ add_spread(int64 batch, const char *query, const char *const *columns, int min_n
 		appendStringInfo(&select, "%s%s", ncolumns > 0 ? ", " : "", columns[m]);
 		column_of[m] = ++ncolumns;
 	}
-	if (SPI_execute_with_args(psprintf(query, select.data), 1, types, args, NULL, true, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args(psprintf("SELECT %s %s", select.data, from_where), 1, types, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the spread of batch " INT64_FORMAT, batch);
 	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
@@ -230,7 +231,7 @@ ranread_noise_from_histogram(ArrayType *histogram, double min_ms, double max_ms,
 void
 ranread_noise_from_workers(const char *schema, int64 batch, const char *const *columns, double *rse)
 {
-	add_spread(batch, psprintf("SELECT %%s FROM %s.ranread_results WHERE batch OPERATOR(pg_catalog.=) $1 "
+	add_spread(batch, psprintf("FROM %s.ranread_results WHERE batch OPERATOR(pg_catalog.=) $1 "
 							   "AND reads OPERATOR(pg_catalog.>) 0", schema),
 			   columns, COMPARE_MIN_WORKERS, rse);
 }
@@ -244,7 +245,7 @@ void
 ranread_noise_from_intervals(const char *schema, int64 batch, const char *const *columns, double *rse)
 {
 	/* full intervals only: the last is shorter, and so noisier */
-	add_spread(batch, psprintf("SELECT %%s FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1 "
+	add_spread(batch, psprintf("FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1 "
 							   "AND reads OPERATOR(pg_catalog.>) 0 AND seconds OPERATOR(pg_catalog.>=) "
 							   "(0.9::pg_catalog.float8 OPERATOR(pg_catalog.*) (SELECT pg_catalog.max(seconds) "
 							   "FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1))",

@@ -38,7 +38,7 @@ static const char *const help_lines[] = {
 	"SELECT * FROM ranread_progress;",
 	"    - What ranread does now, for another session to watch: the rows of ranread_running(), and one row per ranread_setup() running (bytes written of the total, MB/s, time left; from ranread_setup_running()).",
 	"ranread_chart(sweep bigint DEFAULT NULL, width int DEFAULT 960, height int DEFAULT 540)",
-	"    - A sweep as an SVG chart: IOPS as bars, mean and p99 latency as lines against processes (or the rate asked), the SLO's bounds, the knee, and the steps that do not count hatched; without a sweep the latest, without any sweep every batch.",
+	"    - A sweep as an SVG chart: IOPS as bars, mean and p99 latency as lines against processes (or the rate asked), the SLO's bounds, the knee, and the steps that do not count hatched; without a sweep the latest with a step, without one every batch.",
 	"ranread_chart_latency(VARIADIC batches bigint[])",
 	"    - The latency distribution of up to 8 batches as an SVG chart: one percentile curve each, from its stored histogram, on log scales out to the tail.",
 	"ranread_stop()",

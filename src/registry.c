@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "common/int.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -363,7 +364,7 @@ static double
 time_left(const RanreadShared *shared, int worker, uint64 reads, double elapsed)
 {
 	double		left = -1;
-	int64		target_reads = shared->params.iterations * (worker < 0 ? shared->params.processes : 1);
+	double		target_reads = (double) shared->params.iterations * (worker < 0 ? shared->params.processes : 1);
 
 	if (shared->params.duration_ns > 0)
 		left = (double) shared->params.duration_ns / 1e9 - elapsed;
@@ -389,6 +390,7 @@ put_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker, int lead
 	bool		nulls[RUNNING_COLUMNS] = {0};
 	RanreadLatency latency;
 	Name		target = palloc(NAMEDATALEN);
+	int64		target_reads = 0;
 
 	ranread_hist_latency(hist, &latency);
 	namestrcpy(target, shared->params.target_name);
@@ -404,8 +406,10 @@ put_row(ReturnSetInfo *rsinfo, const RanreadShared *shared, int worker, int lead
 	nulls[6] = pid == 0;
 	values[7] = CStringGetTextDatum(state);
 	values[8] = Int64GetDatum((int64) hist->count);
-	values[9] = Int64GetDatum(shared->params.iterations * (worker < 0 ? shared->params.processes : 1));
-	nulls[9] = shared->params.iterations == 0;
+	/* iterations × processes; NULL too if that does not fit in a bigint */
+	nulls[9] = shared->params.iterations == 0 ||
+		pg_mul_s64_overflow(shared->params.iterations, worker < 0 ? shared->params.processes : 1, &target_reads);
+	values[9] = Int64GetDatum(target_reads);
 	values[10] = Float8GetDatum(elapsed);
 	values[11] = Float8GetDatum(time_left(shared, worker, hist->count, elapsed));
 	nulls[11] = elapsed <= 0 || hist->count == 0;

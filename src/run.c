@@ -50,6 +50,7 @@
 #include "run.h"
 #include "segments.h"
 #include "series.h"
+#include "sweep.h"
 #include "extension.h"
 #include "target.h"
 
@@ -98,6 +99,7 @@ typedef struct RunState
 	RanreadShared *shared;
 	int			registered;
 	BackgroundWorkerHandle **handles;
+	bool		stopped_for_sweep;	/* the sweep was stopped: workers told to stop */
 } RunState;
 
 /*
@@ -264,6 +266,12 @@ wait_until_all_exited(RunState *run)
 		if (alive == 0)
 			return;
 		check_client_connected(run->shared);
+		/* ranread_stop() signals a sweep's session, which stops its step */
+		if (!run->stopped_for_sweep && ranread_sweep_stop_requested())
+		{
+			stop_reading(run->shared);
+			run->stopped_for_sweep = true;
+		}
 		sleep_ms = follow_reading(run->shared);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 sleep_ms, PG_WAIT_EXTENSION);

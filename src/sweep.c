@@ -11,8 +11,10 @@
  * The sweep holds the run lock from its first step to its last, so that no
  * other run slips in between two steps, and advertises itself with a lock
  * of its own, which ranread_stop() and the view ranread_sweeps look for.
- * ranread_stop() signals the sweep's session (RANREAD_STOP_SIGNAL) as well
- * as the workers: the running step ends as stopped and no step follows.
+ * ranread_stop() signals the sweep's session (RANREAD_STOP_SIGNAL), not the
+ * workers: the step's leader, this session, stops them once they read (see
+ * ranread_sweep_stop_requested()), so the running step ends as stopped, and
+ * no step follows.
  * Each step is ranread_run() called through SPI, as the caller, with the
  * sweep's number and the step's in a static variable it reads.
  *
@@ -111,6 +113,17 @@ ranread_sweep_current_step(int64 *sweep, int *step)
 {
 	*sweep = current_sweep;
 	*step = current_step;
+}
+
+/*
+ * Whether ranread_stop() has stopped the sweep whose step ranread_run() is
+ * running now: its leader (this session) then stops the step's workers
+ * once they read, so that none withdraws at the start barrier.
+ */
+bool
+ranread_sweep_stop_requested(void)
+{
+	return current_sweep != 0 && stop_requested;
 }
 
 static void
@@ -337,23 +350,31 @@ check_may_commit(FunctionCallInfo fcinfo)
 }
 
 /*
- * The caller runs each step through ranread_run() and records the sweep: check
- * both privileges before anything is recorded, as the sweep would otherwise
- * fail after its first commit.
+ * The caller runs each step through ranread_run(), reads each step back and
+ * records the sweep: check every privilege that takes before anything is
+ * recorded, as the sweep would otherwise fail after its first commit.  Each
+ * privilege is asked for alone (has_table_privilege() with several is true
+ * if any one is held).
  */
 static void
 check_privileges(void)
 {
 	const char *schema = quote_identifier(ranread_extension_schema());
+	const char *qualify = quote_literal_cstr(schema);
 	bool		isnull;
 	bool		allowed;
 
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege('%s.ranread_run(int, bigint, name, text, int, "
-							 "interval, boolean, interval, interval, interval, float8, float8, text, int)', 'EXECUTE') "
-							 "AND pg_catalog.has_table_privilege('%s.ranread_sweep_runs', 'INSERT, UPDATE') "
-							 "AND pg_catalog.has_sequence_privilege('%s.ranread_sweep_seq', 'USAGE')",
-							 schema, schema, schema), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege(%s OPERATOR(pg_catalog.||) "
+							 "'.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, "
+							 "interval, float8, float8, text, int)', 'EXECUTE') "
+							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'INSERT') "
+							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'UPDATE') "
+							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'SELECT') "
+							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_batches', 'SELECT') "
+							 "AND pg_catalog.has_sequence_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_seq', 'USAGE')",
+							 qualify, qualify, qualify, qualify, qualify, qualify),
+					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not check the privileges of the sweep");
 	allowed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
@@ -361,8 +382,8 @@ check_privileges(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run a sweep"),
-				 errdetail("A sweep runs ranread_run() as its caller and records itself in ranread_sweep_runs."),
-				 errhint("Grant EXECUTE on ranread_run(), INSERT and UPDATE on ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
+				 errdetail("A sweep runs ranread_run() as its caller, reads its steps from ranread_batches and records itself in ranread_sweep_runs."),
+				 errhint("Grant EXECUTE on ranread_run(), SELECT on ranread_batches, SELECT, INSERT and UPDATE on ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
 }
 
 /* Record the sweep's start (committed by the caller), and return its number. */
@@ -562,11 +583,12 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	check_privileges();
 
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	ranread_lock_out_other_runs();
 	stop_requested = false;
 	previous_handler = pqsignal(RANREAD_STOP_SIGNAL, sweep_stop_handler);
 	PG_TRY();
 	{
+		/* in the TRY: its wait for an earlier run's workers can fail */
+		ranread_lock_out_other_runs();
 		sweep = record_start(&args);
 		ranread_advertise_sweep(sweep, true);
 		SPI_commit();

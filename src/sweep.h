@@ -27,6 +27,7 @@ typedef struct RanreadSweepRecord
 
 /* sweep.c */
 extern void ranread_sweep_current_step(int64 *sweep, int *step);
+extern bool ranread_sweep_stop_requested(void);
 
 /* sweep_verdict.c */
 extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);

@@ -29,6 +29,7 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifdef RANREAD_HAVE_LIBURING
@@ -193,6 +194,19 @@ fail_open(RanreadUring *u, int err, const char *what, const char *file)
 			 errmsg("could not %s: %m", what)));
 }
 
+/* Whether the running kernel is older than major.minor. */
+static bool
+kernel_before(int major, int minor)
+{
+	struct utsname uts;
+	int			kmajor;
+	int			kminor;
+
+	if (uname(&uts) != 0 || sscanf(uts.release, "%d.%d", &kmajor, &kminor) != 2)
+		return false;
+	return kmajor < major || (kmajor == major && kminor < minor);
+}
+
 /*
  * Create the ring as fio does: the worker is its only user, so completions
  * can wait until it asks for them (DEFER_TASKRUN, Linux 6.1 on) rather than
@@ -264,6 +278,18 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 
 	register_buffers(u);
 	ret = io_uring_register_files_sparse(&u->ring, nfiles);
+	if (ret == -EINVAL && kernel_before(5, 19))
+	{
+		/* sparse registration came with Linux 5.19 */
+		io_uring_queue_exit(&u->ring);
+		ReleaseExternalFD();
+		free(u->buffers);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring on this kernel cannot register the target's files as ranread needs"),
+				 errdetail("iodepth above 1 registers the files sparsely, which needs Linux 5.19 or later."),
+				 errhint(URING_HINT)));
+	}
 	if (ret < 0)
 		fail_open(u, -ret, "register the target's files with io_uring", NULL);
 	for (int i = 0; i < nfiles; i++)
@@ -411,9 +437,17 @@ ranread_uring_check(const char *path, int iodepth, int block_size)
 	RanreadUring *u = ranread_uring_open(paths, 1, iodepth, block_size);
 	int			tag;
 
-	ranread_uring_submit(u, 0, 0, 0, BLCKSZ, 0);
-	(void) ranread_uring_reap(u, &tag, 1);
-	ranread_uring_close(u);
+	/* the leader's session lives on: give the ring back whatever happens */
+	PG_TRY();
+	{
+		ranread_uring_submit(u, 0, 0, 0, BLCKSZ, 0);
+		(void) ranread_uring_reap(u, &tag, 1);
+	}
+	PG_FINALLY();
+	{
+		ranread_uring_close(u);
+	}
+	PG_END_TRY();
 }
 
 #endif							/* RANREAD_HAVE_LIBURING */

@@ -280,6 +280,9 @@ unlike($svg, qr/id="slo-p99"/, 'an SLO without a p99 bound has no p99 line');
 like($svg, qr/id="slo-mean"/, 'but its mean line');
 like($svg, qr/device unknown/, 'a sweep whose batches name no device says so');
 
+is($node->safe_psql('postgres', 'SELECT ranread_chart() = ranread_chart(1001)'), 't',
+	'without an id: the latest sweep with a step (1001), not sweep 1002, which has none yet');
+
 # --- errors --------------------------------------------------------------------
 my @errors = (
 	[ 'ranread_chart(99999)', '22023', 'sweep 99999 does not exist' ],

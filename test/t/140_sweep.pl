@@ -120,11 +120,30 @@ like(sweep_row('verdict'), qr/^Highest IOPS: .* at 1 process\. .*It was cancelle
 	"CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 40000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
 	'the next sweep reaches step 2');
-is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '3', 'ranread_stop() signals the sweep\'s session and the two workers');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the sweep\'s session, which stops its step');
 $h->finish;
 like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ stopped after 2 steps/, 'the CALL ends normally: stopped after 2 steps');
 is(sweep_row('status, steps, stop_rule'), 'stopped|2|stopped', 'no step 3: the sweep is stopped');
 like(sweep_row('verdict'), qr/It was stopped by ranread_stop\(\)\.$/, 'its verdict says so');
+
+# a stop while a step's 16 workers are still starting: the step is stopped
+# once they read (a worker stopped at the barrier would fail the step)
+($h, $out, $err) = start_psql($node,
+	"CALL ranread_sweep(start_processes => 16, step_processes => 1, max_processes => 20, iterations => 2000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
+my $seen = 0;
+for (1 .. 1000)
+{
+	$seen = $node->safe_psql('postgres', q{SELECT count(*) > 0 FROM ranread_progress WHERE sweep_step = 2
+		AND sweep = (SELECT max(sweep) FROM ranread_sweep_runs)});
+	last if $seen eq 't';
+}
+is($seen, 't', 'the sweep starts its step 2');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() at once');
+$h->finish;
+like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ stopped after 2 steps/, 'the CALL ends normally, stopped after 2 steps, whenever in the step the stop came');
+is(sweep_row('status, steps'), 'stopped|2', 'the sweep is stopped, not interrupted');
+is($node->safe_psql('postgres', q{SELECT status FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs) AND sweep_step = 2}),
+	'stopped', 'its step 2 is recorded as stopped');
 
 # a role that may not signal the superuser running a sweep cannot stop it
 $node->safe_psql('postgres', q{CREATE ROLE stopper LOGIN; GRANT EXECUTE ON FUNCTION ranread_stop() TO stopper;});

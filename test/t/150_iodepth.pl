@@ -114,6 +114,14 @@ foreach my $how ('stopped', 'cancelled')
 	like($node->safe_psql('postgres', 'SELECT ranread_chart()'),
 		qr/>4<\/text>.*>8<\/text>.*>16<\/text>.*queue depth \(reads in flight per process\)/s,
 		'its chart puts the queue depth on the x axis: 4, 8, 16');
+	is($node->safe_psql('postgres', q{SELECT string_agg(measure, ',' ORDER BY measure) FROM ranread_compare_sweeps(
+		(SELECT max(sweep) FROM ranread_sweep_runs), (SELECT max(sweep) FROM ranread_sweep_runs)) WHERE measure LIKE 'iops at %'}),
+		'iops at 1 process at queue depth 16,iops at 1 process at queue depth 4,iops at 1 process at queue depth 8',
+		'ranread_compare_sweeps matches the steps by queue depth, one row each');
+	like($node->safe_psql('postgres', q{SELECT verdict FROM ranread_compare(
+		(SELECT min(batch) FROM ranread_batches WHERE iodepth = 1 AND mode = 'direct'),
+		(SELECT min(batch) FROM ranread_batches WHERE iodepth = 16)) WHERE measure = 'verdict'}),
+		qr/Not like for like: iodepth 1 vs 16/, 'ranread_compare says when two batches differ in iodepth');
 	($ret, $out, $err) = $node->psql('postgres',
 		"CALL ranread_sweep(start_processes => 1, iodepth => 1, max_iodepth => 4, target => 'deep', duration => '1 s')",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
