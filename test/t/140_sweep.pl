@@ -193,6 +193,23 @@ like($shown, qr/NOTICE:  sweep \d+ completed after 1 step\n/, 'under a hostile s
 is($node->safe_psql('postgres', 'SELECT (SELECT count(*) FROM evil.ranread_sweep_runs) + (SELECT count(*) FROM evil.ranread_batches)'), '0',
 	'and writes nothing to the impostor tables');
 
+# each privilege the sweep needs is checked alone: INSERT without UPDATE is not enough
+$node->safe_psql('postgres', 'REVOKE UPDATE ON ranread_sweep_runs FROM sweeper');
+$sweeps_before = $node->safe_psql('postgres', $count);
+($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/42501: permission denied to run a sweep/, 'INSERT without UPDATE on ranread_sweep_runs is refused up front');
+is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
+
+# the extension in a schema whose name holds % and a quote
+$node->safe_psql('postgres', 'CREATE DATABASE odd');
+$node->safe_psql('odd', q{CREATE SCHEMA "odd%s'name"; CREATE EXTENSION ranread SCHEMA "odd%s'name";
+	SET search_path = "odd%s'name"; SELECT ranread_setup('16 MB', target => 'sw', log_level => 0);});
+$shown = shown($node, q{SET search_path = "odd%s'name"; CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 100, target => 'sw');
+	SELECT count(*) FROM ranread_compare(1, 1)}, db => 'odd');
+like($shown, qr/^8\n.*NOTICE:  sweep 1 completed after 1 step/s,
+	'in a schema named odd%s\'name the sweep checks its privileges, runs and records, and compare reads its noise');
+
 is(worker_count($node), 0, 'no ranread worker is left');
 ok(log_is_clean($node, $log_start), 'no PANIC, crash, assertion or internal error in the server log');
 $node->stop;
