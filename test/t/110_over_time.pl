@@ -105,15 +105,7 @@ foreach my $how ('stopped', 'cancelled')
 	my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '60 s')");
 	ok(wait_for_readers($node, 2), "$how: the workers read");
 	sleep 3;
-	if ($how eq 'stopped')
-	{
-		$node->safe_psql('postgres', 'SELECT ranread_stop()');
-	}
-	else
-	{
-		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT status FROM ranread_run(2, NULL%' AND pid <> pg_backend_pid()");
-	}
-	$h->finish;
+	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run(2, NULL');
 	ok($node->poll_query_until('postgres',
 		"SELECT status = '$how' FROM ranread_batches ORDER BY batch DESC LIMIT 1"), "the batch is recorded as $how");
 	check_series("the $how batch", 2);

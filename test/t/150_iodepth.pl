@@ -79,15 +79,7 @@ foreach my $how ('stopped', 'cancelled')
 	is($node->safe_psql('postgres', 'SELECT string_agg(DISTINCT iodepth::text, \',\') FROM ranread_progress'), '16',
 		"$how: ranread_progress shows the workers' and the batch's iodepth") if $how eq 'stopped';
 	sleep 2;
-	if ($how eq 'stopped')
-	{
-		$node->safe_psql('postgres', 'SELECT ranread_stop()');
-	}
-	else
-	{
-		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT status FROM ranread_run(2, NULL%' AND pid <> pg_backend_pid()");
-	}
-	$h->finish;
+	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run(2, NULL');
 	ok($node->poll_query_until('postgres',
 		"SELECT status = '$how' AND reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1"),
 		"iodepth 16, $how: the batch is recorded as $how with its reads");

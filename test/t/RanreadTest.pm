@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
-  log_is_clean orphan_bytes shown lines_matching);
+  log_is_clean orphan_bytes shown lines_matching interrupt_run);
 
 # A started cluster with ranread created in database postgres.
 sub new_node
@@ -51,6 +51,25 @@ sub wait_for_readers
 	my ($node, $n) = @_;
 	return $node->poll_query_until('postgres',
 		"SELECT count(*) >= $n FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'");
+}
+
+# End the run that start_psql() began with harness $h, whose query begins
+# with $query_start, as $how says: 'stopped' by ranread_stop(), 'cancelled'
+# by pg_cancel_backend() of its session; then wait for that psql to end.
+sub interrupt_run
+{
+	my ($node, $h, $how, $query_start) = @_;
+	if ($how eq 'stopped')
+	{
+		$node->safe_psql('postgres', 'SELECT ranread_stop()');
+	}
+	else
+	{
+		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+			  . "WHERE query LIKE '$query_start%' AND pid <> pg_backend_pid()");
+	}
+	$h->finish;
+	return;
 }
 
 # What psql shows for $sql (one or more statements): the result rows and every
