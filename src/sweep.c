@@ -399,9 +399,11 @@ record_start(const SweepArgs *args)
 	Datum		values[lengthof(types)];
 	char		nulls[lengthof(types)];
 	const RanreadSweepRules *rules = &args->rules;
-	double		optional[] = {args->rate_iops, args->rate_step_iops, args->max_rate_iops,
+	/* $13 to $21; 0 stands for NULL (not given), except in the two rules always set */
+	double		floats[] = {args->rate_iops, args->rate_step_iops, args->max_rate_iops,
 		rules->stop_latency_ms, rules->min_scaling_pct, rules->slo_mean_ms, rules->slo_p99_ms,
 	rules->slo_p999_ms, rules->slo_max_ms};
+	bool		always_set[lengthof(floats)] = {false, false, false, true, true, false, false, false, false};
 
 	memset(nulls, ' ', sizeof(nulls));
 	values[0] = Int64GetDatum(sweep);
@@ -420,10 +422,10 @@ record_start(const SweepArgs *args)
 	nulls[9] = args->step_processes == 0 ? 'n' : ' ';
 	values[10] = Int32GetDatum(args->max_processes);
 	values[11] = CStringGetTextDatum(args->max_by_slots ? "worker slots" : "argument");
-	for (int i = 0; i < lengthof(optional); i++)
+	for (int i = 0; i < lengthof(floats); i++)
 	{
-		values[12 + i] = Float8GetDatum(optional[i]);
-		nulls[12 + i] = optional[i] > 0 || i == 4 ? ' ' : 'n';
+		values[12 + i] = Float8GetDatum(floats[i]);
+		nulls[12 + i] = floats[i] > 0 || always_set[i] ? ' ' : 'n';
 	}
 	values[21] = Int32GetDatum(args->iodepth);
 	values[22] = Int32GetDatum(args->max_iodepth);
