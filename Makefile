@@ -23,7 +23,8 @@ PG_CPPFLAGS += -DRANREAD_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 SHLIB_LINK += $(shell pkg-config --libs liburing)
 endif
 
-DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql sql/ranread--1.0--1.1.sql
+# The current version's script, 1.0's (the upgrade test starts from it) and every update script.
+DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql $(wildcard sql/ranread--*--*.sql)
 
 TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))

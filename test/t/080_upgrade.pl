@@ -1,4 +1,4 @@
-# ALTER EXTENSION ranread UPDATE from 1.0 reaches exactly the objects a new
+# ALTER EXTENSION ranread UPDATE from 1.0, through 1.1, reaches exactly the objects a new
 # install of the current version has, adopts the targets 1.0 made, and
 # adopts nothing else.
 use strict;
@@ -48,8 +48,23 @@ my $history = q{SELECT (SELECT count(*) FROM ranread_results) || ' ' || (SELECT 
 	|| ' ' || (SELECT sum(reads) FROM ranread_batches) || ' ' || (SELECT string_agg(status, ',') FROM ranread_summary)};
 my $before = $node->safe_psql('old', $history);
 is($before, '4 2 200 completed,completed', 'two batches recorded under 1.0');
+# 1.0 -> 1.1, then 1.1's own history (a sweep of one step), then -> the current version.
+$node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.1'");
+is($node->safe_psql('old', $history), $before, 'the history is intact after the update to 1.1');
+$node->safe_psql('old', q{
+	INSERT INTO ranread_sweep_runs (sweep, started_at, ended_at, leader_pid, target, mode, block_size,
+									iterations, start_processes, max_processes, max_processes_by,
+									stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, status, stop_rule)
+	VALUES (1, now(), now(), 1, 'old_target', 'smgr', 8192, 50, 2, 2, 'argument', 10, 25, 2, 5,
+			'completed', 'max processes');
+	UPDATE ranread_batches SET sweep = 1, sweep_step = 1, iodepth = 1 WHERE batch = 2;
+	SELECT setval('ranread_sweep_seq', 1);
+});
+my $sweeps = q{SELECT string_agg(sweep || ' ' || status || ' ' || steps, ',') FROM ranread_sweeps};
+is($node->safe_psql('old', $sweeps), '1 completed 1', 'a sweep recorded under 1.1');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
 is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
+is($node->safe_psql('old', $sweeps), '1 completed 1', "1.1's sweep is intact after the update");
 is($node->safe_psql('old', 'SELECT string_agg(histogram::text, \' \' ORDER BY batch) FROM ranread_batches'),
 	'{0,0,50,50} {0,0,50,50}', "1.0's batches get their merged histograms from their worker rows");
 $node->safe_psql('old', "SELECT ranread_setup('8 MB', target => 'run_target', log_level => 0)");

@@ -1,4 +1,4 @@
-/* ranread--1.1.sql: the SQL surface of ranread 1.1 */
+/* ranread--1.2.sql: the SQL surface of ranread 1.2 */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION ranread" to load this file. \quit
