@@ -205,10 +205,12 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 		return;
 	}
 	ereport(notice,
-			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %sms",
-					shared->params.processes,
-					shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
-					ranread_format_ms(summary->latency.mean_ms))));
+			(errmsg_plural("%d process (" INT64_FORMAT " iterations) average response time = %sms",
+						   "%d processes (" INT64_FORMAT " iterations) average response time = %sms",
+						   shared->params.processes,
+						   shared->params.processes,
+						   shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
+						   ranread_format_ms(summary->latency.mean_ms))));
 	ereport(notice,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
 	ereport(notice,
