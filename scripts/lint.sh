@@ -20,9 +20,26 @@ cppcheck --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,porta
 	--suppress='nullPointerRedundantCheck:*/pg_list.h' \
 	--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c
 
+# clang-tidy reports on stderr how many warnings it generated and then
+# suppressed (in PostgreSQL's headers, or from checks turned off), as
+# "27 warnings generated.", even with --quiet and nothing found; drop those
+# lines only.  Findings are errors (WarningsAsErrors), shown and failing.
+tidy_failed=0
 for f in src/*.c; do
-	clang-tidy --quiet "$f" -- "${includes[@]}" -D_GNU_SOURCE
+	tidy_status=0
+	tidy_out=$(clang-tidy --quiet "$f" -- "${includes[@]}" -D_GNU_SOURCE 2>&1) || tidy_status=$?
+	tidy_out=$(printf '%s\n' "$tidy_out" | grep -Ev '^[0-9]+ warnings? generated\.$' || true)
+	if [ -n "$tidy_out" ]; then
+		printf '%s\n' "$tidy_out"
+	fi
+	if [ "$tidy_status" -ne 0 ]; then
+		echo "lint.sh: clang-tidy failed on $f" >&2
+		tidy_failed=1
+	fi
 done
+if [ "$tidy_failed" -ne 0 ]; then
+	exit 1
+fi
 # META.json: PGXN's required keys (meta-spec 1.0.0), and the version the control file installs.
 python3 - <<'PY'
 import json, re, sys

@@ -176,7 +176,7 @@ SELECT run_date,
 	   wrapped_reads,
 	   round(kb_per_read::numeric, 1) AS kb_per_read,
 	   ramp_s,
-	   steady_at_s,
+	   round(steady_at_s::numeric, 2)::float8 AS steady_at_s,
 	   rate_iops,
 	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
 	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
@@ -301,7 +301,7 @@ REVOKE ALL ON FUNCTION ranread_setup_running() FROM PUBLIC;
 
 -- What ranread is doing now, for another session to watch: the running
 -- batch (one row per worker and one, worker NULL, for the batch in total,
--- with its sweep and step) and each running setup.
+-- with its sweep and step) and each running setup (MB written of the total).
 CREATE VIEW ranread_progress AS
 SELECT 'run'::text AS activity,
 	   r.sweep,
@@ -320,15 +320,16 @@ SELECT 'run'::text AS activity,
 	   round(r.iops::numeric) AS iops,
 	   ranread_round_ms(r.mean_ms) AS mean_ms,
 	   ranread_round_ms(r.p99_ms) AS p99_ms,
-	   NULL::bigint AS bytes_done,
-	   NULL::bigint AS bytes_total,
+	   NULL::bigint AS mb_done,
+	   NULL::bigint AS mb_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
 FROM ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
 	   round(s.elapsed_s::numeric, 1), round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
-	   s.bytes_written, s.bytes_total, round(s.mb_per_s::numeric, 1), NULL
+	   round(s.bytes_written / 1048576.0)::bigint, round(s.bytes_total / 1048576.0)::bigint,
+	   round(s.mb_per_s::numeric, 1), NULL
 FROM ranread_setup_running() s;
 
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
@@ -468,3 +469,66 @@ SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_compare(bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_compare_sweeps(bigint, bigint) FROM PUBLIC;
+
+-- readable: answers that fit a terminal.  ranread_report (one short row per
+-- batch), ranread_series (ranread_intervals rounded), ranread_verdict()
+-- (a sweep's verdict as lines); the wide views stay for export.
+
+-- One row per batch, the handful of columns a DBA reads first.
+CREATE VIEW ranread_report AS
+SELECT batch,
+	   sweep,
+	   sweep_step AS step,
+	   mode,
+	   processes,
+	   iodepth,
+	   round(iops::numeric) AS iops,
+	   ranread_round_ms(response_time_ms) AS mean_ms,
+	   ranread_round_ms(p99_ms) AS p99_ms,
+	   round(physical_pct::numeric, 1) AS physical_pct,
+	   status
+FROM ranread_batches;
+
+-- ranread_intervals as people read it: seconds to 2 decimals, IOPS whole,
+-- latencies as ranread_round_ms shows them.
+CREATE VIEW ranread_series AS
+SELECT batch,
+	   interval_no,
+	   round(start_s::numeric, 2) AS start_s,
+	   round(seconds::numeric, 2) AS seconds,
+	   reads,
+	   round(iops::numeric) AS iops,
+	   ranread_round_ms(mean_ms) AS mean_ms,
+	   ranread_round_ms(p50_ms) AS p50_ms,
+	   ranread_round_ms(p99_ms) AS p99_ms,
+	   ranread_round_ms(max_ms) AS max_ms,
+	   workers_reading
+FROM ranread_intervals;
+
+-- A sweep's verdict (the latest sweep's without an argument) as lines of at
+-- most 100 characters: a heading, then each sentence, wrapped at spaces.
+CREATE FUNCTION ranread_verdict(sweep bigint DEFAULT NULL)
+RETURNS TABLE(verdict text)
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+	WITH s AS (
+		SELECT r.sweep, r.target, r.mode, v.status, v.steps, v.verdict AS words
+		FROM ranread_sweep_runs r,
+			 LATERAL ranread_sweep_verdict(r.sweep) v
+		WHERE r.sweep = coalesce(ranread_verdict.sweep,
+								 (SELECT max(l.sweep) FROM ranread_sweep_runs l))
+	), line AS (
+		SELECT 0::bigint AS n, 0::bigint AS k,
+			   format('sweep %s (%s, %s on %s, %s %s):', s.sweep, s.status, s.mode, s.target, s.steps,
+					  CASE WHEN s.steps = 1 THEN 'step' ELSE 'steps' END) AS text
+		FROM s
+		UNION ALL
+		SELECT x.n, m.k, m.part[1]
+		FROM s,
+			 regexp_split_to_table(s.words, '(?<=[.!?])\s+') WITH ORDINALITY AS x(sentence, n),
+			 regexp_matches(x.sentence, '(.{1,99})(?:\s+|$)', 'g') WITH ORDINALITY AS m(part, k)
+	)
+	SELECT line.text FROM line ORDER BY line.n, line.k;
+END;
+
+REVOKE ALL ON FUNCTION ranread_verdict(bigint) FROM PUBLIC;

@@ -34,6 +34,9 @@ PG_FUNCTION_INFO_V1(ranread_compare_sweeps);
 
 #define COMPARE_COLUMNS 6
 
+/* The significant digits of the numbers shown (at least the whole number). */
+#define SHOWN_SIGNIFICANT_DIGITS 3
+
 /* Which way a measure is better, for the row's verdict. */
 typedef enum CompareDirection
 {
@@ -223,7 +226,27 @@ compare_measure(const CompareBatch *a, const CompareBatch *b, int m)
 	return row;
 }
 
-/* Append one row to the result. */
+/*
+ * x as people read it: three significant digits (1.06, 0.332, 22.7), and the
+ * whole number from 100 up (26038, not 26000), as ranread_summary shows IOPS.
+ * The verdicts are judged on the unrounded values; only the output is rounded.
+ */
+static double
+round_for_reading(double x)
+{
+	int			decimals;
+	double		scale;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	decimals = SHOWN_SIGNIFICANT_DIGITS - (int) ceil(log10(fabs(x)));
+	if (decimals <= 0)
+		return round(x);
+	scale = pow(10, decimals);
+	return round(x * scale) / scale;
+}
+
+/* Append one row to the result, its numbers rounded for reading. */
 static void
 put_row(ReturnSetInfo *rsinfo, const char *measure, const CompareRow *row)
 {
@@ -231,13 +254,13 @@ put_row(ReturnSetInfo *rsinfo, const char *measure, const CompareRow *row)
 	bool		nulls[COMPARE_COLUMNS] = {0};
 
 	values[0] = CStringGetTextDatum(measure);
-	values[1] = Float8GetDatum(row->a);
+	values[1] = Float8GetDatum(round_for_reading(row->a));
 	nulls[1] = !row->a_known;
-	values[2] = Float8GetDatum(row->b);
+	values[2] = Float8GetDatum(round_for_reading(row->b));
 	nulls[2] = !row->b_known;
-	values[3] = Float8GetDatum(row->ratio);
+	values[3] = Float8GetDatum(round_for_reading(row->ratio));
 	nulls[3] = !row->ratio_known;
-	values[4] = Float8GetDatum(row->noise_pct);
+	values[4] = Float8GetDatum(round_for_reading(row->noise_pct));
 	nulls[4] = !row->noise_known;
 	values[5] = CStringGetTextDatum(row->verdict ? row->verdict : "");
 	nulls[5] = row->verdict == NULL;

@@ -129,14 +129,14 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 		ereport(notice,
 				(errmsg("no steady state within the duration: IOPS or mean latency moved more than %g%% over every %.1f s window",
 						params->steady_band_pct, (double) params->steady_window_ns / 1e9),
-				 errhint("See ranread_intervals for batch " INT64_FORMAT ".", shared->batch)));
+				 errhint("See ranread_series for batch " INT64_FORMAT ".", shared->batch)));
 	if (ranread_series_find_drop(series->intervals, series->count, params->processes, &drop))
 		ereport(WARNING,
 				(errmsg("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
 						ranread_format_rate(drop.from_iops), ranread_format_rate(drop.to_iops), drop.after_s),
 				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.",
 						   shared->batch),
-				 errhint("See ranread_intervals for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
+				 errhint("See ranread_series for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
 						 shared->batch)));
 	if (series->full)
 		ereport(notice,
@@ -205,10 +205,12 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 		return;
 	}
 	ereport(notice,
-			(errmsg("%d processes (" INT64_FORMAT " iterations) average response time = %sms",
-					shared->params.processes,
-					shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
-					ranread_format_ms(summary->latency.mean_ms))));
+			(errmsg_plural("%d process (" INT64_FORMAT " iterations) average response time = %sms",
+						   "%d processes (" INT64_FORMAT " iterations) average response time = %sms",
+						   shared->params.processes,
+						   shared->params.processes,
+						   shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
+						   ranread_format_ms(summary->latency.mean_ms))));
 	ereport(notice,
 			(errmsg("Calculated IOPS = %.0f", summary->iops)));
 	ereport(notice,

@@ -356,6 +356,35 @@ check_target_name_free(const char *name)
 	}
 }
 
+/*
+ * size as pg_size_bytes() reads it; its "invalid size" error gains a hint
+ * with the accepted forms, unless it has one (an unknown unit does).
+ */
+static int64
+size_bytes(text *size_text)
+{
+	MemoryContext context = CurrentMemoryContext;
+	int64		bytes = 0;
+
+	PG_TRY();
+	{
+		bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PointerGetDatum(size_text)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(context);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (edata->hint == NULL)
+			edata->hint = pstrdup("Give a number and a unit, such as '64 GB' or '512 MB' (bytes, kB, MB, GB, TB or PB), or NULL for twice the server's memory.");
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+	return bytes;
+}
+
 /* The size requested, in whole blocks. */
 static BlockNumber
 target_blocks(text *size_text)
@@ -365,7 +394,7 @@ target_blocks(text *size_text)
 	if (size_text == NULL)
 		bytes = (int64) Min(ranread_physical_memory_bytes() * 2, (uint64) PG_INT64_MAX);
 	else
-		bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PointerGetDatum(size_text)));
+		bytes = size_bytes(size_text);
 
 	if (bytes < MIN_TARGET_BYTES)
 		ereport(ERROR,
@@ -418,8 +447,12 @@ ranread_setup(PG_FUNCTION_ARGS)
 	name = NameStr(*PG_GETARG_NAME(2));
 	log_level = PG_GETARG_INT32(3);
 	blocks = target_blocks(size_text);
-	if (tablespace != NULL)
-		(void) get_tablespace_oid(tablespace, false);
+	if (tablespace != NULL && !OidIsValid(get_tablespace_oid(tablespace, true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("tablespace \"%s\" does not exist", tablespace),
+				 errhint("Create it on the volume under test first, as a superuser and outside a transaction block: CREATE TABLESPACE %s LOCATION '/path/on/the/volume';",
+						 quote_identifier(tablespace))));
 
 	check_target_name_free(name);
 	relid = create_target_table(schema, name, tablespace);

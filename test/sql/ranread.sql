@@ -46,6 +46,38 @@ SELECT ranread_export(NULL);
 SELECT ranread_drop('no_such_target');
 SELECT count(*) AS leftovers FROM pg_class WHERE relname = 'regress_small';
 
+-- answers that fit a terminal: ranread_help() lines, ranread_report,
+-- ranread_series and ranread_verdict() on a constructed sweep of two steps
+-- with unrounded numbers (as workers write them)
+SELECT max(length(line)) <= 120 AS help_fits_120 FROM ranread_help() AS h(line);
+\d ranread_report
+\d ranread_series
+INSERT INTO ranread_sweep_runs (sweep, started_at, ended_at, leader_pid, target, mode, block_size, iterations,
+								start_processes, max_processes, max_processes_by, stop_latency_ms, min_scaling_pct,
+								slo_mean_ms, slo_p99_ms, status, stop_rule)
+VALUES (990001, '2026-11-23 20:00+00', '2026-11-23 20:01+00', 1, 'regress_target', 'smgr', 8192, 10000,
+		10, 20, 'argument', 10, 25, 2, 5, 'completed', 'max processes');
+INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes, iterations,
+							 evicted, reads, wall_s, iops, mb_per_s, status, response_time_ms, p50_ms, p99_ms,
+							 p999_ms, max_ms, physical_pct, sweep, sweep_step, steady_at_s)
+VALUES (990001, '2026-11-23', '20:00', '2026-11-23 20:00+00', 'regress_target', 'smgr', 8192, 10, 10000,
+		true, 100000, 3.357, 29789.492984698867, 232.7, 'completed', 0.3316388980804081, 0.29, 4.8213,
+		9.1, 20.5, 99.96, 990001, 1, 6.00097649),
+	   (990002, '2026-11-23', '20:00', '2026-11-23 20:00+10', 'regress_target', 'smgr', 8192, 20, 10000,
+		true, 200000, 5.1, 39215.68627, 306.4, 'completed', 1.1, 1.0, 6.59,
+		12.0, 30.1, 100, 990001, 2, NULL);
+INSERT INTO ranread_intervals VALUES (990001, 1, 1.000285571, 0.999714429, 29781, 29789.492984698867,
+									  0.3316388980804081, 0.29, 1.1034, 20.53, 10);
+SELECT * FROM ranread_report WHERE sweep = 990001 ORDER BY batch;
+SELECT * FROM ranread_series WHERE batch = 990001;
+SELECT steady_at_s FROM ranread_summary WHERE batch = 990001;
+SELECT * FROM ranread_verdict(990001);
+SELECT max(length(verdict)) <= 100 AS verdict_lines_fit FROM ranread_verdict(990001);
+SELECT count(*) AS no_such_sweep FROM ranread_verdict(999999);
+DELETE FROM ranread_intervals WHERE batch = 990001;
+DELETE FROM ranread_batches WHERE sweep = 990001;
+DELETE FROM ranread_sweep_runs WHERE sweep = 990001;
+
 -- clean up
 SELECT ranread_drop('regress_target');
 SELECT ranread_reset();

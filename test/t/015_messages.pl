@@ -37,6 +37,8 @@ shown($node, "SELECT * FROM ranread_run(1, 300, 'messages', evict => false)");
 $out = shown($node, "SELECT * FROM ranread_run(1, 300, 'messages', evict => false)");
 like($out, qr/^NOTICE:  latency percentiles: p50 = (0\.0*[1-9][0-9]{2}|[1-9][0-9]*\.[0-9]{2})ms, /m,
 	'a sub-millisecond p50 keeps three significant digits');
+like($out, qr/^NOTICE:  1 process \(300 iterations\) average response time = /m,
+	'one process is "1 process", not "1 processes"');
 
 # Each run reads every unit once, in a random order, before any again.
 $out = shown($node, "SELECT * FROM ranread_run(2, 4096, 'messages')");

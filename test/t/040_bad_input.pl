@@ -246,5 +246,13 @@ is($node->safe_psql('postgres', $state), $before,
 is(worker_count($node), 0, 'no ranread worker is left');
 ok(log_is_clean($node, $log_start), 'no PANIC, crash, assertion or internal error in the server log');
 
+# the messages of two of them say what to do
+my ($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_setup('lots', target => 'x1')");
+like($err, qr/invalid size: "lots"\n.*HINT:  Give a number and a unit, such as '64 GB'/s,
+	'a size that is not one: a HINT with the accepted forms');
+($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_setup('8 MB', 'no_such_tablespace', 'x1')");
+like($err, qr/tablespace "no_such_tablespace" does not exist\n.*HINT:  .*CREATE TABLESPACE no_such_tablespace LOCATION/s,
+	'a tablespace not yet created: a HINT to CREATE TABLESPACE');
+
 $node->stop;
 done_testing();

@@ -12,6 +12,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use POSIX ();
 use RanreadTest;
 
 my $node = new_node('compare');
@@ -59,6 +60,22 @@ sub near
 	my ($got, $expected, $what) = @_;
 	ok(defined $got && $got ne '' && abs($got - $expected) < 1e-6 * (1 + abs($expected)),
 		"$what (got " . ($got // 'NULL') . ", expected $expected)");
+}
+
+# $got is $expected as the compare functions show it: rounded to three
+# significant digits (the whole number from 100 up), and no more digits.
+sub near_shown
+{
+	my ($got, $expected, $what) = @_;
+	my $decimals = 3 - POSIX::ceil(POSIX::log10(abs($expected)));
+	$decimals = 0 if $decimals < 0;
+	my $digits = $got // '';
+	$digits =~ s/^-?0*\.?0*//;
+	$digits =~ s/\.//;
+	$digits =~ s/0+$// if ($got // '') =~ /\./;
+	ok($digits ne '' && abs($got - $expected) <= 10**-$decimals / 2 * (1 + 1e-9)
+		  && ($decimals == 0 ? $got !~ /\./ : length($digits) <= 3),
+		"$what, rounded (got " . ($got // 'NULL') . ", expected $expected)");
 }
 
 # --- constructed batches: the noise is what their workers' spread says -----
@@ -110,12 +127,12 @@ near($rows->{iops}[0], 8000, 'a is batch A\'s IOPS');
 near($rows->{iops}[1], 4000, 'b is batch B\'s IOPS');
 near($rows->{iops}[2], 0.5, 'ratio is b / a');
 my $noise = 200 * sqrt(rse(@tight)**2 + rse(map { $_ / 2 } @tight)**2);
-near($rows->{iops}[3], $noise, 'noise_pct is twice A\'s and B\'s relative standard errors (worker spread) in quadrature');
+near_shown($rows->{iops}[3], $noise, 'noise_pct is twice A\'s and B\'s relative standard errors (worker spread) in quadrature');
 is($rows->{iops}[4], 'slower', 'half the IOPS with tight workers: slower');
 is($rows->{mean_ms}[4], 'slower', 'twice the mean latency: slower');
 near($rows->{mean_ms}[2], 2, 'the mean latency ratio is 2');
 is($rows->{p50_ms}[4], 'same', 'equal p50: same');
-is($rows->{p50_ms}[3], '1.5625', 'a percentile\'s noise is at least one histogram bucket (1/64 = 1.5625 %)');
+is($rows->{p50_ms}[3], '1.56', 'a percentile\'s noise is at least one histogram bucket (1/64 = 1.5625 %, shown as 1.56)');
 is($rows->{physical_pct}[4], 'same', 'equal physical_pct: same');
 is(join('|', @{ $rows->{device_reads_per_s} }), '||||not measured', 'no device statistics: NULLs, not measured');
 like($rows->{verdict}[4],
@@ -130,7 +147,7 @@ like($rows->{verdict}[4], qr/^B has 5\.0% more IOPS than A .*: a real difference
 
 ($rows) = compare('ranread_compare', 1004, 1005);
 is($rows->{iops}[4], 'same within noise', 'the same 5 % with +-10 % workers: same within noise');
-near($rows->{iops}[3], 200 * sqrt(rse(@loose)**2 + rse(map { $_ * 1.05 } @loose)**2), 'its noise band');
+near_shown($rows->{iops}[3], 200 * sqrt(rse(@loose)**2 + rse(map { $_ * 1.05 } @loose)**2), 'its noise band');
 cmp_ok($rows->{iops}[3], '>', 5, 'which is over 5 %');
 like($rows->{verdict}[4], qr/^B has 5\.0% more IOPS than A .*, within the [0-9.]+% noise: no real difference\./,
 	'the verdict says within the noise');
@@ -167,7 +184,7 @@ $node->safe_psql('postgres', qq{
 	INSERT INTO ranread_intervals VALUES (1008, 6, 5, 0.2, 1, 5, 200, NULL, NULL, NULL, 1);
 });
 ($rows) = compare('ranread_compare', 1008, 1010);
-near($rows->{iops}[3], 200 * sqrt(2 * rse(@per_second)**2),
+near_shown($rows->{iops}[3], 200 * sqrt(2 * rse(@per_second)**2),
 	'one worker with 5 full intervals: the noise is their spread (the short last interval left out)');
 is($rows->{iops}[4], 'same within noise', '2 % more IOPS within that noise');
 
@@ -178,8 +195,8 @@ push @real, $node->safe_psql('postgres', "SELECT batch FROM ranread_run(2, 500, 
 is(scalar(@$order), 8, 'two real batches: 8 rows');
 my ($iops_a, $iops_b) = split /\|/, $node->safe_psql('postgres',
 	"SELECT (SELECT iops FROM ranread_batches WHERE batch = $real[0]), (SELECT iops FROM ranread_batches WHERE batch = $real[1])");
-near($rows->{iops}[0], $iops_a, 'a real batch\'s IOPS');
-near($rows->{iops}[2], $iops_b / $iops_a, 'and the ratio');
+near_shown($rows->{iops}[0], $iops_a, 'a real batch\'s IOPS');
+near_shown($rows->{iops}[2], $iops_b / $iops_a, 'and the ratio');
 cmp_ok($rows->{iops}[3], '>', 0, "a real batch's histogram gives a sampling noise floor ($rows->{iops}[3] %)");
 ok((grep { $rows->{$_}[3] ne '' } qw(iops mean_ms p50_ms p99_ms p999_ms)) == 5,
 	'every latency measure of a real batch has a noise band');
@@ -232,9 +249,9 @@ for my $side ([ 0, $sweep_a ], [ 1, $sweep_b ])
 		"sweep $sweep: highest IOPS, where, within the SLO and knee as ranread_sweeps says");
 }
 my $step = "iops at $common[0] " . ($common[0] == 1 ? 'process' : 'processes');
-near($rows->{$step}[0], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_a AND processes = $common[0]"),
+near_shown($rows->{$step}[0], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_a AND processes = $common[0]"),
 	"'$step': A's step");
-near($rows->{$step}[1], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_b AND processes = $common[0]"),
+near_shown($rows->{$step}[1], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_b AND processes = $common[0]"),
 	"'$step': B's step");
 like($rows->{verdict}[4], qr/highest IOPS/, "the sweeps' verdict in words: $rows->{verdict}[4]");
 
