@@ -34,7 +34,7 @@ static const char *const help_lines[] = {
 	"SELECT * FROM ranread_sweeps;",
 	"    - One row per sweep: status (running, completed, stopped, cancelled, interrupted), steps, max_iops, slo_iops and their processes, the knee, steps memory answered, the stop rule and the verdict in words; ranread_sweep_verdict(sweep) gives one sweep's.",
 	"ranread_running()",
-	"    - The batch running now, one row per worker and one (worker NULL) for the batch in total: state, reads done, elapsed time, time left, IOPS, mean and p99 so far, and its sweep, step and iodepth, read live from the run's shared memory by any session. No rows when nothing runs.",
+	"    - The batch running now, one row per worker and one (worker NULL) for the batch in total: state, reads done, elapsed time, time left, IOPS, mean and p99 so far, and its sweep, step and iodepth, read live from the run's shared memory by any session of this database. No rows when nothing runs in this database (another database's run is not shown, though it holds the cluster's one run at a time).",
 	"SELECT * FROM ranread_progress;",
 	"    - What ranread does now, for another session to watch: the rows of ranread_running(), and one row per ranread_setup() running (bytes written of the total, MB/s, time left; from ranread_setup_running()).",
 	"ranread_chart(sweep bigint DEFAULT NULL, width int DEFAULT 960, height int DEFAULT 540)",

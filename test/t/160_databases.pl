@@ -106,8 +106,8 @@ is($node->safe_psql('dbb', 'SELECT status FROM ranread_sweeps WHERE sweep = 2'),
 is($node->safe_psql('postgres', q{SELECT string_agg(classid || ':' || objid || ':' || objsubid, ' ' ORDER BY objsubid)
 	FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = 'dbb')}),
 	'0:2:20018 0:2:20020', 'pg_locks: the batch and sweep locks are in database dbb, number in classid and objid, kind in objsubid');
-check_while_other_runs('postgres', 'dbb', 1, $dbb_batch, 'cancelled', 't');
-is(status_of('postgres', 2), $status2, "postgres: its sweep 2 stays $status2 too");
+check_while_other_runs('postgres', 'dbb', 2, $dbb_batch, $status2, 't');
+is(status_of('postgres', 1), 'cancelled', 'postgres: its sweep 1 stays cancelled too');
 
 # a setup in dbb is not shown in postgres
 my ($sh, $sout, $serr) = start_psql($node, "SELECT ranread_setup('1 GB', target => 'big', log_level => 0)", 'dbb');
