@@ -82,13 +82,15 @@ check_may_stop(int pid, const char *what)
  * is left alone.  Permissions are checked for every worker before any is
  * signalled.  When a sweep runs, only its session is signalled: it stops
  * its running step's workers itself and starts no other step; this call
- * still waits for that step to be recorded.  Returns the number of
- * processes signalled.
+ * still waits for that step to be recorded.  The run may be another
+ * database's (one run at a time per cluster; a database's views show its own
+ * batches only).  Returns the number of processes signalled.
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
 {
-	int64		batch = ranread_running_batch(NULL, NULL);
+	Oid			database;
+	int64		batch = ranread_running_batch(true, NULL, NULL, &database);
 	List	   *signalled = NIL;
 	ListCell   *lc;
 	int			sweep_pid;
@@ -99,7 +101,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 	 * that step's workers once they read (a worker told to stop at the start
 	 * barrier would fail the step), and starts no step after it.
 	 */
-	if (ranread_running_sweep(0, &sweep_pid) != 0)
+	if (ranread_running_sweep(0, true, &sweep_pid, NULL) != 0)
 	{
 		check_may_stop(sweep_pid, "the session of ranread sweep process");
 		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
@@ -112,8 +114,10 @@ ranread_stop(PG_FUNCTION_ARGS)
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
 	{
 		List	   *pids = ranread_worker_pids();
+		Oid			database_now;
 
-		if (batch != 0 && ranread_running_batch(NULL, NULL) != batch)
+		if (batch != 0 && (ranread_running_batch(true, NULL, NULL, &database_now) != batch ||
+						   database_now != database))
 			break;
 		foreach(lc, pids)
 			check_may_stop(lfirst_int(lc), "ranread worker");

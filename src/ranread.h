@@ -42,12 +42,22 @@
  */
 #define RANREAD_STOP_SIGNAL			SIGUSR2
 
-/* Advisory lock keys (first key) that serialise runs and name the running batch. */
+/*
+ * Cluster-wide advisory locks, in database 0 (classid in pg_locks; objsubid
+ * 2): the run lock, which serialises runs, and the running batch's DSM handle.
+ */
 #define RANREAD_LOCK_RUN			0x52524e31
-#define RANREAD_LOCK_BATCH			0x52524e32
 #define RANREAD_LOCK_SEGMENT		0x52524e33	/* objid: the run's DSM handle */
-#define RANREAD_LOCK_SWEEP			0x52524e34	/* objid: the running sweep */
-#define RANREAD_LOCK_SETUP			0x52524e35	/* objid: a running setup's DSM handle */
+
+/*
+ * Per-database advisory locks, in the database of the session that holds
+ * them: objsubid (the tag's 16-bit last field) says what they advertise,
+ * classid and objid hold the high and low 32 bits of its number.  SQL's
+ * pg_advisory_lock() only ever sets objsubid 1 or 2, so it cannot imitate them.
+ */
+#define RANREAD_LOCK_KIND_BATCH		20018	/* a running batch */
+#define RANREAD_LOCK_KIND_SWEEP		20020	/* a running sweep */
+#define RANREAD_LOCK_KIND_SETUP		20021	/* a running setup's DSM handle */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus

@@ -6,13 +6,18 @@
  *		its run lasts, the workers alive, and ranread_running(), which any
  *		session can call to read a running batch's live state.
  *
- * All three are session-level advisory locks in database 0 (InvalidOid),
- * where SQL's pg_advisory_lock(), which always locks in the current
- * database, cannot reach: no role can take, imitate or block them.
- * pg_locks shows them with database 0 and classid RANREAD_LOCK_RUN,
- * RANREAD_LOCK_BATCH (objid: the batch) or RANREAD_LOCK_SEGMENT (objid: the
- * DSM handle).  PostgreSQL 15 has no registry of named DSM segments, and
- * this one needs no shared_preload_libraries.
+ * All are session-level advisory locks that SQL's pg_advisory_lock() cannot
+ * take, imitate or block.  The run lock and the segment's are cluster-wide:
+ * in database 0 (InvalidOid), where pg_advisory_lock(), which always locks in
+ * the current database, cannot reach; pg_locks shows them with database 0
+ * and classid RANREAD_LOCK_RUN or RANREAD_LOCK_SEGMENT (objid: the DSM
+ * handle).  Each database has its own batch and sweep numbers, so the batch
+ * and sweep locks are in the leader's database, with the 64-bit number's
+ * high and low halves in classid and objid and RANREAD_LOCK_KIND_BATCH or
+ * _SWEEP in objsubid, which pg_advisory_lock() sets only to 1 or 2.  A
+ * database's views read its own batch and sweep only; the run lock and
+ * ranread_stop() still span the cluster.  PostgreSQL 15 has no registry of
+ * named DSM segments, and this one needs no shared_preload_libraries.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +25,7 @@
 
 #include "catalog/namespace.h"
 #include "common/int.h"
+#include "commands/dbcommands.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -57,16 +63,12 @@ set_run_lock_tag(LOCKTAG *tag)
 	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_RUN, 0, 2);
 }
 
+/* Batch or sweep (`kind`) `number` of this database, all 64 bits of it. */
 static void
-set_batch_lock_tag(LOCKTAG *tag, int64 batch)
+set_numbered_lock_tag(LOCKTAG *tag, uint16 kind, int64 number)
 {
-	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_BATCH, (uint32) batch, 2);
-}
-
-static void
-set_sweep_lock_tag(LOCKTAG *tag, int64 sweep)
-{
-	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_SWEEP, (uint32) sweep, 2);
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) number >> 32),
+						 (uint32) number, kind);
 }
 
 static void
@@ -87,7 +89,7 @@ ranread_release_run_locks(int64 batch, dsm_handle segment)
 	set_segment_lock_tag(&tag, segment);
 	if (LockHeldByMe(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
-	set_batch_lock_tag(&tag, batch);
+	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_BATCH, batch);
 	if (LockHeldByMe(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
 	ranread_release_run_lock();
@@ -165,7 +167,7 @@ ranread_advertise_sweep(int64 sweep, bool advertise)
 {
 	LOCKTAG		tag;
 
-	set_sweep_lock_tag(&tag, sweep);
+	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_SWEEP, sweep);
 	if (advertise)
 		(void) LockAcquire(&tag, ShareLock, true, false);
 	else if (LockHeldByMe(&tag, ShareLock))
@@ -173,35 +175,72 @@ ranread_advertise_sweep(int64 sweep, bool advertise)
 }
 
 /*
- * The sweep running now (the one numbered `sweep`, or any if it is 0), and
- * its session's process ID; 0 if none runs.
+ * The batch or sweep (`kind`) running now, as its session advertises it:
+ * the one numbered `number`, or any if it is 0; in this database only,
+ * unless `any_database`.  Returns its number (0 if none runs) and, each if
+ * asked for, its session's process ID, its database and the run's shared
+ * memory segment the same session advertises (DSM_HANDLE_INVALID if none).
  */
-int64
-ranread_running_sweep(int64 sweep, int *leader_pid)
+static int64
+running_lock(uint16 kind, int64 number, bool any_database, int *pid, Oid *database,
+			 dsm_handle *segment)
 {
 	int64		running = 0;
-	bool		isnull;
 
+	if (segment != NULL)
+		*segment = DSM_HANDLE_INVALID;
+	if (database != NULL)
+		*database = InvalidOid;
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT objid::bigint, pid FROM pg_catalog.pg_locks "
-							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND database OPERATOR(pg_catalog.=) 0 "
-							 "AND classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
-							 "AND objsubid OPERATOR(pg_catalog.=) 2 AND granted %s "
-							 "ORDER BY objid DESC LIMIT 1",
-							 (uint32) RANREAD_LOCK_SWEEP,
-							 sweep == 0 ? "" :
-							 psprintf("AND objid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid",
-									  (uint32) sweep)),
+	if (SPI_execute(psprintf("SELECT (l.classid::bigint OPERATOR(pg_catalog.<<) 32) "
+							 "OPERATOR(pg_catalog.|) l.objid::bigint AS number, "
+							 "l.pid, l.database, s.objid::bigint FROM pg_catalog.pg_locks l "
+							 "LEFT JOIN pg_catalog.pg_locks s ON s.pid OPERATOR(pg_catalog.=) l.pid "
+							 "AND s.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND s.database OPERATOR(pg_catalog.=) 0 "
+							 "AND s.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+							 "AND s.objsubid OPERATOR(pg_catalog.=) 2 AND s.granted "
+							 "WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND l.objsubid OPERATOR(pg_catalog.=) %d AND l.granted %s %s "
+							 "ORDER BY number DESC LIMIT 1",
+							 (uint32) RANREAD_LOCK_SEGMENT, (int) kind,
+							 any_database ? "" :
+							 psprintf("AND l.database OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid",
+									  MyDatabaseId),
+							 number == 0 ? "" :
+							 psprintf("AND l.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+									  "AND l.objid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid",
+									  (uint32) ((uint64) number >> 32), (uint32) number)),
 					true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
-		running = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		if (leader_pid != NULL)
-			*leader_pid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		HeapTuple	row = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		handle;
+
+		running = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+		if (pid != NULL)
+			*pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
+		if (database != NULL)
+			*database = DatumGetObjectId(SPI_getbinval(row, desc, 3, &isnull));
+		handle = SPI_getbinval(row, desc, 4, &isnull);
+		if (segment != NULL && !isnull)
+			*segment = (dsm_handle) DatumGetInt64(handle);
 	}
 	SPI_finish();
 	return running;
+}
+
+/*
+ * The sweep running now (the one numbered `sweep`, or any if it is 0), in
+ * this database unless `any_database`, and (each if asked for) its
+ * session's process ID and its database; 0 if none runs.
+ */
+int64
+ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid, Oid *database)
+{
+	return running_lock(RANREAD_LOCK_KIND_SWEEP, sweep, any_database, leader_pid, database, NULL);
 }
 
 /*
@@ -231,16 +270,28 @@ wait_for_earlier_workers(void)
 			 errhint("Wait for them to finish recording, or stop them with ranread_stop().")));
 }
 
+/* A database's name for messages, or its OID if it has just been dropped. */
+static const char *
+database_name(Oid database)
+{
+	char	   *name = get_database_name(database);
+
+	return name != NULL ? name : psprintf("%u", database);
+}
+
 /*
  * Take the cluster-wide run lock (session-level, held only while the run
- * runs), or fail naming the batch that holds it.
+ * runs), or fail naming the batch that holds it (or the sweep, between two
+ * of its steps), and its database when it is not this one.
  */
 void
 ranread_lock_out_other_runs(void)
 {
 	LOCKTAG		tag;
 	int64		running_batch;
+	int64		running_sweep;
 	int			leader_pid;
+	Oid			database;
 
 	set_run_lock_tag(&tag);
 	if (LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL)
@@ -249,64 +300,58 @@ ranread_lock_out_other_runs(void)
 		return;
 	}
 
-	running_batch = ranread_running_batch(&leader_pid, NULL);
-	if (running_batch == 0)
+	running_batch = ranread_running_batch(true, &leader_pid, NULL, &database);
+	if (running_batch != 0 && database == MyDatabaseId)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("another ranread run is starting"),
+				 errmsg("ranread batch " INT64_FORMAT " is already running", running_batch),
+				 errdetail("Only one run at a time can measure the storage; batch " INT64_FORMAT " was started by process %d.",
+						   running_batch, leader_pid),
+				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+	if (running_batch != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("ranread batch " INT64_FORMAT " of database \"%s\" is already running",
+						running_batch, database_name(database)),
+				 errdetail("Only one run at a time can measure the storage of the cluster; batch " INT64_FORMAT " of database \"%s\" was started by process %d.",
+						   running_batch, database_name(database), leader_pid),
+				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+
+	/* between two steps of a sweep, no batch runs */
+	running_sweep = ranread_running_sweep(0, true, &leader_pid, &database);
+	if (running_sweep != 0 && database != MyDatabaseId)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("ranread sweep " INT64_FORMAT " of database \"%s\" is already running",
+						running_sweep, database_name(database)),
+				 errdetail("Only one run at a time can measure the storage of the cluster; sweep " INT64_FORMAT " of database \"%s\" was started by process %d.",
+						   running_sweep, database_name(database), leader_pid),
+				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
+	if (running_sweep != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("ranread sweep " INT64_FORMAT " is already running", running_sweep),
+				 errdetail("Only one run at a time can measure the storage; sweep " INT64_FORMAT " was started by process %d.",
+						   running_sweep, leader_pid),
 				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
 	ereport(ERROR,
 			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-			 errmsg("ranread batch " INT64_FORMAT " is already running", running_batch),
-			 errdetail("Only one run at a time can measure the storage; batch " INT64_FORMAT " was started by process %d.",
-					   running_batch, leader_pid),
+			 errmsg("another ranread run is starting"),
 			 errhint("Wait for it to finish, or stop it with ranread_stop().")));
 }
 
 /*
  * The batch running now, as its leader advertises it with the batch advisory
- * lock, and (each if asked for) the leader's process ID and the run's shared
- * memory segment (DSM_HANDLE_INVALID while the leader has not advertised it
- * yet); 0 if no batch runs.  ranread's locks are in database 0, where no
- * SQL-level advisory lock can be taken (pg_advisory_lock() uses the current
- * database), so no role can pretend that a batch runs.
+ * lock, in this database unless `any_database`, and (each if asked for) the
+ * leader's process ID, the run's shared memory segment (DSM_HANDLE_INVALID
+ * while the leader has not advertised it yet) and the batch's database; 0
+ * if no batch runs.  No SQL-level advisory lock can pass for ranread's
+ * (see the head of this file), so no role can pretend that a batch runs.
  */
 int64
-ranread_running_batch(int *leader_pid, dsm_handle *segment)
+ranread_running_batch(bool any_database, int *leader_pid, dsm_handle *segment, Oid *database)
 {
-	int64		batch = 0;
-
-	if (segment != NULL)
-		*segment = DSM_HANDLE_INVALID;
-	SPI_connect();
-	if (SPI_execute(psprintf("SELECT b.objid::bigint, b.pid, s.objid::bigint FROM pg_catalog.pg_locks b "
-							 "LEFT JOIN pg_catalog.pg_locks s ON s.pid OPERATOR(pg_catalog.=) b.pid "
-							 "AND s.locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND s.database OPERATOR(pg_catalog.=) 0 "
-							 "AND s.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid AND s.granted "
-							 "WHERE b.locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND b.database OPERATOR(pg_catalog.=) 0 "
-							 "AND b.classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
-							 "AND b.objsubid OPERATOR(pg_catalog.=) 2 AND b.granted "
-							 "ORDER BY b.objid DESC LIMIT 1",
-							 (uint32) RANREAD_LOCK_SEGMENT, (uint32) RANREAD_LOCK_BATCH),
-					true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		HeapTuple	row = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		Datum		handle;
-
-		batch = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		if (leader_pid != NULL)
-			*leader_pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		handle = SPI_getbinval(row, desc, 3, &isnull);
-		if (segment != NULL && !isnull)
-			*segment = (dsm_handle) DatumGetInt64(handle);
-	}
-	SPI_finish();
-	return batch;
+	return running_lock(RANREAD_LOCK_KIND_BATCH, 0, any_database, leader_pid, database, segment);
 }
 
 /*
@@ -321,7 +366,7 @@ ranread_start_batch(dsm_handle segment)
 	int64		batch = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
 	LOCKTAG		tag;
 
-	set_batch_lock_tag(&tag, batch);
+	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_BATCH, batch);
 	(void) LockAcquire(&tag, ShareLock, true, false);
 	set_segment_lock_tag(&tag, segment);
 	(void) LockAcquire(&tag, ShareLock, true, false);
@@ -456,10 +501,11 @@ put_running_rows(ReturnSetInfo *rsinfo, const RanreadShared *shared, int leader_
 }
 
 /*
- * ranread_running(): one row per worker of the batch running now, and one
- * for the batch in total, read from the run's shared memory (attached, read
+ * ranread_running(): one row per worker of the batch running now in this
+ * database, and one for the batch in total, read from the run's shared memory (attached, read
  * only, for the call): reads done, elapsed time, IOPS, mean and p99 so far.  No rows when no batch
- * runs.  The segment is checked before it is read: a handle reused by
+ * runs in this database (a batch of another database is not shown: its
+ * numbers are that database's).  The segment is checked before it is read: a handle reused by
  * another segment, or a run that ended meanwhile, gives no rows.
  */
 Datum
@@ -473,7 +519,7 @@ ranread_running(PG_FUNCTION_ARGS)
 	int			leader_pid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	batch = ranread_running_batch(NULL, &handle);
+	batch = ranread_running_batch(false, NULL, &handle, NULL);
 	if (batch == 0 || handle == DSM_HANDLE_INVALID)
 		return (Datum) 0;
 	seg = dsm_attach(handle);
@@ -482,6 +528,7 @@ ranread_running(PG_FUNCTION_ARGS)
 	shared = dsm_segment_address(seg);
 	if (dsm_segment_map_length(seg) < offsetof(RanreadShared, slots) ||
 		shared->magic != RANREAD_SHARED_MAGIC || shared->batch != batch ||
+		shared->database_id != MyDatabaseId ||
 		shared->params.processes < 1 || shared->params.processes > RANREAD_MAX_PROCESSES ||
 		dsm_segment_map_length(seg) < add_size(offsetof(RanreadShared, slots),
 											   mul_size(shared->params.processes, sizeof(RanreadWorkerSlot))))

@@ -25,11 +25,13 @@ extern void ranread_lock_out_other_runs(void);
 extern int64 ranread_start_batch(dsm_handle segment);
 extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
 extern void ranread_release_run_lock(void);
-extern int64 ranread_running_batch(int *leader_pid, dsm_handle *segment);
+extern int64 ranread_running_batch(bool any_database, int *leader_pid, dsm_handle *segment,
+								  Oid *database);
 extern List *ranread_worker_pids(void);
 extern int	ranread_free_worker_slots(void);
 extern void ranread_advertise_sweep(int64 sweep, bool advertise);
-extern int64 ranread_running_sweep(int64 sweep, int *leader_pid);
+extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
+								  Oid *database);
 
 /* report.c */
 extern char *ranread_format_ms(double ms);

@@ -7,9 +7,11 @@
  * ranread_setup() writes in the caller's own backend.  While it runs it
  * keeps a small dynamic shared memory segment holding its target, the bytes
  * to write and the bytes written, and advertises the segment with a
- * transaction-level advisory lock in database 0 (RANREAD_LOCK_SETUP, objid:
- * the DSM handle), as ranread_run() advertises its batch (registry.c).  An
- * error or a cancel releases both with the transaction.
+ * transaction-level advisory lock in its database (objsubid
+ * RANREAD_LOCK_KIND_SETUP, objid: the DSM handle), as ranread_run()
+ * advertises its batch (registry.c).  An error or a cancel releases both
+ * with the transaction.  Each database sees its own setups only: a target
+ * is one database's.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,7 +51,7 @@ static dsm_segment *progress_segment = NULL;
 static void
 set_setup_lock_tag(LOCKTAG *tag, dsm_handle handle)
 {
-	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_SETUP, handle, 2);
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, 0, handle, RANREAD_LOCK_KIND_SETUP);
 }
 
 /* Start advertising a setup of `bytes_total` bytes for target `target`. */
@@ -139,8 +141,8 @@ put_setup_row(ReturnSetInfo *rsinfo, dsm_handle handle)
 }
 
 /*
- * ranread_setup_running(): one row per ranread_setup() running in the
- * cluster: target, process, state, bytes written and to write, elapsed
+ * ranread_setup_running(): one row per ranread_setup() running in this
+ * database: target, process, state, bytes written and to write, elapsed
  * time, rate and time left.
  */
 Datum
@@ -155,10 +157,10 @@ ranread_setup_running(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT objid::bigint FROM pg_catalog.pg_locks "
 							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
-							 "AND database OPERATOR(pg_catalog.=) 0 "
-							 "AND classid OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
-							 "AND objsubid OPERATOR(pg_catalog.=) 2 AND granted ORDER BY pid",
-							 (uint32) RANREAD_LOCK_SETUP), true, 0) != SPI_OK_SELECT)
+							 "AND database OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
+							 "AND classid OPERATOR(pg_catalog.=) 0 "
+							 "AND objsubid OPERATOR(pg_catalog.=) %d AND granted ORDER BY pid",
+							 MyDatabaseId, RANREAD_LOCK_KIND_SETUP), true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read pg_locks");
 	for (uint64 i = 0; i < SPI_processed; i++)
 		handles = lappend_oid(handles, (Oid) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],

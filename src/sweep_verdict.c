@@ -344,7 +344,7 @@ current_status(const RanreadSweepRecord *record, const char **status, const char
 																			   &record->rules), record);
 		return;
 	}
-	if (ranread_running_sweep(record->sweep, NULL) == record->sweep)
+	if (ranread_running_sweep(record->sweep, false, NULL, NULL) == record->sweep)
 		*stop_rule = NULL;
 	else if (strcmp(last_status, "cancelled") == 0 || strcmp(last_status, "stopped") == 0)
 		*status = *stop_rule = last_status;

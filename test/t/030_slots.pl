@@ -49,8 +49,8 @@ is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(1, 100)'), 'comp
 # A stop that lands while the workers are still starting
 ($h, $o, $e) = start_psql($node, 'SELECT status FROM ranread_run(3, 1000000000)');
 ok($node->poll_query_until('postgres', sprintf(
-	"SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND classid = '%u'::oid AND granted",
-	0x52524e32)), 'a run has started (its batch lock is held)');
+	"SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = %d AND granted",
+	20018)), 'a run has started (its batch lock is held)');
 cmp_ok($node->safe_psql('postgres', 'SELECT ranread_stop()'), '>=', 1, 'ranread_stop() signals its workers');
 is(worker_count($node), '0', 'no worker is left when ranread_stop() returns');
 $h->finish;

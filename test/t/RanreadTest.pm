@@ -25,14 +25,15 @@ sub new_node
 	return $node;
 }
 
-# Start psql running $sql in the background; returns the IPC::Run harness
-# and references to its stdout and stderr.
+# Start psql running $sql in the background, in database $db (postgres if
+# not given); returns the IPC::Run harness and references to its stdout and
+# stderr.
 sub start_psql
 {
-	my ($node, $sql) = @_;
+	my ($node, $sql, $db) = @_;
 	my ($out, $err) = ('', '');
 	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c', $sql ],
+		[ 'psql', '-X', '-v', 'VERBOSITY=verbose', '-d', $node->connstr($db // 'postgres'), '-c', $sql ],
 		'>', \$out, '2>', \$err);
 	return ($h, \$out, \$err);
 }
