@@ -186,7 +186,7 @@ ranread_target_open_for_run(const char *name)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", name),
 				 errdetail("A run reads its target as the role that runs it, which needs SELECT on the target."),
-				 errhint("Grant SELECT on it to the role that runs ranread: GRANT SELECT ON %s TO %s;",
+				 errhint("Run GRANT SELECT ON %s TO %s as the target's owner or a superuser.",
 						 quote_qualified_identifier(ranread_extension_schema(), name),
 						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
 	if (!ranread_target_intact(&target))

@@ -113,11 +113,11 @@ $node->safe_psql('postgres', "REVOKE SELECT ON ranread_target FROM $role");
 	extra_params => [ '-U', $role, '-v', 'VERBOSITY=verbose' ]);
 is(sqlstate_of($err), '42501', 'without SELECT on the target a run is refused with 42501');
 like($err, qr/permission denied for table ranread_target\n/, 'permission denied for table ranread_target');
-like($err, qr/HINT:  Grant SELECT on it to the role that runs ranread: GRANT SELECT ON public.ranread_target TO $role;/,
+like($err, qr/HINT:  Run GRANT SELECT ON public\.ranread_target TO $role as the target's owner or a superuser\./,
 	'with a hint naming the GRANT');
 ($ret, $out, $err) = $node->psql('postgres', 'CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 50)',
 	extra_params => [ '-U', $role, '-v', 'VERBOSITY=verbose' ]);
-like($err, qr/ERROR:  42501: permission denied for table ranread_target\n.*HINT:  Grant SELECT/s,
+like($err, qr/ERROR:  42501: permission denied for table ranread_target\n.*HINT:  Run GRANT SELECT/s,
 	'a sweep says the same before its first step');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), '0', 'and neither recorded a batch');
 
