@@ -47,7 +47,9 @@ sub as_bench
 my $batch = as_bench("SELECT batch FROM ranread_run(1, 50) WHERE status = 'completed'",
 	"ranread_run on the superuser's ranread_target");
 my $second = as_bench('SELECT batch FROM ranread_run(1, 50)', 'a second run');
-as_bench('CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 50)', 'a one-step sweep');
+# mode direct: the device answers every read, so the step counts (and is exported in RanRead's format)
+as_bench("CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 50, mode => 'direct')",
+	'a one-step sweep');
 my $sweep = as_bench('SELECT max(sweep) FROM ranread_sweeps', 'ranread_sweeps');
 as_bench("SELECT * FROM ranread_sweep_verdict($sweep)", 'ranread_sweep_verdict');
 is(as_bench("SELECT count(*) FROM ranread_summary WHERE sweep = $sweep", 'ranread_summary'), '1',
