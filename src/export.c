@@ -139,7 +139,7 @@ static int
 open_export_file(const char *path)
 {
 	mode_t		old_umask = umask(S_IWGRP | S_IWOTH);
-	int			fd;
+	int			fd = -1;
 
 	PG_TRY();
 	{
