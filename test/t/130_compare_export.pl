@@ -257,7 +257,7 @@ my ($path) = grep { /_t_direct_8k_qd1\.txt$/ } split /\n/,
 	$node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'ranread')");
 like($path, qr{^\Q$dir\E/PerfToolsRanRead_\d{8}-\d{4}(-\d+)?_t_direct_8k_qd1\.txt$},
 	"format 'ranread' writes PerfToolsRanRead_YYYYMMDD-HHMM_t_direct_8k_qd1.txt for target t, direct, 8 kB, queue depth 1");
-my @lines = split /\n/, slurp_file($path);
+my @lines = defined $path ? split /\n/, slurp_file($path) : ();
 is($lines[0], "RunDate\tRunTime\tDatabase\tIterations\tProcesses\tResponseTime\tIOPS", "RanRead's seven headers, tab-separated");
 my $comparable = "target = 't' AND mode = 'direct' AND block_size = 8192 AND iodepth = 1 AND rate_iops IS NULL "
   . "AND status = 'completed' AND physical_pct >= 99";
