@@ -3,8 +3,10 @@
  * export.c
  *		ranread_export(): ranread_summary written by the server into new
  *		files for spreadsheets: tab-separated with every column (RanRead's
- *		seven first), or RanRead's own seven-column file; optionally a CSV
- *		of every column and the SVG chart, for all batches or one sweep.
+ *		seven first), or RanRead's own seven-column files, one per set of
+ *		batches that can be compared, without the batches that did not
+ *		measure the storage; optionally a CSV of every column and the SVG
+ *		charts, for all batches or one sweep.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,9 +30,13 @@
 #include "utils/timestamp.h"
 
 #include "extension.h"
+#include "sweep_rules.h"
 
 /* How many numbered names an export tries within one minute. */
 #define EXPORT_MAX_NAMES	1000
+
+/* How many left-out batches the NOTICE names; the rest are counted. */
+#define EXPORT_MAX_NAMED_LEFT_OUT	20
 
 PG_FUNCTION_INFO_V1(ranread_export);
 
@@ -38,11 +44,44 @@ PG_FUNCTION_INFO_V1(ranread_export);
 typedef struct ExportFile
 {
 	const char *prefix;			/* "ranread_" or RanRead's "PerfToolsRanRead_" */
-	const char *extension;		/* ".tsv", ".txt", ".csv", ".svg", "-sweep3.svg" */
+	const char *extension;		/* ".tsv", ".txt", "_t_smgr_8k_qd1.txt", ".csv",
+								 * ".svg", "-sweep3.svg" */
 	StringInfoData content;
 	char	   *path;
 	int			fd;
 } ExportFile;
+
+/* The files of one export, allocated in the caller's memory context. */
+typedef struct ExportFiles
+{
+	MemoryContext context;
+	ExportFile *files;
+	int			count;
+	int			allocated;
+} ExportFiles;
+
+/* A new, empty file of the export, named prefix + time + extension. */
+static ExportFile *
+add_file(ExportFiles *set, const char *prefix, const char *extension)
+{
+	MemoryContext old = MemoryContextSwitchTo(set->context);
+	ExportFile *file;
+
+	if (set->count == set->allocated)
+	{
+		set->allocated = Max(4, set->allocated * 2);
+		set->files = set->files == NULL ? palloc(sizeof(ExportFile) * set->allocated) :
+			repalloc(set->files, sizeof(ExportFile) * set->allocated);
+	}
+	file = &set->files[set->count++];
+	file->prefix = prefix;
+	file->extension = pstrdup(extension);
+	initStringInfo(&file->content);
+	file->path = NULL;
+	file->fd = -1;
+	MemoryContextSwitchTo(old);
+	return file;
+}
 
 static void
 check_export_directory(const char *directory)
@@ -90,13 +129,39 @@ remove_export_files(ExportFile *files, int count)
 }
 
 /*
+ * Create path for writing, exclusively and without following a symbolic
+ * link, with the mode COPY TO and lo_export() give the files they write:
+ * 0644, the server's umask (0077, or 0027 with group access) lowered to
+ * 022 for the call, so that the DBA's own OS account can read the export
+ * wherever the directory lets it.  Returns the descriptor, or -1 with errno.
+ */
+static int
+open_export_file(const char *path)
+{
+	mode_t		old_umask = umask(S_IWGRP | S_IWOTH);
+	int			fd = -1;
+
+	PG_TRY();
+	{
+		fd = OpenTransientFilePerm(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | PG_BINARY,
+								   S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
+	}
+	PG_FINALLY();
+	{
+		/* umask() leaves errno alone, so open()'s reaches the caller */
+		umask(old_umask);
+	}
+	PG_END_TRY();
+	return fd;
+}
+
+/*
  * Create the export's files in directory, named after the minute as RanRead
  * named its files: PREFIX_YYYYMMDD-HHMM.EXT, or PREFIX_YYYYMMDD-HHMM-N.EXT
  * with the first N under which every one of them is free, so that the files
  * of one export share a name.  Each is created exclusively and a symbolic
  * link in its place is not followed (O_CREAT | O_EXCL | O_NOFOLLOW), so an
- * export never overwrites or truncates anything; their mode is that of the
- * cluster's own files (0600, or 0640 with group access).
+ * export never overwrites or truncates anything.
  */
 static void
 create_export_files(const char *directory, ExportFile *files, int count)
@@ -117,7 +182,7 @@ create_export_files(const char *directory, ExportFile *files, int count)
 
 			file->path = psprintf("%s%s%s%s%s%s", directory, separator, file->prefix, stamp, suffix,
 								  file->extension);
-			file->fd = OpenTransientFile(file->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | PG_BINARY);
+			file->fd = open_export_file(file->path);
 			if (file->fd >= 0)
 				continue;
 			if (errno != EEXIST)
@@ -170,32 +235,31 @@ append_csv_field(StringInfo line, const char *value, char delimiter)
 }
 
 /*
- * Append the result of the last SPI query to out: a header of its column
- * names, then one line per row, fields separated by `delimiter`, each line
- * ended by `newline`.
+ * Append one line to out: the names of the first ncols columns of the last
+ * SPI query's result (row < 0), or their values in that row; fields
+ * separated by `delimiter`, the line ended by `newline`.
  */
 static void
-append_table(StringInfo out, char delimiter, const char *newline)
+append_line(StringInfo out, int64 row, int ncols, char delimiter, const char *newline)
 {
 	TupleDesc	desc = SPI_tuptable->tupdesc;
 
-	for (int col = 1; col <= desc->natts; col++)
+	for (int col = 1; col <= ncols; col++)
 	{
 		if (col > 1)
 			appendStringInfoChar(out, delimiter);
-		append_csv_field(out, SPI_fname(desc, col), delimiter);
+		append_csv_field(out, row < 0 ? SPI_fname(desc, col) :
+						 SPI_getvalue(SPI_tuptable->vals[row], desc, col), delimiter);
 	}
 	appendStringInfoString(out, newline);
-	for (uint64 row = 0; row < SPI_processed; row++)
-	{
-		for (int col = 1; col <= desc->natts; col++)
-		{
-			if (col > 1)
-				appendStringInfoChar(out, delimiter);
-			append_csv_field(out, SPI_getvalue(SPI_tuptable->vals[row], desc, col), delimiter);
-		}
-		appendStringInfoString(out, newline);
-	}
+}
+
+/* Append the result of the last SPI query to out: a header, then every row. */
+static void
+append_table(StringInfo out, char delimiter, const char *newline)
+{
+	for (int64 row = -1; row < (int64) SPI_processed; row++)
+		append_line(out, row, SPI_tuptable->tupdesc->natts, delimiter, newline);
 }
 
 /*
@@ -215,12 +279,197 @@ select_summary(const char *columns, bool has_sweep, int64 sweep)
 		elog(ERROR, "could not read ranread_summary");
 }
 
-/* RanRead's Export(): its seven columns under its names, as ranread_summary rounds them. */
+/*
+ * RanRead's Export(): its seven columns under its names, as ranread_summary
+ * rounds them; then what groups and filters the rows (RANREAD_GROUP_*).
+ * Rows come group by group, the groups in the order of their first batch.
+ */
 #define RANREAD_COLUMNS \
 	"run_date AS \"RunDate\", run_time AS \"RunTime\", target AS \"Database\", " \
 	"coalesce(iterations, pg_catalog.round(reads::pg_catalog.numeric OPERATOR(pg_catalog./) " \
 	"NULLIF(processes, 0))::pg_catalog.int8) AS \"Iterations\", processes AS \"Processes\", " \
-	"response_time_ms AS \"ResponseTime\", iops AS \"IOPS\""
+	"response_time_ms AS \"ResponseTime\", iops AS \"IOPS\", " \
+	"target::pg_catalog.text, mode, block_size, iodepth, rate_iops IS NOT NULL, status, " \
+	"physical_pct::pg_catalog.float8, batch"
+#define RANREAD_ORDER \
+	"pg_catalog.min(batch) OVER (PARTITION BY target, mode, block_size, iodepth, rate_iops IS NOT NULL), batch"
+#define RANREAD_NCOLUMNS	7
+#define RANREAD_GROUP_FIRST	8	/* target, mode, block_size, iodepth, open loop */
+#define RANREAD_GROUP_LAST	12
+#define RANREAD_STATUS		13
+#define RANREAD_PHYSICAL	14
+#define RANREAD_BATCH		15
+
+/* s for a file name: ASCII letters, digits and '-' kept, anything else '_'. */
+static char *
+file_name_part(const char *s)
+{
+	char	   *part = pstrdup(s);
+
+	for (char *c = part; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-'))
+			*c = '_';
+	return part;
+}
+
+/*
+ * The end of the name of the RanRead file for row's group:
+ * _TARGET_MODE_8k_qd1.txt (_open before .txt for an open loop), with _2,
+ * _3 ... when a target's name made file-safe is already another group's.
+ */
+static char *
+group_file_extension(int64 row, ExportFiles *set, int first_file)
+{
+	HeapTuple	tuple = SPI_tuptable->vals[row];
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+	bool		isnull;
+	int			block_size = DatumGetInt32(SPI_getbinval(tuple, desc, RANREAD_GROUP_FIRST + 2, &isnull));
+	bool		open_loop = DatumGetBool(SPI_getbinval(tuple, desc, RANREAD_GROUP_FIRST + 4, &isnull));
+	char	   *base = psprintf("_%s_%s_%s_qd%s%s",
+								file_name_part(SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST)),
+								file_name_part(SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST + 1)),
+								block_size % 1024 == 0 ? psprintf("%dk", block_size / 1024) :
+								psprintf("%db", block_size),
+								SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST + 3),
+								open_loop ? "_open" : "");
+
+	for (int n = 1;; n++)
+	{
+		char	   *extension = n == 1 ? psprintf("%s.txt", base) : psprintf("%s_%d.txt", base, n);
+		bool		taken = false;
+
+		for (int i = first_file; i < set->count && !taken; i++)
+			taken = strcmp(set->files[i].extension, extension) == 0;
+		if (!taken)
+			return extension;
+	}
+}
+
+/* True if row's group differs from the previous row's. */
+static bool
+new_group(int64 row)
+{
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+
+	if (row == 0)
+		return true;
+	for (int col = RANREAD_GROUP_FIRST; col <= RANREAD_GROUP_LAST; col++)
+	{
+		char	   *a = SPI_getvalue(SPI_tuptable->vals[row - 1], desc, col);
+		char	   *b = SPI_getvalue(SPI_tuptable->vals[row], desc, col);
+
+		if (strcmp(a ? a : "", b ? b : "") != 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why row's batch cannot be compared with others in RanRead's format, or
+ * NULL: it did not complete, or memory answered part of its reads (its
+ * physical_pct under what a sweep counts).
+ */
+static char *
+left_out_reason(int64 row)
+{
+	HeapTuple	tuple = SPI_tuptable->vals[row];
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+	char	   *status = SPI_getvalue(tuple, desc, RANREAD_STATUS);
+	bool		isnull;
+	double		physical = DatumGetFloat8(SPI_getbinval(tuple, desc, RANREAD_PHYSICAL, &isnull));
+
+	if (strcmp(status, "completed") != 0)
+		return status;
+	if (!isnull && physical < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
+		return psprintf("physical_pct %.1f", physical);
+	return NULL;
+}
+
+/* A batch left out of RanRead's format, and why. */
+typedef struct LeftOut
+{
+	int64		batch;
+	char	   *reason;
+} LeftOut;
+
+static int
+left_out_cmp(const void *a, const void *b)
+{
+	int64		x = ((const LeftOut *) a)->batch;
+	int64		y = ((const LeftOut *) b)->batch;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Add RanRead's files for the batches of ranread_summary (with a sweep, that
+ * sweep's): one file per group of batches that can be compared (same target,
+ * mode, block size, iodepth, closed or open loop), or with a sweep one file,
+ * PerfToolsRanRead_YYYYMMDD-HHMM.txt.  Batches that did not complete or that
+ * memory answered in part are left out and listed in *left_out, a string in
+ * the caller's memory context (*nleft_out of them, in batch order); if no
+ * batch is left, the export fails.
+ */
+static void
+add_ranread_files(ExportFiles *set, bool has_sweep, int64 sweep, StringInfo left_out, int *nleft_out)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(sweep)};
+	int			first_file = set->count;
+	ExportFile *file = NULL;
+	bool		group_has_file = false;
+	LeftOut    *left;
+
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM %s.ranread_summary %s ORDER BY %s", RANREAD_COLUMNS,
+									   quote_identifier(ranread_extension_schema()),
+									   has_sweep ? "WHERE sweep OPERATOR(pg_catalog.=) $1" : "", RANREAD_ORDER),
+							  has_sweep ? 1 : 0, types, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_summary");
+
+	left = palloc(sizeof(LeftOut) * Max(1, SPI_processed));
+	for (int64 row = 0; row < (int64) SPI_processed; row++)
+	{
+		char	   *reason = left_out_reason(row);
+
+		if (!has_sweep && new_group(row))
+			group_has_file = false;
+		if (reason != NULL)
+		{
+			bool		isnull;
+
+			left[*nleft_out].batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
+																 RANREAD_BATCH, &isnull));
+			left[(*nleft_out)++].reason = reason;
+			continue;
+		}
+		if (has_sweep ? file == NULL : !group_has_file)
+		{
+			file = add_file(set, "PerfToolsRanRead_", has_sweep ? ".txt" : group_file_extension(row, set, first_file));
+			append_line(&file->content, -1, RANREAD_NCOLUMNS, '\t', "\n");
+			group_has_file = true;
+		}
+		append_line(&file->content, row, RANREAD_NCOLUMNS, '\t', "\n");
+	}
+	qsort(left, *nleft_out, sizeof(LeftOut), left_out_cmp);
+	for (int i = 0; i < Min(*nleft_out, EXPORT_MAX_NAMED_LEFT_OUT); i++)
+		appendStringInfo(left_out, "%sbatch " INT64_FORMAT " (%s)", i > 0 ? ", " : "", left[i].batch, left[i].reason);
+	if (*nleft_out > EXPORT_MAX_NAMED_LEFT_OUT)
+		appendStringInfo(left_out, " and %d more", *nleft_out - EXPORT_MAX_NAMED_LEFT_OUT);
+
+	if (file == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA),
+				 errmsg("no batch to export in RanRead's format"),
+				 SPI_processed == 0 ?
+				 (has_sweep ? errdetail("Sweep " INT64_FORMAT " has no batch.", sweep) :
+				  errdetail("ranread_summary has no batch.")) :
+				 errdetail("No batch %scompleted with the device answering its reads (physical_pct at least %.0f); left out: %s.",
+						   has_sweep ? psprintf("of sweep " INT64_FORMAT " ", sweep) : "",
+						   RANREAD_SWEEP_MIN_PHYSICAL_PCT, left_out->data),
+				 SPI_processed == 0 ?
+				 errhint("Run ranread_run() or CALL ranread_sweep() first.") :
+				 errhint("format 'tsv' exports every batch, with its status and physical_pct.")));
+}
 
 static void
 check_sweep_exists(int64 sweep)
@@ -297,16 +546,19 @@ bool_argument(FunctionCallInfo fcinfo, int n, const char *name)
  * paths, one row each.
  *
  * format 'tsv' (ranread_YYYYMMDD-HHMM.tsv): every column of the view in its
- * order (RanRead's seven first), a header, tab-separated.  format 'ranread'
- * (PerfToolsRanRead_YYYYMMDD-HHMM.txt): the seven columns of RanRead's
- * Export() under its names, Iterations filled in for time-based runs
- * (reads per process).  csv: also ranread_YYYYMMDD-HHMM.csv, every column,
- * comma-separated (RFC 4180).  svg: also ranread_YYYYMMDD-HHMM.svg, the
- * chart of ranread_chart().  sweep: only that sweep's batches, and its
- * chart.  Values are as the view gives them (the function runs with
- * DateStyle ISO: dates YYYY-MM-DD, times HH:MM:SS), fields quoted as COPY's
- * CSV format quotes them.  Every file is made in memory first; if one cannot
- * be written whole, none is kept.
+ * order (RanRead's seven first), a header, tab-separated.  format 'ranread':
+ * the seven columns of RanRead's Export() under its names, Iterations filled
+ * in for time-based runs (reads per process), one file per group of batches
+ * that can be compared, PerfToolsRanRead_YYYYMMDD-HHMM_TARGET_MODE_8k_qd1.txt
+ * (see add_ranread_files), without the batches that did not measure the
+ * storage (a NOTICE lists them).  csv: also ranread_YYYYMMDD-HHMM.csv, every
+ * column, comma-separated (RFC 4180).  svg: also the charts of
+ * ranread_chart().  sweep: only that sweep's batches (RanRead's format: in
+ * one file, PerfToolsRanRead_YYYYMMDD-HHMM.txt), and its chart.  Values are
+ * as the view gives them (the function runs with DateStyle ISO: dates
+ * YYYY-MM-DD, times HH:MM:SS), fields quoted as COPY's CSV format quotes
+ * them.  Every file is made in memory first; if one cannot be written whole,
+ * none is kept.
  *
  * Called through 1.0's declaration, ranread_export(directory) RETURNS text,
  * before ALTER EXTENSION UPDATE, it writes the TSV and returns its path.
@@ -322,13 +574,13 @@ ranread_export(PG_FUNCTION_ARGS)
 	int64		sweep = has_sweep ? PG_GETARG_INT64(2) : 0;
 	bool		csv;
 	bool		svg;
+	ExportFiles set = {CurrentMemoryContext, NULL, 0, 0};
 	ExportFile *files;
-	int			count = 0;
+	int			count;
 	int64	   *charts = NULL;
 	int			ncharts = 0;
-	char	  **chart_names;
-	MemoryContext caller_context = CurrentMemoryContext;
-	MemoryContext spi_context;
+	StringInfoData left_out;
+	int			nleft_out = 0;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -348,60 +600,42 @@ ranread_export(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown export format \"%s\"", format),
-				 errhint("The formats are 'tsv' (every column of ranread_summary) and 'ranread' (RanRead's seven columns).")));
+				 errhint("The formats are 'tsv' (every column of ranread_summary) and 'ranread' (RanRead's seven columns); for a CSV file as well, pass csv => true.")));
 	csv = bool_argument(fcinfo, 3, "csv");
 	svg = bool_argument(fcinfo, 4, "svg");
 	if (returns_set)
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	/* the files, their contents and the list of left-out batches outlive SPI_finish() */
+	initStringInfo(&left_out);
 
 	SPI_connect();
 	if (has_sweep)
 		check_sweep_exists(sweep);
 	else if (svg)
 		charts = sweeps_with_steps(&ncharts);
-	/* the files and their contents outlive SPI_finish(), so they live in the caller's context */
-	spi_context = MemoryContextSwitchTo(caller_context);
-	files = palloc0(sizeof(ExportFile) * (2 + Max(1, ncharts)));
-	for (int i = 0; i < 2 + Max(1, ncharts); i++)
-	{
-		initStringInfo(&files[i].content);
-		files[i].prefix = "ranread_";
-		files[i].extension = ".svg";
-		files[i].fd = -1;
-	}
-	chart_names = palloc(sizeof(char *) * Max(1, ncharts));
-	for (int i = 0; i < ncharts; i++)
-		chart_names[i] = psprintf("-sweep" INT64_FORMAT ".svg", charts[i]);
-	MemoryContextSwitchTo(spi_context);
 	if (strcmp(format, "ranread") == 0)
-	{
-		files[count].prefix = "PerfToolsRanRead_";
-		files[count].extension = ".txt";
-		select_summary(RANREAD_COLUMNS, has_sweep, sweep);
-	}
+		add_ranread_files(&set, has_sweep, sweep, &left_out, &nleft_out);
 	else
 	{
-		files[count].extension = ".tsv";
 		/* whatever the view has, in its order */
 		select_summary("*", has_sweep, sweep);
+		append_table(&add_file(&set, "ranread_", ".tsv")->content, '\t', "\n");
 	}
-	append_table(&files[count++].content, '\t', "\n");
 	if (csv)
 	{
-		files[count].extension = ".csv";
 		select_summary("*", has_sweep, sweep);
-		append_table(&files[count++].content, ',', "\r\n");
+		append_table(&add_file(&set, "ranread_", ".csv")->content, ',', "\r\n");
 	}
 	/* the sweep's chart; without one, a chart per sweep, or ranread_chart()'s when none has a step */
 	if (svg && ncharts == 0)
-		append_chart(&files[count++].content, has_sweep, sweep);
+		append_chart(&add_file(&set, "ranread_", ".svg")->content, has_sweep, sweep);
 	for (int i = 0; i < ncharts; i++)
-	{
-		files[count].extension = chart_names[i];
-		append_chart(&files[count++].content, true, charts[i]);
-	}
+		append_chart(&add_file(&set, "ranread_", psprintf("-sweep" INT64_FORMAT ".svg", charts[i]))->content,
+					 true, charts[i]);
 	SPI_finish();
 
+	files = set.files;
+	count = set.count;
 	create_export_files(directory, files, count);
 	for (int i = 0; i < count; i++)
 	{
@@ -426,6 +660,13 @@ ranread_export(PG_FUNCTION_ARGS)
 		CloseTransientFile(files[i].fd);
 		files[i].fd = -1;
 	}
+	if (nleft_out > 0)
+		ereport(NOTICE,
+				(errmsg_plural("%d batch was left out of RanRead's format",
+							   "%d batches were left out of RanRead's format", nleft_out, nleft_out),
+				 errdetail("Left out: %s. RanRead's format has only the batches that completed with the device answering their reads (physical_pct at least %.0f, as a sweep counts its steps).",
+						   left_out.data, RANREAD_SWEEP_MIN_PHYSICAL_PCT),
+				 errhint("format 'tsv' exports every batch, with its status and physical_pct.")));
 
 	if (!returns_set)
 		PG_RETURN_TEXT_P(cstring_to_text(files[0].path));

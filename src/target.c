@@ -156,7 +156,8 @@ ranread_target_intact(const RanreadTarget *target)
 /*
  * Open a registered, intact target for a run, holding AccessShareLock until
  * the end of the transaction so it cannot be dropped or truncated meanwhile.
- * The caller needs SELECT on it, as for any read of a table.
+ * The caller needs SELECT on it, as for any read of a table: checked here,
+ * before any worker starts, with the GRANT that is missing in a hint.
  */
 Relation
 ranread_target_open_for_run(const char *name)
@@ -178,9 +179,16 @@ ranread_target_open_for_run(const char *name)
 				 errmsg("ranread target \"%s\" does not exist", name),
 				 errhint("Create it with ranread_setup(target => '%s').", name)));
 	}
+	/* PostgreSQL's own check would say the same, without the way out */
 	aclresult = pg_class_aclcheck(target.relid, GetUserId(), ACL_SELECT);
 	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_TABLE, name);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", name),
+				 errdetail("A run reads its target as the role that runs it, which needs SELECT on the target."),
+				 errhint("Run GRANT SELECT ON %s TO %s as the target's owner or a superuser.",
+						 quote_qualified_identifier(ranread_extension_schema(), name),
+						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
 	if (!ranread_target_intact(&target))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -220,7 +220,7 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 	like($first, qr{/ranread_\d{8}-\d{4}-2\.tsv$}, "the export takes the next free name ($first)");
 	isnt($second, $first, 'a second export in the same minute gets its own file');
 	ok(-s $first && -s $second, 'both files are there');
-	is(sprintf('%04o', (stat $first)[2] & 07777), '0600', 'the file is readable by the server\'s OS user only');
+	is(sprintf('%04o', (stat $first)[2] & 07777), '0644', 'the file has the mode COPY TO gives (0644)');
 	like(slurp_file($first), qr/^run_date\trun_time\ttarget/, 'and holds the export');
 }
 

@@ -4,8 +4,11 @@
 # one worker with and without intervals, not like for like) and on real
 # runs; ranread_compare_sweeps() on two real sweeps; every error with its
 # SQLSTATE; ranread_export()'s 'ranread' format (RanRead's header, file name,
-# iterations of a time-based run), CSV (RFC 4180, every column), SVG charts,
-# the sweep filter, never overwriting, and 1.0's declaration before the update.
+# iterations of a time-based run; one file per target, mode, block size,
+# iodepth and loop, without stopped, cancelled, failed or memory-answered
+# batches), CSV (RFC 4180, every column), SVG charts, the sweep filter, never
+# overwriting, files as readable as COPY TO's, and 1.0's declaration before
+# the update.
 use strict;
 use warnings;
 use FindBin;
@@ -84,6 +87,12 @@ sub near_shown
 sub add_batch
 {
 	my ($batch, %o) = @_;
+	my $db = $o{db} // 'postgres';
+	my $physical = $o{physical} // 100;
+	my $block_size = $o{block_size} // 8192;
+	my $iodepth = $o{iodepth} // 1;
+	my $rate = $o{rate_iops} // 'NULL';
+	my $sweep = $o{sweep} // 'NULL';
 	my @iops = @{ $o{iops} };
 	my $n = @iops;
 	my $mode = $o{mode} // 'smgr';
@@ -95,12 +104,13 @@ sub add_batch
 	$mean += 1000 / $_ / $n for @iops;
 	my $reads = $o{reads} // 1000 * $n;
 	my $status = $o{status} // 'completed';
-	$node->safe_psql('postgres', qq{
+	$node->safe_psql($db, qq{
 		INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes,
 									 iterations, evicted, reads, wall_s, response_time_ms, min_ms, max_ms, p50_ms,
-									 p99_ms, p999_ms, iops, mb_per_s, physical_pct, status)
-		VALUES ($batch, current_date, '10:00:00', now(), '$target', '$mode', 8192, $n, 1000, true, $reads, 1,
-				$mean, 0.1, 20, $p50, 3, 5, $total, $total * 8192 / 1048576.0, 100, '$status');
+									 p99_ms, p999_ms, iops, mb_per_s, physical_pct, status, iodepth, rate_iops, sweep)
+		VALUES ($batch, current_date, '10:00:00', now(), '$target', '$mode', $block_size, $n, 1000, true, $reads, 1,
+				$mean, 0.1, 20, $p50, 3, 5, $total, $total * $block_size / 1048576.0, $physical, '$status', $iodepth,
+				$rate, $sweep);
 		INSERT INTO ranread_results (batch, worker, run_date, run_time, started_at, target, mode, block_size,
 									 processes, iterations, evicted, reads, elapsed_s, response_time_ms, p50_ms,
 									 p99_ms, p999_ms, iops, bytes_physical, physical_pct, status, histogram)
@@ -257,15 +267,21 @@ like($rows->{verdict}[4], qr/highest IOPS/, "the sweeps' verdict in words: $rows
 
 # --- export: the 'ranread' format -------------------------------------------
 my $dir = PostgreSQL::Test::Utils::tempdir();
-$node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 't', duration => '1 s')");
+# in mode direct, so that the device answers every read and the batch is exported
+$node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 't', 'direct', duration => '1 s')");
 my ($timed_batch, $timed_reads) = split /\|/, $node->safe_psql('postgres', 'SELECT batch, reads FROM ranread_batches WHERE iterations IS NULL ORDER BY batch DESC LIMIT 1');
-my ($path) = $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'ranread')");
-like($path, qr{^\Q$dir\E/PerfToolsRanRead_\d{8}-\d{4}(-\d+)?\.txt$}, "format 'ranread' writes PerfToolsRanRead_YYYYMMDD-HHMM.txt");
-my @lines = split /\n/, slurp_file($path);
+my ($path) = grep { /_t_direct_8k_qd1\.txt$/ } split /\n/,
+	$node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'ranread')");
+like($path, qr{^\Q$dir\E/PerfToolsRanRead_\d{8}-\d{4}(-\d+)?_t_direct_8k_qd1\.txt$},
+	"format 'ranread' writes PerfToolsRanRead_YYYYMMDD-HHMM_t_direct_8k_qd1.txt for target t, direct, 8 kB, queue depth 1");
+my @lines = defined $path ? split /\n/, slurp_file($path) : ();
 is($lines[0], "RunDate\tRunTime\tDatabase\tIterations\tProcesses\tResponseTime\tIOPS", "RanRead's seven headers, tab-separated");
-is($#lines, $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_summary'), 'one line per batch');
+my $comparable = "target = 't' AND mode = 'direct' AND block_size = 8192 AND iodepth = 1 AND rate_iops IS NULL "
+  . "AND status = 'completed' AND physical_pct >= 99";
+is($#lines, $node->safe_psql('postgres', "SELECT count(*) FROM ranread_summary WHERE $comparable"),
+	'one line per completed batch of that group that the device answered');
 is(scalar(grep { (split /\t/, $_, -1) == 7 } @lines), scalar(@lines), 'every line has exactly seven fields');
-my $position = $node->safe_psql('postgres', "SELECT count(*) FROM ranread_batches WHERE batch <= $timed_batch");
+my $position = $node->safe_psql('postgres', "SELECT count(*) FROM ranread_summary WHERE $comparable AND batch <= $timed_batch");
 my @timed = split /\t/, $lines[$position];
 # numeric round() takes halves away from zero; sprintf('%.0f') to even
 is($timed[3], int($timed_reads / 2 + 0.5), 'Iterations of a time-based run: its reads per process');
@@ -340,13 +356,15 @@ like($paths[1], qr{/ranread_\d{8}-\d{4}(-\d+)?\.svg$}, 'the chart is ranread_YYY
 like(slurp_file($paths[1]), qr/<svg\b/, 'an SVG document');
 is(slurp_file($paths[1]) =~ s/\s+\z//r, $node->safe_psql('postgres', "SELECT ranread_chart($sweep_b)") =~ s/\s+\z//r,
 	"ranread_chart($sweep_b)'s");
-@paths = split /\n/, $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'ranread', svg => true)");
-is(join(',', map { m{(-sweep\d+\.svg|\.txt)$} ? $1 : $_ } @paths), ".txt,-sweep$sweep_a.svg,-sweep$sweep_b.svg",
+@paths = split /\n/, $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'tsv', svg => true)");
+is(join(',', map { m{(-sweep\d+\.svg|\.tsv)$} ? $1 : $_ } @paths), ".tsv,-sweep$sweep_a.svg,-sweep$sweep_b.svg",
 	'without a sweep: a chart per sweep, named after it');
 
 # --- export: errors ---------------------------------------------------------------------
 for my $case (
 	[ "ranread_export('$dir', 'xls')", '22023', qr/unknown export format "xls"\n.*HINT:  The formats are 'tsv' .* and 'ranread'/ ],
+	[ "ranread_export('$dir', 'csv')", '22023',
+	  qr/unknown export format "csv"\n.*HINT:  The formats are 'tsv' .* and 'ranread' .*; for a CSV file as well, pass csv => true\./ ],
 	[ "ranread_export('$dir', NULL)", '22004', qr/export format must not be null/ ],
 	[ "ranread_export('$dir', sweep => 999)", '22023', qr/sweep 999 does not exist/ ],
 	[ "ranread_export('$dir', csv => NULL)", '22004', qr/csv must not be null/ ],
@@ -359,13 +377,104 @@ for my $case (
 	like($err, $message, "$sql: its message");
 }
 
+# --- export: RanRead's format never mixes what cannot be compared ----------------------
+# A history of two targets (one whose name is not file-safe), two modes, two block sizes, two
+# queue depths, an open loop, two names alike once file-safe, and batches that did not measure
+# the storage: stopped, cancelled, failed, and answered by memory.
+$node->safe_psql('postgres', 'CREATE DATABASE mixed');
+$node->safe_psql('mixed', 'CREATE EXTENSION ranread');
+add_batch(1, db => 'mixed', iops => [1000], target => 'vol a');
+add_batch(2, db => 'mixed', iops => [1000, 1000], target => 'vol a');
+add_batch(3, db => 'mixed', iops => [1000, 1000, 1000], target => 'vol a', status => 'stopped');
+add_batch(4, db => 'mixed', iops => [9000, 9000, 9000, 9000], target => 'vol a', physical => 66);
+add_batch(5, db => 'mixed', iops => [1000, 1000, 1000, 1000], target => 'vol a');
+add_batch(6, db => 'mixed', iops => [500], target => 'vol a', mode => 'direct');
+add_batch(7, db => 'mixed', iops => [500, 500], target => 'vol a', mode => 'direct');
+add_batch(8, db => 'mixed', iops => [800], target => 'b/../x');
+add_batch(9, db => 'mixed', iops => [400], target => 'vol a', mode => 'direct', block_size => 65536);
+add_batch(10, db => 'mixed', iops => [4000], target => 'vol a', mode => 'direct', iodepth => 16);
+add_batch(11, db => 'mixed', iops => [1000], target => 'c', status => 'cancelled');
+add_batch(12, db => 'mixed', iops => [1000], target => 'vol a', status => 'failed');
+add_batch(13, db => 'mixed', iops => [300], target => 'vol a', rate_iops => 300);
+add_batch(14, db => 'mixed', iops => [700], target => 'x y');
+add_batch(15, db => 'mixed', iops => [600], target => 'x_y');
+add_batch(16, db => 'mixed', iops => [1000], target => 'vol a', physical => 99.5);
+my $mixed_dir = PostgreSQL::Test::Utils::tempdir();
+my ($ret, $out, $err) = $node->psql('mixed', "SELECT * FROM ranread_export('$mixed_dir', 'ranread')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+is($ret, 0, "format 'ranread' over the mixed history");
+@paths = split /\n/, $out;
+my ($stamp_part) = $paths[0] =~ m{/PerfToolsRanRead_(\d{8}-\d{4}(?:-\d+)?)_};
+is(join(',', map { s{^\Q$mixed_dir\E/PerfToolsRanRead_\Q$stamp_part\E}{}r } @paths),
+	'_vol_a_smgr_8k_qd1.txt,_vol_a_direct_8k_qd1.txt,_b____x_smgr_8k_qd1.txt,_vol_a_direct_64k_qd1.txt,'
+	  . '_vol_a_direct_8k_qd16.txt,_vol_a_smgr_8k_qd1_open.txt,_x_y_smgr_8k_qd1.txt,_x_y_smgr_8k_qd1_2.txt',
+	'one file per target, mode, block size, queue depth and loop, in the order of their first batch; names file-safe and distinct');
+is(scalar(grep { m{^\Q$mixed_dir\E/PerfToolsRanRead_\d{8}-\d{4}(-\d+)?_[A-Za-z0-9_-]+\.txt$} } @paths), scalar(@paths),
+	'every name has only letters, digits, _ and - after the time');
+my %rows;    # file => "Database/Processes/IOPS;..."
+for my $p (@paths)
+{
+	my @l = split /\n/, slurp_file($p);
+	is($l[0], "RunDate\tRunTime\tDatabase\tIterations\tProcesses\tResponseTime\tIOPS", "$p: RanRead's header");
+	$rows{ $p =~ s{.*\Q$stamp_part\E}{}r } = join(';', map { join('/', (split /\t/)[ 2, 4, 6 ]) } @l[ 1 .. $#l ]);
+}
+is($rows{'_vol_a_smgr_8k_qd1.txt'}, 'vol a/1/1000;vol a/2/2000;vol a/4/4000;vol a/1/1000',
+	'the smgr file: batches 1, 2, 5 and 16 (physical_pct 99.5), without the stopped batch 3 and the memory-answered batch 4');
+is($rows{'_vol_a_direct_8k_qd1.txt'}, 'vol a/1/500;vol a/2/1000', 'the direct file: its two batches');
+is($rows{'_b____x_smgr_8k_qd1.txt'}, 'b/../x/1/800', 'the other target: its own file, its name as it is inside');
+is($rows{'_vol_a_direct_64k_qd1.txt'}, 'vol a/1/400', '64 kB reads: their own file');
+is($rows{'_vol_a_direct_8k_qd16.txt'}, 'vol a/1/4000', 'queue depth 16: its own file');
+is($rows{'_vol_a_smgr_8k_qd1_open.txt'}, 'vol a/1/300', 'the open loop: its own file');
+is(join(' | ', $rows{'_x_y_smgr_8k_qd1.txt'}, $rows{'_x_y_smgr_8k_qd1_2.txt'}), 'x y/1/700 | x_y/1/600',
+	'two targets alike once file-safe: two files');
+like($err, qr/NOTICE:  00000: 4 batches were left out of RanRead's format\n/, 'a NOTICE counts the batches left out');
+like($err, qr/DETAIL:  Left out: batch 3 \(stopped\), batch 4 \(physical_pct 66\.0\), batch 11 \(cancelled\), batch 12 \(failed\)\. /,
+	'and names each with why');
+like($err, qr/HINT:  format 'tsv' exports every batch, with its status and physical_pct\./, 'and where to find them');
+opendir(my $mdh, $mixed_dir) or die;
+is(scalar(grep { /_c_/ } readdir $mdh), 0, 'a group whose batches were all left out has no file');
+closedir $mdh;
+
+# with a sweep: one file, the same batches left out
+$node->safe_psql('mixed', q{
+	INSERT INTO ranread_sweep_runs (sweep, started_at, leader_pid, target, mode, block_size, start_processes,
+									max_processes, max_processes_by, stop_latency_ms, min_scaling_pct, status)
+	VALUES (1, now(), 1, 'vol a', 'smgr', 8192, 1, 4, 'argument', 10, 25, 'completed'),
+		   (2, now(), 1, 'c', 'smgr', 8192, 1, 1, 'argument', 10, 25, 'stopped');
+	UPDATE ranread_batches SET sweep = 1, sweep_step = batch WHERE batch BETWEEN 1 AND 4;
+	UPDATE ranread_batches SET sweep = 2, sweep_step = 1 WHERE batch = 11;});
+($ret, $out, $err) = $node->psql('mixed', "SELECT * FROM ranread_export('$mixed_dir', 'ranread', sweep => 1)",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($out, qr{^\Q$mixed_dir\E/PerfToolsRanRead_\d{8}-\d{4}(-\d+)?\.txt$}, 'sweep => 1: one file, PerfToolsRanRead_YYYYMMDD-HHMM.txt');
+is(join(';', map { join('/', (split /\t/)[ 2, 4, 6 ]) } (split /\n/, slurp_file($out))[ 1 .. 2 ]) . '|'
+	  . scalar(split /\n/, slurp_file($out)),
+	'vol a/1/1000;vol a/2/2000|3', 'with the sweep\'s completed steps the device answered');
+like($err, qr/2 batches were left out of RanRead's format\n.*Left out: batch 3 \(stopped\), batch 4 \(physical_pct 66\.0\)\./s,
+	'and a NOTICE for the stopped and the memory-answered steps');
+my $sweep_err;
+($ret, $out, $sweep_err) = $node->psql('mixed', "SELECT * FROM ranread_export('$mixed_dir', 'ranread', sweep => 2, csv => true)",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+is(sqlstate_of($sweep_err), '02000', 'a sweep with no step to export: 02000');
+like($sweep_err, qr/no batch to export in RanRead's format\nDETAIL:  No batch of sweep 2 completed with the device answering its reads \(physical_pct at least 99\); left out: batch 11 \(cancelled\)\.\nHINT:  format 'tsv' exports every batch/,
+	'no batch to export in RanRead\'s format, with what was left out and a hint');
+my @mixed_files = glob("$mixed_dir/*");
+is(scalar(@mixed_files), 9, 'and no file written by it (8 + 1 files from the two exports before)');
+
+# --- export: files as readable as COPY TO makes them -------------------------------------
+$node->safe_psql('postgres', "COPY (SELECT 1) TO '$dir/copy_to.txt'");
+my $copy_mode = sprintf('%04o', (stat "$dir/copy_to.txt")[2] & 07777);
+is($copy_mode, '0644', 'COPY TO writes mode 0644 (the server lowers its umask to 022 for it)');
+@paths = split /\n/, $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', 'ranread', csv => true, svg => true)");
+is(join(',', map { sprintf('%04o', (stat $_)[2] & 07777) } @paths), join(',', ($copy_mode) x @paths),
+	'every file of an export (RanRead, CSV, SVG) has COPY TO\'s mode');
+
 # --- 1.0's declaration, before ALTER EXTENSION UPDATE, still exports --------------------
 $node->safe_psql('postgres', 'CREATE DATABASE old');
 $node->safe_psql('old', "CREATE EXTENSION ranread VERSION '1.0'");
 like($node->safe_psql('old', "SELECT ranread_export('$dir')"), qr{/ranread_\d{8}-\d{4}(-\d+)?\.tsv$},
 	"1.0's ranread_export(text) RETURNS text works with the new library");
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
-is($node->safe_psql('old', "SELECT count(*) FROM ranread_export('$dir', 'ranread', csv => true)"), '2',
+is($node->safe_psql('old', "SELECT count(*) FROM ranread_export('$dir', 'tsv', csv => true)"), '2',
 	'after the update, the new one');
 
 done_testing();
