@@ -2,3 +2,16 @@
 
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION ranread UPDATE TO '1.2'" to load this file. \quit
+
+-- mem: ranread_histogram_merge() checks a single row too (its final function).
+DROP AGGREGATE ranread_histogram_merge(bigint[]);
+CREATE FUNCTION ranread_histogram_check(bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
+	SFUNC = ranread_histogram_add,
+	STYPE = bigint[],
+	FINALFUNC = ranread_histogram_check,
+	PARALLEL = SAFE
+);

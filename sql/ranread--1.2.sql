@@ -188,14 +188,23 @@ SELECT run_date,
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
+-- Pure computations on the arrays given, so left executable by PUBLIC.
 CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'ranread_histogram_add'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The histogram itself, or an error saying why it is not one.
+CREATE FUNCTION ranread_histogram_check(bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The final function checks a single row, which the aggregate takes as its state unchecked.
 CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
 	SFUNC = ranread_histogram_add,
 	STYPE = bigint[],
+	FINALFUNC = ranread_histogram_check,
 	PARALLEL = SAFE
 );
 
