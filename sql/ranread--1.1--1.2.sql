@@ -15,3 +15,8 @@ CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
 	FINALFUNC = ranread_histogram_check,
 	PARALLEL = SAFE
 );
+
+-- mem: the io_uring buffers of a run registered with the kernel, or not
+-- (NULL where no worker read through io_uring).
+ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
+ALTER TABLE ranread_batches ADD COLUMN registered_buffers boolean;

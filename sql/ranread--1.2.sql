@@ -48,6 +48,7 @@ CREATE TABLE ranread_results (
 	status text NOT NULL,
 	histogram bigint[] NOT NULL,
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
+	registered_buffers boolean,	-- io_uring buffers registered (NULL: no io_uring, iodepth 1)
 	PRIMARY KEY (batch, worker)
 );
 
@@ -102,7 +103,8 @@ CREATE TABLE ranread_batches (
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
 	sweep_step int,
-	iodepth int NOT NULL DEFAULT 1	-- reads in flight per worker
+	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
+	registered_buffers boolean	-- every worker's io_uring buffers registered (NULL: no io_uring)
 );
 
 -- One row per batch and sample interval: the batch over time.

@@ -33,6 +33,7 @@
 #define RANREAD_PATH_BYPASSES_PAGE_CACHE	0x01	/* reads never come from the OS page cache */
 #define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
 #define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
+#define RANREAD_PATH_PRIVATE_BUFFERS		0x08	/* reads into iodepth x block_size of its own */
 
 typedef struct RanreadReadPath
 {
@@ -51,6 +52,11 @@ typedef struct RanreadReadPath
 	void		(*submit) (void *state, int tag, BlockNumber first_block);
 	/* worker, iodepth > 1: wait for completions; fills tags, returns how many */
 	int			(*reap) (void *state, int *tags, int max_tags);
+	/*
+	 * worker, after open: -1 if it registered no buffers with the kernel
+	 * (iodepth 1), 0 if it did, else the errno that refused them; may be NULL
+	 */
+	int			(*buffer_registration) (void *state);
 	void		(*close) (void *state);
 } RanreadReadPath;
 
