@@ -16,7 +16,11 @@
  * (iodepth > 1), the way fio's io_uring engine does: submit starts the read
  * of a unit into the buffer named by tag (0 to iodepth - 1), reap waits
  * until at least one read has completed and says which, and close waits for
- * every read still in flight.
+ * every read still in flight.  buffer_registration, if the path has it, says
+ * whether the kernel accepted its buffers (recorded as registered_buffers).
+ * A path flagged RANREAD_PATH_PRIVATE_BUFFERS reads into iodepth x
+ * block_size bytes of its own per worker, which ranread.max_run_memory
+ * bounds (run_memory.c).
  *
  * Each read path lives in its own readpath_<name>.c and has one line in the
  * table in readpath.c; nothing else names a particular path.

@@ -15,7 +15,8 @@
  * file, so the worker holds no descriptor per segment (a 1 TB target has
  * 1024).  The buffers are registered too (fio's fixedbufs: 18 % less CPU
  * per read there at queue depth 32) unless the locked-memory limit refuses
- * them.  They are
+ * them: then the worker records why (registered_buffers) and the run warns.
+ * They are
  * allocated with malloc, not palloc: a read still in flight when an error
  * aborts the worker's transaction completes into memory that stays
  * allocated until ranread_uring_close() has waited for every read.
