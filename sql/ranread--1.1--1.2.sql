@@ -148,3 +148,21 @@ BEGIN ATOMIC
 END;
 
 REVOKE ALL ON FUNCTION ranread_verdict(bigint) FROM PUBLIC;
+
+-- mem: ranread_histogram_merge() checks a single row too (its final function).
+DROP AGGREGATE ranread_histogram_merge(bigint[]);
+CREATE FUNCTION ranread_histogram_check(bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
+	SFUNC = ranread_histogram_add,
+	STYPE = bigint[],
+	FINALFUNC = ranread_histogram_check,
+	PARALLEL = SAFE
+);
+
+-- mem: the io_uring buffers of a run registered with the kernel, or not
+-- (NULL where no worker read through io_uring).
+ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
+ALTER TABLE ranread_batches ADD COLUMN registered_buffers boolean;

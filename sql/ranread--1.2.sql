@@ -48,6 +48,7 @@ CREATE TABLE ranread_results (
 	status text NOT NULL,
 	histogram bigint[] NOT NULL,
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
+	registered_buffers boolean,	-- io_uring buffers registered (NULL: no io_uring, iodepth 1)
 	PRIMARY KEY (batch, worker)
 );
 
@@ -102,7 +103,8 @@ CREATE TABLE ranread_batches (
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
 	sweep_step int,
-	iodepth int NOT NULL DEFAULT 1	-- reads in flight per worker
+	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
+	registered_buffers boolean	-- every worker's io_uring buffers registered (NULL: no io_uring)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -188,14 +190,23 @@ SELECT run_date,
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
+-- Pure computations on the arrays given, so left executable by PUBLIC.
 CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'ranread_histogram_add'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The histogram itself, or an error saying why it is not one.
+CREATE FUNCTION ranread_histogram_check(bigint[])
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ranread_histogram_check'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The final function checks a single row, which the aggregate takes as its state unchecked.
 CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
 	SFUNC = ranread_histogram_add,
 	STYPE = bigint[],
+	FINALFUNC = ranread_histogram_check,
 	PARALLEL = SAFE
 );
 

@@ -42,6 +42,7 @@ static const char *const help_lines[] = {
 	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",
 	"ranread_drop(target): drop a target made by ranread_setup()",
 	"ranread_histogram_merge(histogram), ranread_histogram_percentile(histogram, fraction): latency from histograms",
+	"ranread.max_run_memory: setting (superusers), the most a run's read buffers may take; 1/16 of RAM by default",
 	"ranread_help(): this list",
 	HELP_MODES,
 };

@@ -64,7 +64,8 @@ ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
 	if (hist->count == 0)
 		return -1;
 	rank = (uint64) ceil(fraction * (double) hist->count);
-	rank = Max(rank, 1);
+	/* a count above 2^53 rounds in the double: never rank past the last read */
+	rank = Min(Max(rank, 1), hist->count);
 	for (i = 0; i < RANREAD_HIST_BUCKETS; i++)
 	{
 		seen += hist->buckets[i];

@@ -4,9 +4,12 @@
  *		SQL access to the latency histograms stored in ranread_results and
  *		ranread_batches (bigint[]: bucket k of histogram.h is element k+1):
  *		merging them (ranread_histogram_add and the aggregate
- *		ranread_histogram_merge) and reading a percentile from one
- *		(ranread_histogram_percentile), as the batch row's own columns are
- *		computed.
+ *		ranread_histogram_merge, whose final function
+ *		ranread_histogram_check checks a single row too) and reading a
+ *		percentile from one (ranread_histogram_percentile), as the batch
+ *		row's own columns are computed.  Each refuses what cannot be a
+ *		histogram, and a total count beyond 64 bits, rather than answer
+ *		wrongly.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +23,7 @@
 #include "histogram.h"
 
 PG_FUNCTION_INFO_V1(ranread_histogram_add);
+PG_FUNCTION_INFO_V1(ranread_histogram_check);
 PG_FUNCTION_INFO_V1(ranread_histogram_percentile);
 
 /* The buckets of a stored histogram; errors out on what cannot be one. */
@@ -78,6 +82,16 @@ ranread_histogram_add(PG_FUNCTION_ARGS)
 										  TYPALIGN_DOUBLE));
 }
 
+/* ranread_histogram_check(h): h, if it is a histogram; else an error saying why not. */
+Datum
+ranread_histogram_check(PG_FUNCTION_ARGS)
+{
+	int			n;
+
+	(void) histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &n);
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
 /*
  * ranread_histogram_percentile(histogram, fraction): the latency in ms
  * below which that fraction (0 < fraction <= 1) of the reads fall, as the
@@ -99,8 +113,16 @@ ranread_histogram_percentile(PG_FUNCTION_ARGS)
 				 errhint("For p99, use 0.99.")));
 	for (int i = 0; i < n; i++)
 	{
+		int64		count;
+
+		/* a count that wrapped would put the percentile in the wrong bucket */
+		if (pg_add_s64_overflow((int64) hist->count, buckets[i], &count))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("ranread histogram counts more reads than a bigint holds"),
+					 errdetail("Its buckets add up to more than " INT64_FORMAT " reads.", PG_INT64_MAX)));
 		hist->buckets[i] = (uint64) buckets[i];
-		hist->count += (uint64) buckets[i];
+		hist->count = (uint64) count;
 	}
 	if (hist->count == 0)
 		PG_RETURN_NULL();

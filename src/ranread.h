@@ -92,6 +92,8 @@ typedef struct RanreadWorkerSlot
 	uint64		wrapped_reads;	/* reads after the run had read every unit */
 	uint64		memory_reads;	/* reads whose unit was in memory beforehand */
 	bool		recording;		/* inserting its ranread_results row */
+	bool		uring_opened;	/* it read through io_uring (iodepth > 1) */
+	int			unregistered_errno; /* then: 0, or why its buffers are not registered */
 	pg_atomic_uint64 interval_max_ns;	/* longest read since the leader last sampled */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per counted read: its response time */

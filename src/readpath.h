@@ -16,7 +16,11 @@
  * (iodepth > 1), the way fio's io_uring engine does: submit starts the read
  * of a unit into the buffer named by tag (0 to iodepth - 1), reap waits
  * until at least one read has completed and says which, and close waits for
- * every read still in flight.
+ * every read still in flight.  buffer_registration, if the path has it, says
+ * whether the kernel accepted its buffers (recorded as registered_buffers).
+ * A path flagged RANREAD_PATH_PRIVATE_BUFFERS reads into iodepth x
+ * block_size bytes of its own per worker, which ranread.max_run_memory
+ * bounds (run_memory.c).
  *
  * Each read path lives in its own readpath_<name>.c and has one line in the
  * table in readpath.c; nothing else names a particular path.
@@ -33,6 +37,7 @@
 #define RANREAD_PATH_BYPASSES_PAGE_CACHE	0x01	/* reads never come from the OS page cache */
 #define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
 #define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
+#define RANREAD_PATH_PRIVATE_BUFFERS		0x08	/* reads into iodepth x block_size of its own */
 
 typedef struct RanreadReadPath
 {
@@ -51,6 +56,11 @@ typedef struct RanreadReadPath
 	void		(*submit) (void *state, int tag, BlockNumber first_block);
 	/* worker, iodepth > 1: wait for completions; fills tags, returns how many */
 	int			(*reap) (void *state, int *tags, int max_tags);
+	/*
+	 * worker, after open: -1 if it registered no buffers with the kernel
+	 * (iodepth 1), 0 if it did, else the errno that refused them; may be NULL
+	 */
+	int			(*buffer_registration) (void *state);
 	void		(*close) (void *state);
 } RanreadReadPath;
 

@@ -169,6 +169,14 @@ direct_reap(void *state, int *tags, int max_tags)
 	return ranread_uring_reap(((DirectReadState *) state)->ring, tags, max_tags);
 }
 
+static int
+direct_buffer_registration(void *state)
+{
+	DirectReadState *s = (DirectReadState *) state;
+
+	return s->ring != NULL ? ranread_uring_registration(s->ring) : -1;
+}
+
 static void
 direct_close(void *state)
 {
@@ -186,12 +194,13 @@ direct_close(void *state)
 const RanreadReadPath ranread_readpath_direct = {
 	.name = "direct",
 	.description = "O_DIRECT reads of the segment files, like fio --direct=1",
-	.flags = RANREAD_PATH_BYPASSES_PAGE_CACHE | RANREAD_PATH_QUEUES,
+	.flags = RANREAD_PATH_BYPASSES_PAGE_CACHE | RANREAD_PATH_QUEUES | RANREAD_PATH_PRIVATE_BUFFERS,
 	.memory_hit = "the file system keeps the target in memory",
 	.check = direct_check,
 	.open = direct_open,
 	.read_unit = direct_read_unit,
 	.submit = direct_submit,
 	.reap = direct_reap,
+	.buffer_registration = direct_buffer_registration,
 	.close = direct_close,
 };

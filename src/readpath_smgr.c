@@ -60,7 +60,7 @@ smgr_close(void *state)
 const RanreadReadPath ranread_readpath_smgr = {
 	.name = "smgr",
 	.description = "PostgreSQL's storage manager (smgrread) through the OS page cache, evicted first unless evict is false",
-	.flags = 0,
+	.flags = RANREAD_PATH_PRIVATE_BUFFERS,
 	.memory_hit = "the OS page cache",
 	.check = NULL,
 	.open = smgr_open,

@@ -386,6 +386,8 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
 	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
+	add_column(&row, "registered_buffers", BOOLOID, BoolGetDatum(slot->unregistered_errno == 0),
+			   !slot->uring_opened);
 
 	slot->recorded = insert_row(shared, "ranread_results", &row, false,
 								slot->error_message, sizeof(slot->error_message));
@@ -422,6 +424,22 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 	add_column(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
+/* io_uring: whether every worker's buffers were registered; NULL where none read through it. */
+static void
+add_registration_column(RowBuilder *row, const RanreadShared *shared)
+{
+	bool		opened = false;
+	bool		registered = true;
+
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		opened |= shared->slots[i].uring_opened;
+		if (shared->slots[i].uring_opened && shared->slots[i].unregistered_errno != 0)
+			registered = false;
+	}
+	add_column(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), !opened);
+}
+
 void
 ranread_record_batch(RanreadShared *shared)
 {
@@ -449,6 +467,7 @@ ranread_record_batch(RanreadShared *shared)
 	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
 	add_column(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
 	add_time_columns(&row, shared, &summary);
+	add_registration_column(&row, shared);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

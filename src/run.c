@@ -48,6 +48,7 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "run_memory.h"
 #include "segments.h"
 #include "series.h"
 #include "sweep.h"
@@ -432,6 +433,7 @@ ranread_run(PG_FUNCTION_ARGS)
 
 	ranread_summarize_batch(shared, &summary);
 	ranread_report_run(shared, &summary);
+	ranread_warn_about_unregistered_buffers(shared);
 
 	result = ranread_result_row(fcinfo, shared, &result_isnull);
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));

@@ -19,6 +19,7 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "run_memory.h"
 #include "series.h"
 #include "sweep.h"
 
@@ -247,6 +248,8 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
 	read_time_arguments(fcinfo, params);
 	read_iodepth_argument(fcinfo, params);
+	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
+							 ranread_readpath_by_index(params->readpath));
 	ranread_sweep_current_step(&params->sweep, &params->sweep_step);
 }
 

@@ -42,7 +42,9 @@
 
 #include "extension.h"
 #include "ranread.h"
+#include "readpath.h"
 #include "run.h"
+#include "run_memory.h"
 #include "sweep.h"
 #include "target.h"
 
@@ -333,6 +335,10 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 		args->max_by_slots = true;
 	}
 	args->rules.max_processes = args->max_processes;
+	/* the widest, deepest step's buffers, before anything is recorded */
+	ranread_check_run_memory(args->max_processes, Max(args->max_iodepth, 1),
+							 DatumGetInt32(args->run_values[4]),
+							 ranread_readpath_by_name(TextDatumGetCString(args->run_values[3])));
 }
 
 

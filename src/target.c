@@ -197,7 +197,7 @@ ranread_target_open_for_run(const char *name)
 				 errdetail("It holds %u of the " INT64_FORMAT " blocks written by ranread_setup(); crash recovery empties unlogged tables, and so does TRUNCATE.",
 						   target.current_blocks, target.registered_blocks) :
 				 errdetail("ranread_targets has no row for it, so its size cannot be checked."),
-				 errhint("Run ranread_drop('%s'), then ranread_setup(target => '%s') again.", name, name)));
+				 errhint("Run ranread_setup(target => '%s') again: it replaces the target.", name)));
 
 	return relation_open(target.relid, NoLock);
 }

@@ -15,7 +15,8 @@
  * file, so the worker holds no descriptor per segment (a 1 TB target has
  * 1024).  The buffers are registered too (fio's fixedbufs: 18 % less CPU
  * per read there at queue depth 32) unless the locked-memory limit refuses
- * them.  They are
+ * them: then the worker records why (registered_buffers) and the run warns.
+ * They are
  * allocated with malloc, not palloc: a read still in flight when an error
  * aborts the worker's transaction completes into memory that stays
  * allocated until ranread_uring_close() has waited for every read.
@@ -88,6 +89,12 @@ ranread_uring_close(RanreadUring *ring)
 {
 }
 
+int
+ranread_uring_registration(const RanreadUring *ring)
+{
+	return 0;
+}
+
 #else
 
 #define URING_DISABLED_SYSCTL	"/proc/sys/kernel/io_uring_disabled"
@@ -111,6 +118,7 @@ struct RanreadUring
 	int			block_size;
 	char	   *buffers;		/* iodepth buffers of block_size, malloc'd */
 	bool		fixed_buffers;	/* registered with the ring */
+	int			register_errno; /* else why not */
 	int		   *pending;		/* per tag: pieces in flight */
 	UringPiece *pieces;			/* per tag: PIECES_PER_READ pieces */
 	int			in_flight;		/* pieces submitted or queued, not yet completed */
@@ -230,19 +238,22 @@ create_ring(RanreadUring *u)
  * Register tag i's buffer as the ring's fixed buffer i, so that the kernel
  * need not map it for every read.  Registered buffers count against the
  * locked-memory limit (ulimit -l); if it refuses them, reads use them
- * unregistered.
+ * unregistered, and the worker records why (ranread_uring_registration).
  */
 static void
 register_buffers(RanreadUring *u)
 {
 	struct iovec *iov = palloc(sizeof(struct iovec) * u->iodepth);
+	int			ret;
 
 	for (int i = 0; i < u->iodepth; i++)
 	{
 		iov[i].iov_base = u->buffers + (size_t) i * u->block_size;
 		iov[i].iov_len = u->block_size;
 	}
-	u->fixed_buffers = io_uring_register_buffers(&u->ring, iov, u->iodepth) == 0;
+	ret = io_uring_register_buffers(&u->ring, iov, u->iodepth);
+	u->fixed_buffers = ret == 0;
+	u->register_errno = -ret;
 	pfree(iov);
 }
 
@@ -427,6 +438,13 @@ ranread_uring_close(RanreadUring *u)
 	/* a read the kernel could not be waited for keeps its buffer */
 	if (u->in_flight == 0)
 		free(u->buffers);
+}
+
+/* 0 if the ring's buffers are registered with it, else the errno that refused them. */
+int
+ranread_uring_registration(const RanreadUring *u)
+{
+	return u->fixed_buffers ? 0 : u->register_errno;
 }
 
 /* Leader: create a ring of iodepth entries and read the first block through it. */

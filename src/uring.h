@@ -28,5 +28,6 @@ extern void ranread_uring_submit(RanreadUring *ring, int tag, int file, off_t of
 								 size_t len, size_t buffer_offset);
 extern int	ranread_uring_reap(RanreadUring *ring, int *tags, int max_tags);
 extern void ranread_uring_close(RanreadUring *ring);
+extern int	ranread_uring_registration(const RanreadUring *ring);
 
 #endif							/* RANREAD_URING_H */

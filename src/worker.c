@@ -447,10 +447,14 @@ run_worker(RanreadShared *shared, int worker)
 	RanreadWorkerSlot *slot = &shared->slots[worker];
 	const RanreadReadPath *path = ranread_readpath_by_index(shared->params.readpath);
 	void	   *state;
+	int			registration;
 	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
 
 	StartTransactionCommand();
 	state = path->open(shared);
+	registration = path->buffer_registration != NULL ? path->buffer_registration(state) : -1;
+	slot->uring_opened = registration >= 0;
+	slot->unregistered_errno = Max(registration, 0);
 
 	report_activity(shared, worker, "waiting to start");
 	/* a SIGTERM from here on withdraws the worker; one before it ends it now */

@@ -22,7 +22,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(101);
+SELECT plan(108);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -92,6 +92,21 @@ SELECT throws_ok($$SELECT ranread_histogram_add('{{1},{2}}', '{1}')$$, '22023',
 				 'a ranread histogram must be a one-dimensional bigint array without nulls', 'two dimensions are refused');
 SELECT throws_ok(format('SELECT ranread_histogram_percentile(array_fill(1::bigint, ARRAY[%s]), 0.5)', 100000), '22023',
 				 'a ranread histogram has at most 2304 buckets', 'too many buckets are refused');
+-- a count beyond 64 bits is refused, not wrapped into a wrong answer; one row is checked too
+SELECT throws_ok($$SELECT ranread_histogram_percentile(array_fill(4611686018427387904::bigint, ARRAY[2304]), 0.5)$$, '22003',
+				 'ranread histogram counts more reads than a bigint holds', 'a total count that would wrap to 0 is refused (it gave NULL)');
+SELECT throws_ok($$SELECT ranread_histogram_percentile('{9223372036854775807,9223372036854775807,9223372036854775807,5}', 0.99)$$, '22003',
+				 'ranread histogram counts more reads than a bigint holds', 'a total count that would wrap is refused (it gave 0)');
+SELECT is(ranread_histogram_percentile('{9223372036854775806,1}', 1), 1e-6::float8,
+		  'a total of exactly 2^63 - 1 reads still has percentiles');
+SELECT throws_ok($$SELECT ranread_histogram_merge(h) FROM (VALUES ('{-1}'::bigint[])) v(h)$$, '22023',
+				 'a ranread histogram cannot count a negative number of reads', 'merging a single negative histogram is refused (it passed through)');
+SELECT throws_ok($$SELECT ranread_histogram_merge(h) FROM (VALUES ('{{1},{2}}'::bigint[])) v(h)$$, '22023',
+				 'a ranread histogram must be a one-dimensional bigint array without nulls', 'merging a single two-dimensional array is refused');
+SELECT is((SELECT ranread_histogram_merge(h) FROM (VALUES ('{1,2}'::bigint[])) v(h)), '{1,2}'::bigint[],
+		  'merging a single valid histogram gives it back');
+SELECT is((SELECT ranread_histogram_merge(h) FROM (VALUES ('{1,2}'::bigint[])) v(h) WHERE false), NULL,
+		  'merging no rows gives NULL, as before');
 SELECT is((SELECT count(*) FROM ranread_results
 			WHERE batch = :b1 AND 0 < min_ms AND min_ms <= p50_ms AND p50_ms <= p95_ms
 			  AND p95_ms <= p99_ms AND p99_ms <= p999_ms AND p999_ms <= max_ms),

@@ -31,7 +31,7 @@ is(worker_count($node), 0, 'no ranread worker survives the crash');
 my ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT ranread_run(2, 100)',
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 is(sqlstate_of($stderr), '55000', 'a run on the reset target is refused (55000)');
-like($stderr, qr/ranread target "ranread_target" is empty or incomplete.*\n.*\n.*HINT:.*ranread_setup/,
+like($stderr, qr/ranread target "ranread_target" is empty or incomplete.*\n.*\n.*HINT:  Run ranread_setup\(target => 'ranread_target'\) again: it replaces the target\./,
 	'the message says the target was emptied and to run ranread_setup again');
 $node->safe_psql('postgres', "SELECT ranread_setup('64 MB', log_level => 0)");
 is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(2, 100)'), 'completed',

@@ -141,6 +141,10 @@ my @corpus = (
 	[ "ranread_run(2, 10, 'bad_target', iodepth => 4)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'buffer', iodepth => 2)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'direct', iodepth => 4, rate_iops => 100)", '22023' ],
+	# ranread_run: read buffers above ranread.max_run_memory (1 TB: above 1/16 of any memory below 16 TB)
+	[ "ranread_run(1024, 10, 'bad_target', mode => 'direct', block_size => 1048576, iodepth => 1024)", '53400' ],
+	[ "ranread_histogram_check('{}'), set_config('ranread.max_run_memory', '-1', false)", '22023' ],
+	[ "ranread_histogram_check('{}'), set_config('ranread.max_run_memory', '10 parsecs', false)", '22023' ],
 	[ "ranread_run(2, 100, 'bad_target', mode => 'SMGR ')", '22023' ],
 	[ "ranread_run(2, 100, 'bad_target', mode => 'direct; DROP TABLE plain_table')", '22023' ],
 	[ "ranread_run(2, 100, 'bad_target', block_size => 8193)", '22023' ],
@@ -192,6 +196,7 @@ my @corpus = (
 	[ "CALL ranread_sweep(iodepth => 8, step_processes => 2, mode => 'direct', target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(iodepth => 8, rate_iops => 100, mode => 'direct', target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(iodepth => 8, target => 'bad_target')", '22023' ],
+	[ "CALL ranread_sweep(1000, iodepth => 1, max_iodepth => 1024, mode => 'direct', block_size => 1048576, target => 'bad_target')", '53400' ],
 	[ "CALL ranread_sweep(rate_iops => 1000, max_rate_iops => 500, target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(rate_iops => 1000, step_processes => 2, target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(rate_iops => 1000, max_processes => 20, target => 'bad_target')", '22023' ],

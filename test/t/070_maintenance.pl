@@ -89,6 +89,11 @@ $node->safe_psql('postgres', 'TRUNCATE maint');
 ($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_run(1, 10, 'maint')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($err, qr/55000: ranread target "maint" is empty or incomplete/, 'a truncated target is detected');
+like($err, qr/HINT:  Run ranread_setup\(target => 'maint'\) again: it replaces the target\./,
+	'the hint says to run ranread_setup again, which replaces it (no ranread_drop first)');
+($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_setup('8 MB', target => 'maint', log_level => 0)");
+like($err, qr/NOTICE:  replacing ranread target "maint", which was dropped or emptied/, 'as the hint says, setup replaces it');
+is($node->safe_psql('postgres', "SELECT status FROM ranread_run(1, 10, 'maint')"), 'completed', 'and runs read it again');
 is($node->safe_psql('postgres', "SELECT ranread_drop('maint')"), 'dropped ranread target "maint"',
 	'ranread_drop() removes it');
 

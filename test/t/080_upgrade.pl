@@ -88,6 +88,9 @@ my $describe = q{
 				  pg_get_function_result(p.oid))
 	  FROM pg_proc p WHERE p.proname LIKE 'ranread%'
 	UNION ALL
+	SELECT format('%s %s %s %s', a.aggfnoid::regprocedure, a.aggtransfn, a.aggfinalfn, a.agginitval)
+	  FROM pg_aggregate a WHERE a.aggfnoid::regproc::text LIKE 'ranread%'
+	UNION ALL
 	SELECT format('%s %s %s', c.relname, c.relacl, pg_get_viewdef(c.oid))
 	  FROM pg_class c WHERE c.relname LIKE 'ranread%' AND c.relkind = 'v'
 	UNION ALL
