@@ -374,8 +374,8 @@ draw_bars(StringInfo out, const BarChart *chart, const Box *box, const Axis *iop
 									  middle + RANREAD_SVG_FONT_SIZE / 3.0, box->bottom - 4),
 							 "not counted");
 		if (i % label_every == 0)
-			ranread_svg_text(out, middle, box->bottom + RANREAD_SVG_FONT_SIZE + 4, "text-anchor=\"middle\"",
-							 category_label(chart, i));
+			ranread_svg_text(out, middle, box->bottom + RANREAD_SVG_FONT_SIZE + 4,
+							 "class=\"category\" text-anchor=\"middle\"", category_label(chart, i));
 	}
 }
 

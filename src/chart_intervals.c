@@ -108,8 +108,8 @@ read_batch(const char *schema, IntervalChart *chart)
 	int			block_size;
 
 	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text, b.mode, b.block_size, b.processes, "
-									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI'), b.sweep, "
-									   "b.sweep_step FROM %s.ranread_batches b "
+									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI'), "
+									   "b.sweep::pg_catalog.text, b.sweep_step::pg_catalog.text FROM %s.ranread_batches b "
 									   "WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read batch " INT64_FORMAT, chart->batch);
@@ -127,8 +127,7 @@ read_batch(const char *schema, IntervalChart *chart)
 							   ranread_chart_processes_text(chart->processes,
 															DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull))),
 							   ranread_spi_text(row, desc, 6, ""));
-	(void) SPI_getbinval(row, desc, 7, &isnull);
-	if (!isnull)
+	if (ranread_spi_text(row, desc, 7, NULL) != NULL)
 		chart->subtitle = psprintf("%s, sweep %s step %s", chart->subtitle, ranread_spi_text(row, desc, 7, ""),
 								   ranread_spi_text(row, desc, 8, "?"));
 	return true;
