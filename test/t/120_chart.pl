@@ -274,7 +274,10 @@ like($svg, qr/<title>ranread sweep $sweep: target &quot;chart_target&quot;, smgr
 	'the title names the sweep, target, read path, block size, device and date');
 my @bars = bars($svg);
 is(scalar(@bars), scalar(@processes), 'one bar per step (' . scalar(@processes) . ')');
-is(join(',', map { $_->[0] } @bars), join(',', ('bar') x @processes), 'every step counts');
+is(join(',', map { $_->[0] =~ s/ slo-best$//r } @bars), join(',', ('bar') x @processes), 'every step counts');
+my ($slo_processes) = $node->safe_psql('postgres', "SELECT coalesce(slo_processes, 0) FROM ranread_sweep_verdict($sweep)");
+is(join(',', map { $processes[$_] } grep { $bars[$_][0] =~ /slo-best/ } 0 .. $#bars), $slo_processes || '',
+	'the bar outlined as the highest within the SLO is the one ranread_sweep_verdict() names, if any');
 like($svg, qr/<g class="slo" id="slo-mean">/, 'a line at the SLO mean bound');
 like($svg, qr/<g class="slo" id="slo-p99">/, 'a line at the SLO p99 bound');
 like($svg, qr/<path class="mean" d="M/, 'a mean latency line');
@@ -371,7 +374,7 @@ is(join(',', $svg =~ /<text [^>]*class="value"[^>]*>([^<]*)</g), '1k,3k,9k,4k',
 	'each bar is labelled with its IOPS, compact');
 like($svg, qr/<text [^>]*class="knee-label"[^>]*>knee: most IOPS per ms of mean latency<\/text>/,
 	'the knee says what it is: the efficiency point, not capacity');
-my $slo_processes = $node->safe_psql('postgres', 'SELECT slo_processes FROM ranread_sweep_verdict(1000)');
+$slo_processes = $node->safe_psql('postgres', 'SELECT slo_processes FROM ranread_sweep_verdict(1000)');
 is($slo_processes, 2, 'the verdict: the highest within the SLO is at 2 processes');
 ok($svg =~ /<g id="slo-best">\n<path d="M([\d.]+) / && abs($1 + 5 - $bars[1][1]) < 0.11,
 	'the highest within the SLO is marked over the bar of 2 processes');
