@@ -485,19 +485,23 @@ draw_slos(StringInfo out, const BarChart *chart, const Box *box, const Axis *lat
 
 /*
  * A marker's label in a row of the strip above the plot (row 0 just above
- * it), beginning at `x`, or ending there if it would pass the plot's right
- * edge (and the latency axis's labels).
+ * it), beginning at `x`; or ending there if it would pass the plot's right
+ * edge (and the latency axis's labels); or, on a chart too narrow for
+ * either, as far left as it fits.
  */
 static void
 marker_label(StringInfo out, const Box *box, double x, int row, const char *attributes, const char *text)
 {
 	double		y = box->top - 4 - row * MARKER_ROW;
-	bool		fits = x + 4 + ranread_svg_text_width(text, SMALL_FONT_SIZE) <= box->right;
+	double		text_width = ranread_svg_text_width(text, SMALL_FONT_SIZE);
+	double		start = x + 4;
 
-	ranread_svg_text(out, fits ? x + 4 : x - 4, y,
-					 psprintf("%s text-anchor=\"%s\" font-size=\"%d\"", attributes, fits ? "start" : "end",
-							  SMALL_FONT_SIZE),
-					 text);
+	if (start + text_width > box->right)
+		start = x - 4 - text_width;
+	if (start < 4)
+		start = Max(4, box->right - text_width);
+	ranread_svg_text(out, start, y,
+					 psprintf("%s text-anchor=\"start\" font-size=\"%d\"", attributes, SMALL_FONT_SIZE), text);
 }
 
 /*

@@ -289,11 +289,20 @@ draw_drop(StringInfo out, const IntervalChart *chart, const Box *box, const Axis
 		  int width)
 {
 	double		px = ranread_svg_axis_pixel(x, chart->drop.after_s, box->left, box->right);
-	char	   *text = psprintf("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
+	char	   *text = psprintf("IOPS fell from %s to %s after %.0f s",
 								ranread_svg_short_number(chart->drop.from_iops),
 								ranread_svg_short_number(chart->drop.to_iops), chart->drop.after_s);
-	bool		fits = px + 4 + ranread_svg_text_width(text, SMALL_FONT_SIZE) <= width - 4;
+	char	   *question = psprintf("%s: a burst allowance or a throttle?", text);
+	double		start;
 
+	/* the WARNING's words, its question too where the plot is wide enough */
+	if (ranread_svg_text_width(question, SMALL_FONT_SIZE) <= box->right - box->left)
+		text = question;
+	start = px + 4;
+	if (start + ranread_svg_text_width(text, SMALL_FONT_SIZE) > width - 4)
+		start = px - 4 - ranread_svg_text_width(text, SMALL_FONT_SIZE);
+	if (start < 4)
+		start = 4;
 	if (!isfinite(px) || !drawable(chart->drop.from_iops) || !drawable(chart->drop.to_iops))
 		return;
 	appendStringInfo(out, "<g id=\"drop\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -307,9 +316,9 @@ draw_drop(StringInfo out, const IntervalChart *chart, const Box *box, const Axis
 					 "stroke-dasharray=\"2 2\"/>\n",
 					 px, ranread_svg_axis_pixel(iops, chart->drop.to_iops, box->bottom, box->top),
 					 box->right, ranread_svg_axis_pixel(iops, chart->drop.to_iops, box->bottom, box->top), COLOUR_DROP);
-	ranread_svg_text(out, fits ? px + 4 : px - 4, box->top - 4,
-					 psprintf("class=\"drop-label\" text-anchor=\"%s\" font-size=\"%d\" fill=\"%s\"",
-							  fits ? "start" : "end", SMALL_FONT_SIZE, COLOUR_DROP),
+	ranread_svg_text(out, start, box->top - 4,
+					 psprintf("class=\"drop-label\" text-anchor=\"start\" font-size=\"%d\" fill=\"%s\"",
+							  SMALL_FONT_SIZE, COLOUR_DROP),
 					 text);
 	appendStringInfoString(out, "</g>\n");
 }

@@ -293,8 +293,8 @@ ok(defined $knee_step && abs(knee_x($svg) - $bars[$knee_step][1]) < 0.11,
 	"the knee is marked on the bar of $knee processes, as ranread_sweep_verdict() says");
 foreach my $size ([ 320, 320 ], [ 1600, 900 ])
 {
-	check_rendering("sweep $sweep at $size->[0]x$size->[1]",
-		$node->safe_psql('postgres', "SELECT ranread_chart($sweep, $size->[0], $size->[1])"), @$size);
+	my $sized = $node->safe_psql('postgres', "SELECT ranread_chart($sweep, $size->[0], $size->[1])");
+	check_rendering("sweep $sweep at $size->[0]x$size->[1]", $sized, @$size);
 }
 
 # --- its latency distribution ---------------------------------------------------
@@ -370,6 +370,12 @@ like($svg, qr/<g class="legend">(?:(?!<\/g>).)*>not counted</s, 'the legend has 
 cmp_ok(abs(knee_x($svg) - $bars[1][1]), '<', 0.11, 'the knee is marked on the second bar');
 like($svg, qr/>SLO mean 2 ms<.*>SLO p99 5 ms</s, 'the SLO bounds are named on their lines');
 check_sweep_layout('the constructed sweep', $svg);
+{
+	my $small = $node->safe_psql('postgres', 'SELECT ranread_chart(1000, 320, 320)');
+	my @labels = texts($small, qr/^(?:knee:|highest within SLO)/);
+	my @outside = grep { $_->[0] < 0 || $_->[0] + length($_->[4]) * $_->[3] * 0.6 > 320 } @labels;
+	is(scalar(@labels) . ' ' . scalar(@outside), '2 0', "at 320x320 the markers' two labels stay within the chart");
+}
 is(join(',', $svg =~ /<text [^>]*class="value"[^>]*>([^<]*)</g), '1k,3k,9k,4k',
 	'each bar is labelled with its IOPS, compact');
 like($svg, qr/<text [^>]*class="knee-label"[^>]*>knee: most IOPS per ms of mean latency<\/text>/,
