@@ -4,9 +4,12 @@
  *		The results as charts, in self-contained SVG for a report or a
  *		browser.  ranread_chart() draws a sweep the way InterSystems
  *		RanRead's spreadsheet template does, IOPS as bars and mean latency as
- *		a line against processes, and adds p99, the SLO's bounds, the knee
- *		and the steps that do not count; ranread_chart_latency() draws the
- *		latency distribution of batches from their stored histograms.
+ *		a line against processes, and adds p99, the SLO's bounds, the
+ *		highest IOPS within them, the knee (named for what it is: the
+ *		efficiency point, not capacity) and the steps that do not count;
+ *		ranread_chart_latency() draws the latency distribution of batches
+ *		from their stored histograms.  A batch over time is
+ *		chart_intervals.c's.
  *
  * This file reads the data and lays out the two charts; the drawing
  * primitives (escaped text, the title, axes, the legend) are svg.c's.  A
@@ -646,9 +649,10 @@ ranread_chart_size_argument(FunctionCallInfo fcinfo, int arg, const char *name)
  * ranread_chart(sweep bigint DEFAULT NULL, width int DEFAULT 960,
  * height int DEFAULT 540): a sweep as an SVG chart, its IOPS as bars and
  * its mean and p99 latency as lines against its processes (or, open loop,
- * the rate asked), with the SLO's bounds, the knee and the steps that do
- * not count.  Without a sweep, the latest; without any sweep, every batch
- * in order.
+ * the rate asked), with the SLO's bounds, the highest IOPS within them,
+ * the knee and the steps that do not count.  Without a sweep, the latest
+ * completed one with a step that counts (latest_sweep()); without any
+ * sweep, every batch in order.
  */
 Datum
 ranread_chart(PG_FUNCTION_ARGS)
