@@ -166,3 +166,15 @@ CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
 -- (NULL where no worker read through io_uring).
 ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
 ALTER TABLE ranread_batches ADD COLUMN registered_buffers boolean;
+
+-- charts: ranread_chart_intervals(), a batch over time: IOPS and mean and p99 latency per ranread_intervals
+-- row against seconds, and where IOPS fell sharply (the throttle rule).
+CREATE FUNCTION ranread_chart_intervals(batch bigint DEFAULT NULL,
+										width int DEFAULT 960,
+										height int DEFAULT 540)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart_intervals'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+REVOKE ALL ON FUNCTION ranread_chart_intervals(bigint, int, int) FROM PUBLIC;

@@ -444,8 +444,8 @@ REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
--- lines against processes, the SLO and the knee), and the latency
--- distribution of batches from their histograms.
+-- lines against processes, the SLO and the knee), the latency
+-- distribution of batches from their histograms, and a batch over time.
 CREATE FUNCTION ranread_chart(sweep bigint DEFAULT NULL,
 							  width int DEFAULT 960,
 							  height int DEFAULT 540)
@@ -462,6 +462,18 @@ SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_chart(bigint, int, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_chart_latency(bigint[]) FROM PUBLIC;
+
+-- A batch over time: IOPS and mean and p99 latency per ranread_intervals
+-- row against seconds, and where IOPS fell sharply (the throttle rule).
+CREATE FUNCTION ranread_chart_intervals(batch bigint DEFAULT NULL,
+										width int DEFAULT 960,
+										height int DEFAULT 540)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart_intervals'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+REVOKE ALL ON FUNCTION ranread_chart_intervals(bigint, int, int) FROM PUBLIC;
 
 -- Two batches, or two sweeps, side by side: each measure of A and B, B/A, the
 -- noise band of the measurement in percent and whether B differs by more; a

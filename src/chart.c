@@ -4,9 +4,12 @@
  *		The results as charts, in self-contained SVG for a report or a
  *		browser.  ranread_chart() draws a sweep the way InterSystems
  *		RanRead's spreadsheet template does, IOPS as bars and mean latency as
- *		a line against processes, and adds p99, the SLO's bounds, the knee
- *		and the steps that do not count; ranread_chart_latency() draws the
- *		latency distribution of batches from their stored histograms.
+ *		a line against processes, and adds p99, the SLO's bounds, the
+ *		highest IOPS within them, the knee (named for what it is: the
+ *		efficiency point, not capacity) and the steps that do not count;
+ *		ranread_chart_latency() draws the latency distribution of batches
+ *		from their stored histograms.  A batch over time is
+ *		chart_intervals.c's.
  *
  * This file reads the data and lays out the two charts; the drawing
  * primitives (escaped text, the title, axes, the legend) are svg.c's.  A
@@ -33,6 +36,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "chart.h"
 #include "extension.h"
 #include "run.h"
 #include "spi_columns.h"
@@ -63,11 +67,20 @@ PG_FUNCTION_INFO_V1(ranread_chart_latency);
 /* Layout, in pixels. */
 #define CATEGORY_SPACING	36	/* at least this many pixels per category label */
 #define BAR_SHARE			0.6 /* of a category's width */
+#define SMALL_FONT_SIZE		11	/* value labels, the SLO's and the markers' */
+#define MARKER_ROW			15	/* a row of marker labels above the plot */
+#define SLO_LABEL_GAP		4	/* between the latency axis's title and an SLO label */
+#define MIN_SLO_LABEL_PLOT	240 /* the plot keeps this width, or the SLO labels go */
+
+/* Room above the highest IOPS for the bars' value labels, as a share of it. */
+#define IOPS_HEADROOM		1.12
 
 #define COLOUR_IOPS			"#4e79a7"
 #define COLOUR_MEAN			"#e15759"
 #define COLOUR_P99			"#f28e2b"
 #define COLOUR_KNEE			"#59a14f"
+#define COLOUR_SLO_BEST		"#1d3557"
+#define COLOUR_MUTED		"#666666"
 
 /* A white outline under a label drawn over bars and lines, to keep it legible. */
 #define HALO				"stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\""
@@ -80,6 +93,7 @@ static const char *const curve_colours[MAX_CURVES] = {
 typedef struct BarChart
 {
 	const char *title;
+	const char *subtitle;		/* NULL: none */
 	bool		of_sweep;
 	bool		open_loop;		/* the x axis is the rate asked */
 	bool		by_iodepth;		/* the x axis is the queue depth */
@@ -89,6 +103,7 @@ typedef struct BarChart
 	double		slo_mean_ms;	/* <= 0: none */
 	double		slo_p99_ms;
 	int			knee_step;		/* -1: none */
+	int			slo_step;		/* the highest within the SLO; -1: none, or no SLO */
 } BarChart;
 
 /* One curve of ranread_chart_latency(): latency at 1/(1 - p) = 10^x. */
@@ -99,32 +114,82 @@ typedef struct Curve
 	double		ms[CURVE_POINTS];
 } Curve;
 
-/* "1 process", "4 processes". */
-static char *
-processes_text(int processes)
+/* "1 process", "4 processes", "1 process at queue depth 16". */
+char *
+ranread_chart_processes_text(int processes, int iodepth)
 {
-	return psprintf("%d %s", processes, processes == 1 ? "process" : "processes");
+	char	   *text = psprintf("%d %s", processes, processes == 1 ? "process" : "processes");
+
+	if (iodepth > 1)
+		return psprintf("%s at queue depth %d", text, iodepth);
+	return text;
 }
 
-/* The latest sweep with a recorded step, into *sweep; false if there is none. */
+/* The sweeps `sql` selects (one bigint column), newest first; *n gets how many. */
+static int64 *
+sweeps_of(const char *sql, int *n)
+{
+	int64	   *sweeps;
+
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the sweeps");
+	*n = (int) SPI_processed;
+	sweeps = palloc(sizeof(int64) * Max(1, *n));
+	for (int i = 0; i < *n; i++)
+	{
+		bool		isnull;
+
+		sweeps[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	return sweeps;
+}
+
+/*
+ * The sweep ranread_chart() draws without one, into *sweep: the latest
+ * completed sweep with a step that counts (by ranread_sweep_step_valid(),
+ * as the verdict counts them); failing that, the latest sweep with a
+ * recorded step, stopped or not.  False if no sweep has a step.
+ */
 static bool
 latest_sweep(const char *schema, int64 *sweep)
 {
-	bool		isnull = true;
+	int			n;
+	int64	   *completed = sweeps_of(psprintf("SELECT r.sweep FROM %s.ranread_sweep_runs r "
+											   "WHERE r.status OPERATOR(pg_catalog.=) 'completed' ORDER BY r.sweep DESC",
+											   schema), &n);
+	int64	   *any;
 
-	if (SPI_execute(psprintf("SELECT pg_catalog.max(r.sweep) FROM %s.ranread_sweep_runs r WHERE EXISTS "
-							 "(SELECT FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep)",
-							 schema, schema),
-					true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the latest sweep");
-	if (SPI_processed == 1)
-		*sweep = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	return !isnull;
+	for (int i = 0; i < n; i++)
+	{
+		RanreadSweepRecord record;
+
+		if (!ranread_sweep_read(completed[i], false, &record))
+			continue;
+		for (int step = 0; step < record.count; step++)
+		{
+			if (ranread_sweep_step_valid(&record.steps[step]))
+			{
+				*sweep = completed[i];
+				return true;
+			}
+		}
+	}
+	any = sweeps_of(psprintf("SELECT r.sweep FROM %s.ranread_sweep_runs r WHERE EXISTS "
+							 "(SELECT FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep) "
+							 "ORDER BY r.sweep DESC LIMIT 1", schema, schema), &n);
+	if (n == 0)
+		return false;
+	*sweep = any[0];
+	return true;
 }
 
-/* The sweep's title: its number, target, read path, block size, devices and start. */
-static char *
-sweep_title(const char *schema, int64 sweep)
+/*
+ * The sweep's title (its number, target, read path and block size) into
+ * chart->title, and the subtitle (its devices and start) into
+ * chart->subtitle.
+ */
+static void
+sweep_title(const char *schema, int64 sweep, BarChart *chart)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(sweep)};
@@ -148,11 +213,13 @@ sweep_title(const char *schema, int64 sweep)
 	desc = SPI_tuptable->tupdesc;
 	block_size = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
 	devices = ranread_spi_text(row, desc, 5, NULL);
-	return psprintf("ranread sweep " INT64_FORMAT ": target \"%s\", %s, %s blocks, %s %s, %s",
-					sweep, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
-					block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) : psprintf("%d-byte", block_size),
-					DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull)) > 1 ? "devices" : "device",
-					devices ? devices : "unknown", ranread_spi_text(row, desc, 4, ""));
+	chart->title = psprintf("ranread sweep " INT64_FORMAT ": target \"%s\", %s, %s blocks",
+							sweep, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
+							block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) :
+							psprintf("%d-byte", block_size));
+	chart->subtitle = psprintf("%s %s, %s",
+							   DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull)) > 1 ? "devices" : "device",
+							   devices ? devices : "unknown", ranread_spi_text(row, desc, 4, ""));
 }
 
 /* Sweep `sweep`'s steps, rules and verdict, into `chart`; false if there is no such sweep. */
@@ -165,7 +232,7 @@ read_sweep(const char *schema, int64 sweep, BarChart *chart)
 	if (!ranread_sweep_read(sweep, false, &record))
 		return false;
 	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
-	chart->title = sweep_title(schema, sweep);
+	sweep_title(schema, sweep, chart);
 	chart->of_sweep = true;
 	chart->open_loop = record.open_loop;
 	chart->by_iodepth = record.rules.max_iodepth > 0;
@@ -175,6 +242,10 @@ read_sweep(const char *schema, int64 sweep, BarChart *chart)
 	chart->slo_mean_ms = record.rules.slo_mean_ms;
 	chart->slo_p99_ms = record.rules.slo_p99_ms;
 	chart->knee_step = verdict.knee_step;
+	chart->slo_step = -1;
+	if (record.rules.slo_mean_ms > 0 || record.rules.slo_p99_ms > 0 || record.rules.slo_p999_ms > 0 ||
+		record.rules.slo_max_ms > 0)
+		chart->slo_step = verdict.slo_step;
 	return true;
 }
 
@@ -188,6 +259,7 @@ read_all_batches(const char *schema, BarChart *chart)
 		elog(ERROR, "could not read ranread_batches");
 	chart->title = "ranread: all batches";
 	chart->knee_step = -1;
+	chart->slo_step = -1;
 	chart->count = (int) SPI_processed;
 	chart->steps = palloc0(sizeof(RanreadSweepStep) * Max(chart->count, 1));
 	chart->batches = palloc0(sizeof(int64) * Max(chart->count, 1));
@@ -211,12 +283,21 @@ read_all_batches(const char *schema, BarChart *chart)
 	return chart->count > 0;
 }
 
-/* A bar's place on the x axis: its processes, the rate asked, or its queue depth. */
+/*
+ * A bar's place on the x axis: its processes, its queue depth, or the rate
+ * asked, in the unit of the highest rate.
+ */
 static char *
 category_label(const BarChart *chart, int i)
 {
 	if (chart->open_loop)
-		return ranread_svg_compact_number(chart->steps[i].rate_iops);
+	{
+		double		highest = 0;
+
+		for (int j = 0; j < chart->count; j++)
+			highest = Max(highest, chart->steps[j].rate_iops);
+		return ranread_svg_number_in_scale(chart->steps[i].rate_iops, highest);
+	}
 	if (chart->by_iodepth)
 		return psprintf("%d", chart->steps[i].iodepth);
 	return psprintf("%d", chart->steps[i].processes);
@@ -232,9 +313,8 @@ bar_tooltip(const BarChart *chart, int i)
 	initStringInfo(&out);
 	if (chart->of_sweep)
 		appendStringInfo(&out, "step %d, ", i + 1);
-	appendStringInfo(&out, "batch " INT64_FORMAT ": %s, ", chart->batches[i], processes_text(step->processes));
-	if (step->iodepth > 1)
-		appendStringInfo(&out, "queue depth %d, ", step->iodepth);
+	appendStringInfo(&out, "batch " INT64_FORMAT ": %s, ", chart->batches[i],
+					 ranread_chart_processes_text(step->processes, step->iodepth));
 	if (chart->open_loop)
 		appendStringInfo(&out, "%s reads/s asked, ", ranread_format_rate(step->rate_iops));
 	appendStringInfo(&out, "%s IOPS, mean %s ms, p99 %s ms", ranread_format_rate(step->iops),
@@ -257,7 +337,9 @@ bar_middle(const BarChart *chart, const Box *box, int i)
 
 /*
  * The bars (IOPS, hatched grey and labelled "not counted" when the step
- * does not count) and their labels on the x axis, as many as fit.
+ * does not count; the highest within the SLO outlined), each with its IOPS
+ * above it where the label fits the bar's band, and their labels on the x
+ * axis, as many as fit.
  */
 static void
 draw_bars(StringInfo out, const BarChart *chart, const Box *box, const Axis *iops)
@@ -269,16 +351,25 @@ draw_bars(StringInfo out, const BarChart *chart, const Box *box, const Axis *iop
 	{
 		const RanreadSweepStep *step = &chart->steps[i];
 		bool		counted = ranread_sweep_step_valid(step);
+		bool		slo_best = i == chart->slo_step;
 		double		middle = bar_middle(chart, box, i);
 		double		top = ranread_svg_axis_pixel(iops, step->iops, box->bottom, box->top);
+		char	   *value = ranread_svg_short_number(step->iops);
 
 		appendStringInfo(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 						 "fill=\"%s\"%s><title>",
-						 counted ? "bar" : "bar not-counted", middle - band * BAR_SHARE / 2, top,
-						 band * BAR_SHARE, box->bottom - top, counted ? COLOUR_IOPS : "url(#hatch)",
-						 counted ? "" : " stroke=\"#999999\"");
+						 counted ? (slo_best ? "bar slo-best" : "bar") : "bar not-counted",
+						 middle - band * BAR_SHARE / 2, top, band * BAR_SHARE, box->bottom - top,
+						 counted ? COLOUR_IOPS : "url(#hatch)",
+						 !counted ? " stroke=\"#999999\"" :
+						 slo_best ? " stroke=\"" COLOUR_SLO_BEST "\" stroke-width=\"2.5\"" : "");
 		ranread_svg_append_escaped(out, bar_tooltip(chart, i));
 		appendStringInfoString(out, "</title></rect>\n");
+		if (ranread_svg_text_width(value, SMALL_FONT_SIZE) <= band - 2)
+			ranread_svg_text(out, middle, top - 4,
+							 psprintf("class=\"value\" text-anchor=\"middle\" font-size=\"%d\" fill=\"%s\"",
+									  SMALL_FONT_SIZE, counted ? COLOUR_IOPS : COLOUR_MUTED),
+							 value);
 		if (!counted)
 			ranread_svg_text(out, middle + RANREAD_SVG_FONT_SIZE / 3.0, box->bottom - 4,
 							 psprintf("class=\"not-counted\" text-anchor=\"start\" font-size=\"11\" %s "
@@ -286,8 +377,8 @@ draw_bars(StringInfo out, const BarChart *chart, const Box *box, const Axis *iop
 									  middle + RANREAD_SVG_FONT_SIZE / 3.0, box->bottom - 4),
 							 "not counted");
 		if (i % label_every == 0)
-			ranread_svg_text(out, middle, box->bottom + RANREAD_SVG_FONT_SIZE + 4, "text-anchor=\"middle\"",
-							 category_label(chart, i));
+			ranread_svg_text(out, middle, box->bottom + RANREAD_SVG_FONT_SIZE + 4,
+							 "class=\"category\" text-anchor=\"middle\"", category_label(chart, i));
 	}
 }
 
@@ -322,32 +413,134 @@ draw_latency_line(StringInfo out, const BarChart *chart, const Box *box, const A
 						 p99 ? "p99" : "mean", path.data, colour);
 }
 
-/* A dashed line across the plot at an SLO bound, named at its right end. */
-static void
-draw_slo(StringInfo out, const Box *box, const Axis *latency, double bound_ms, const char *name,
-		 const char *colour)
+/* An SLO bound's label, and the width it needs in the chart's right margin. */
+static char *
+slo_label(const char *name, double bound_ms)
 {
-	double		y = ranread_svg_axis_pixel(latency, bound_ms, box->bottom, box->top);
+	return psprintf("SLO %s %g ms", name, bound_ms);
+}
 
+/*
+ * The width the SLO labels need right of the latency axis's title, or 0
+ * when the chart has no SLO, or is too narrow to give it and keep
+ * MIN_SLO_LABEL_PLOT for the plot (the legend names the bounds either way).
+ */
+static double
+slo_label_room(const BarChart *chart, int width)
+{
+	double		room = 0;
+
+	if (chart->slo_mean_ms > 0)
+		room = Max(room, ranread_svg_text_width(slo_label("mean", chart->slo_mean_ms), SMALL_FONT_SIZE));
+	if (chart->slo_p99_ms > 0)
+		room = Max(room, ranread_svg_text_width(slo_label("p99", chart->slo_p99_ms), SMALL_FONT_SIZE));
+	if (room == 0)
+		return 0;
+	room += SLO_LABEL_GAP + 4;
+	if (width - 2 * RANREAD_SVG_AXIS_MARGIN - room < MIN_SLO_LABEL_PLOT)
+		return 0;
+	return room;
+}
+
+/*
+ * A dashed line across the plot at an SLO bound, named at `label_y` in the
+ * right margin, past the latency axis's ticks and title (when `labelled`),
+ * so that the name never covers a bar.
+ */
+static void
+draw_slo(StringInfo out, const Box *box, double y, double label_y, bool labelled, double bound_ms,
+		 const char *name, const char *colour)
+{
 	appendStringInfo(out, "<g class=\"slo\" id=\"slo-%s\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 					 "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
 					 name, box->left, y, box->right, y, colour);
-	ranread_svg_text(out, box->right - 4, y - 4, psprintf("text-anchor=\"end\" fill=\"%s\" %s", colour, HALO),
-					 psprintf("SLO %s %g ms", name, bound_ms));
+	if (labelled)
+		ranread_svg_text(out, box->right + RANREAD_SVG_AXIS_MARGIN + SLO_LABEL_GAP, label_y + SMALL_FONT_SIZE / 3.0,
+						 psprintf("class=\"slo-label\" text-anchor=\"start\" font-size=\"%d\" fill=\"%s\"",
+								  SMALL_FONT_SIZE, colour),
+						 slo_label(name, bound_ms));
 	appendStringInfoString(out, "</g>\n");
 }
 
-/* A dotted line up through the knee step, named at its top. */
+/* Both SLO lines, their labels kept a row apart when the bounds lie close. */
+static void
+draw_slos(StringInfo out, const BarChart *chart, const Box *box, const Axis *latency, bool labelled)
+{
+	double		mean_y = ranread_svg_axis_pixel(latency, chart->slo_mean_ms, box->bottom, box->top);
+	double		p99_y = ranread_svg_axis_pixel(latency, chart->slo_p99_ms, box->bottom, box->top);
+	double		mean_label_y = mean_y;
+	double		p99_label_y = p99_y;
+
+	if (chart->slo_mean_ms > 0 && chart->slo_p99_ms > 0 && fabs(mean_y - p99_y) < SMALL_FONT_SIZE + 2)
+	{
+		double		middle = (mean_y + p99_y) / 2;
+		double		half = (SMALL_FONT_SIZE + 2) / 2.0;
+
+		/* the p99 bound is the higher one, drawn above */
+		p99_label_y = middle - half;
+		mean_label_y = middle + half;
+	}
+	if (chart->slo_mean_ms > 0)
+		draw_slo(out, box, mean_y, mean_label_y, labelled, chart->slo_mean_ms, "mean", COLOUR_MEAN);
+	if (chart->slo_p99_ms > 0)
+		draw_slo(out, box, p99_y, p99_label_y, labelled, chart->slo_p99_ms, "p99", COLOUR_P99);
+}
+
+/*
+ * A marker's label in a row of the strip above the plot (row 0 just above
+ * it), beginning at `x`; or ending there if it would pass the plot's right
+ * edge (and the latency axis's labels); or, on a chart too narrow for
+ * either, as far left as it fits.
+ */
+static void
+marker_label(StringInfo out, const Box *box, double x, int row, const char *attributes, const char *text)
+{
+	double		y = box->top - 4 - row * MARKER_ROW;
+	double		text_width = ranread_svg_text_width(text, SMALL_FONT_SIZE);
+	double		start = x + 4;
+
+	if (start + text_width > box->right)
+		start = x - 4 - text_width;
+	if (start < 4)
+		start = Max(4, box->right - text_width);
+	ranread_svg_text(out, start, y,
+					 psprintf("%s text-anchor=\"start\" font-size=\"%d\"", attributes, SMALL_FONT_SIZE), text);
+}
+
+/*
+ * A dotted line up through the knee step, and above the plot what the knee
+ * is: the efficiency point, not the most the storage can do.
+ */
 static void
 draw_knee(StringInfo out, const BarChart *chart, const Box *box)
 {
 	double		x = bar_middle(chart, box, chart->knee_step);
+	double		top = box->top - (chart->slo_step >= 0 ? 2 : 1) * MARKER_ROW;
 
 	appendStringInfo(out, "<g id=\"knee\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 					 "stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n",
-					 x, box->top, x, box->bottom, COLOUR_KNEE);
-	ranread_svg_text(out, x + 4, box->top + RANREAD_SVG_FONT_SIZE,
-					 psprintf("text-anchor=\"start\" fill=\"%s\" %s", COLOUR_KNEE, HALO), "knee");
+					 x, top, x, box->bottom, COLOUR_KNEE);
+	marker_label(out, box, x, chart->slo_step >= 0 ? 1 : 0,
+				 psprintf("class=\"knee-label\" fill=\"%s\"", COLOUR_KNEE),
+				 "knee: most IOPS per ms of mean latency");
+	appendStringInfoString(out, "</g>\n");
+}
+
+/*
+ * Above the bar of the highest IOPS within the SLO, the verdict's headline
+ * figure: a triangle pointing at it, and what it is.
+ */
+static void
+draw_slo_best(StringInfo out, const BarChart *chart, const Box *box)
+{
+	double		x = bar_middle(chart, box, chart->slo_step);
+	double		y = box->top - 2;
+
+	appendStringInfo(out, "<g id=\"slo-best\">\n<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"/>\n",
+					 x - 5, y - 8, x + 5, y - 8, x, y, COLOUR_SLO_BEST);
+	marker_label(out, box, x + 3, 0, psprintf("class=\"slo-best-label\" fill=\"%s\" font-weight=\"bold\"",
+													 COLOUR_SLO_BEST),
+				 psprintf("highest within SLO: %s IOPS", ranread_svg_short_number(chart->steps[chart->slo_step].iops)));
 	appendStringInfoString(out, "</g>\n");
 }
 
@@ -388,7 +581,12 @@ bar_chart_legend(StringInfo out, const BarChart *chart, int width, double top)
 	return ranread_svg_legend_end(out, &legend);
 }
 
-/* Draw `chart` into `out`: IOPS bars on the left axis, latencies on the right. */
+/*
+ * Draw `chart` into `out`: IOPS bars on the left axis, latencies on the
+ * right, the SLO's labels in the margin right of the latency axis, and the
+ * markers' labels (the highest within the SLO, the knee) in rows between
+ * the legend and the plot.
+ */
 static void
 render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 {
@@ -396,40 +594,41 @@ render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 	Axis		iops;
 	Axis		latency;
 	double		max_iops = 0;
-	double		top = ranread_svg_begin(out, width, height, chart->title);
+	double		slo_room = slo_label_room(chart, width);
+	int			marker_rows = (chart->knee_step >= 0) + (chart->slo_step >= 0);
+	double		top = ranread_svg_begin(out, width, height, chart->title, chart->subtitle);
 
 	appendStringInfoString(out, "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 						   "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#dddddd\"/>"
 						   "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/>"
 						   "</pattern></defs>\n");
-	box.top = bar_chart_legend(out, chart, width, top);
+	box.top = bar_chart_legend(out, chart, width, top) + marker_rows * MARKER_ROW;
 	box.left = RANREAD_SVG_AXIS_MARGIN;
-	box.right = width - RANREAD_SVG_AXIS_MARGIN;
+	box.right = width - RANREAD_SVG_AXIS_MARGIN - slo_room;
 	box.bottom = height - RANREAD_SVG_BOTTOM_MARGIN;
 
 	for (int i = 0; i < chart->count; i++)
 		max_iops = Max(max_iops, chart->steps[i].iops);
-	iops = ranread_svg_linear_axis(max_iops, box.bottom - box.top);
+	iops = ranread_svg_linear_axis(max_iops * IOPS_HEADROOM, box.bottom - box.top);
 	latency = ranread_svg_linear_axis(latency_axis_max(chart) * LATENCY_HEADROOM, box.bottom - box.top);
 	ranread_svg_draw_value_axis(out, &iops, &box, false, "IOPS");
 	draw_bars(out, chart, &box, &iops);
 	ranread_svg_draw_value_axis(out, &latency, &box, true, "latency (ms)");
 	ranread_svg_draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" :
 							chart->by_iodepth ? "queue depth (reads in flight per process)" : "processes");
-	if (chart->slo_mean_ms > 0)
-		draw_slo(out, &box, &latency, chart->slo_mean_ms, "mean", COLOUR_MEAN);
-	if (chart->slo_p99_ms > 0)
-		draw_slo(out, &box, &latency, chart->slo_p99_ms, "p99", COLOUR_P99);
+	draw_slos(out, chart, &box, &latency, slo_room > 0);
 	draw_latency_line(out, chart, &box, &latency, false, COLOUR_MEAN);
 	draw_latency_line(out, chart, &box, &latency, true, COLOUR_P99);
+	if (chart->slo_step >= 0)
+		draw_slo_best(out, chart, &box);
 	if (chart->knee_step >= 0)
 		draw_knee(out, chart, &box);
 	appendStringInfoString(out, "</svg>\n");
 }
 
 /* A width or height argument: not null, and within the bounds. */
-static int
-size_argument(FunctionCallInfo fcinfo, int arg, const char *name)
+int
+ranread_chart_size_argument(FunctionCallInfo fcinfo, int arg, const char *name)
 {
 	int			value;
 
@@ -450,9 +649,10 @@ size_argument(FunctionCallInfo fcinfo, int arg, const char *name)
  * ranread_chart(sweep bigint DEFAULT NULL, width int DEFAULT 960,
  * height int DEFAULT 540): a sweep as an SVG chart, its IOPS as bars and
  * its mean and p99 latency as lines against its processes (or, open loop,
- * the rate asked), with the SLO's bounds, the knee and the steps that do
- * not count.  Without a sweep, the latest; without any sweep, every batch
- * in order.
+ * the rate asked), with the SLO's bounds, the highest IOPS within them,
+ * the knee and the steps that do not count.  Without a sweep, the latest
+ * completed one with a step that counts (latest_sweep()); without any
+ * sweep, every batch in order.
  */
 Datum
 ranread_chart(PG_FUNCTION_ARGS)
@@ -466,8 +666,8 @@ ranread_chart(PG_FUNCTION_ARGS)
 	StringInfoData svg;
 
 	ranread_check_sql_version();
-	width = size_argument(fcinfo, 1, "width");
-	height = size_argument(fcinfo, 2, "height");
+	width = ranread_chart_size_argument(fcinfo, 1, "width");
+	height = ranread_chart_size_argument(fcinfo, 2, "height");
 	if (have_sweep)
 		sweep = PG_GETARG_INT64(0);
 	schema = quote_identifier(ranread_extension_schema());
@@ -541,6 +741,33 @@ latency_batches(FunctionCallInfo fcinfo, int *n)
 }
 
 /*
+ * A curve's name in the legend, from the row read_curve() reads: the batch,
+ * its processes and queue depth, its read path, and whether its latencies
+ * are memory's rather than the device's: `evict => false`, or the device
+ * answered less than a sweep counts (RANREAD_SWEEP_MIN_PHYSICAL_PCT).
+ */
+static char *
+curve_label(int64 batch, HeapTuple row, TupleDesc desc)
+{
+	bool		isnull;
+	int			processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
+	int			iodepth = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
+	bool		evicted = DatumGetBool(SPI_getbinval(row, desc, 6, &isnull)) || isnull;
+	double		physical_pct = ranread_spi_float(row, desc, 7, -1);
+	StringInfoData label;
+
+	initStringInfo(&label);
+	appendStringInfo(&label, "batch " INT64_FORMAT ": %s, %s", batch,
+					 ranread_chart_processes_text(processes, iodepth), ranread_spi_text(row, desc, 2, ""));
+	if (!evicted)
+		appendStringInfoString(&label, ", evict => false");
+	if (physical_pct >= 0 && physical_pct < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
+		appendStringInfo(&label, " (memory answered: device %.*f%%)",
+						 physical_pct >= RANREAD_SWEEP_MIN_PHYSICAL_PCT - 0.05 ? 2 : 1, physical_pct);
+	return label.data;
+}
+
+/*
  * Batch `batch`'s percentile curve, from its stored histogram through
  * ranread_histogram_percentile(), which checks the array: the latency at
  * CURVE_POINTS points evenly spaced in log10(1/(1 - p)), from the fastest
@@ -558,7 +785,8 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 	bool		isnull;
 
 	if (SPI_execute_with_args(psprintf("SELECT b.processes, b.mode, b.histogram IS NULL, "
-									   "(SELECT pg_catalog.sum(c) FROM pg_catalog.unnest(b.histogram) c)::pg_catalog.float8 "
+									   "(SELECT pg_catalog.sum(c) FROM pg_catalog.unnest(b.histogram) c)::pg_catalog.float8, "
+									   "b.iodepth, b.evicted, b.physical_pct "
 									   "FROM %s.ranread_batches b WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read batch " INT64_FORMAT, batch);
@@ -579,9 +807,7 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " has no read in its latency histogram", batch)));
-	curve->label = psprintf("batch " INT64_FORMAT ": %s, %s", batch,
-							processes_text(DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull))),
-							ranread_spi_text(row, desc, 2, ""));
+	curve->label = curve_label(batch, row, desc);
 	curve->decades = log10(reads);
 
 	for (int i = 0; i < CURVE_POINTS; i++)
@@ -660,7 +886,7 @@ render_latency_chart(StringInfo out, const char *title, const Curve *curves, int
 	double		max_ms = 0;
 
 	ranread_svg_legend_init(&legend, LATENCY_CHART_WIDTH,
-							ranread_svg_begin(out, LATENCY_CHART_WIDTH, LATENCY_CHART_HEIGHT, title));
+							ranread_svg_begin(out, LATENCY_CHART_WIDTH, LATENCY_CHART_HEIGHT, title, NULL));
 	x.max = MIN_PERCENTILE_DECADES;
 	for (int i = 0; i < n; i++)
 	{

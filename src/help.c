@@ -35,7 +35,7 @@ static const char *const help_lines[] = {
 	"ranread_series: view, each batch over time, one rounded row per sample_interval (from ranread_intervals)",
 	"ranread_progress: view, what runs now in this database, per worker and in total, and any setup",
 	"ranread_running(), ranread_setup_running(): the functions ranread_progress reads",
-	"ranread_chart(sweep, width, height), ranread_chart_latency(batch, ...): SVG charts",
+	"ranread_chart(sweep, ...), ranread_chart_latency(batch, ...), ranread_chart_intervals(batch, ...): SVG charts",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
 	"ranread_stop(): stop the running batch or sweep; returns the processes signalled (a sweep: its session only, 1)",
 	"ranread_reset(): delete all history",

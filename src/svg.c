@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * svg.c
- *		The drawing primitives of ranread's charts (chart.c): escaping text
- *		for XML, the document's start and its wrapped title, linear and log
- *		value axes with round ticks, the x axis's line and title, and a
- *		legend that wraps its items into rows.  They know nothing of
+ *		The drawing primitives of ranread's charts (chart.c,
+ *		chart_intervals.c): escaping text for XML, the document's start, its
+ *		wrapped title and subtitle, linear and log value axes with round
+ *		ticks labelled in one style, the x axis's line, ticks and title, and
+ *		a legend that wraps its items into rows.  They know nothing of
  *		batches or sweeps.
  *
  * Everything is appended to a StringInfo as self-contained SVG: no fonts,
@@ -94,8 +95,8 @@ ranread_svg_append_escaped(StringInfo out, const char *text)
 }
 
 /* How wide `text` may be at font size `size`, for the layout. */
-static double
-text_width(const char *text, double size)
+double
+ranread_svg_text_width(const char *text, double size)
 {
 	return pg_mbstrlen(text) * size * CHAR_WIDTH_EM;
 }
@@ -109,6 +110,34 @@ ranread_svg_compact_number(double value)
 	if (fabs(value) >= 1e4)
 		return psprintf("%gk", value / 1e3);
 	return psprintf("%g", value);
+}
+
+/*
+ * `value` in the unit that suits `largest`, the largest number shown beside
+ * it, so that a scale of numbers reads in one style: 0, 5k, 10k ... 30k
+ * (largest from 10,000), 0, 0.5M, 1M ... (from 1,000,000), else as is.
+ */
+char *
+ranread_svg_number_in_scale(double value, double largest)
+{
+	if (value == 0)
+		return pstrdup("0");
+	if (fabs(largest) >= 1e6)
+		return psprintf("%gM", value / 1e6);
+	if (fabs(largest) >= 1e4)
+		return psprintf("%gk", value / 1e3);
+	return psprintf("%g", value);
+}
+
+/* A measured value in three significant digits: 0.4, 950, 15.9k, 280k, 1.23M. */
+char *
+ranread_svg_short_number(double value)
+{
+	if (fabs(value) >= 999.5e3)
+		return psprintf("%.3gM", value / 1e6);
+	if (fabs(value) >= 999.5)
+		return psprintf("%.3gk", value / 1e3);
+	return psprintf("%.3g", value);
 }
 
 /* <text> at (x, y) with `attributes` (markup of our own), holding `text` escaped. */
@@ -130,7 +159,8 @@ svg_title(StringInfo out, int width, const char *title)
 	double		room = width - 2 * MARGIN;
 	double		size = Min(TITLE_SIZE, Max(MIN_TITLE_SIZE, room / (pg_mbstrlen(title) * BOLD_CHAR_WIDTH_EM)));
 	int			per_line = Max(1, (int) (room / (size * BOLD_CHAR_WIDTH_EM)));
-	char	   *attributes = psprintf("text-anchor=\"middle\" font-size=\"%.1f\" font-weight=\"bold\"", size);
+	char	   *attributes = psprintf("class=\"title\" text-anchor=\"middle\" font-size=\"%.1f\" font-weight=\"bold\"",
+										  size);
 	char	   *rest = pstrdup(title);
 	char	   *word;
 	double		y = MARGIN + size;
@@ -154,20 +184,37 @@ svg_title(StringInfo out, int width, const char *title)
 }
 
 /*
- * The document's start: the root, its title for tools, a white background
- * and the title drawn; returns the y below it.
+ * The document's start: the root, its title for tools (the title and the
+ * subtitle), a white background, the title drawn and, unless NULL, the
+ * subtitle on a line of its own under it; returns the y below them.  A
+ * short title and a subtitle fit on one line each where a long title would
+ * wrap: a browser's sans-serif may be wider than the layout's estimate.
  */
 double
-ranread_svg_begin(StringInfo out, int width, int height, const char *title)
+ranread_svg_begin(StringInfo out, int width, int height, const char *title, const char *subtitle)
 {
+	double		y;
+
 	appendStringInfo(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 					 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 					 "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"%d\" fill=\"%s\">\n<title>",
 					 width, height, width, height, RANREAD_SVG_FONT_SIZE, COLOUR_TEXT);
 	ranread_svg_append_escaped(out, title);
+	if (subtitle)
+	{
+		appendStringInfoString(out, ", ");
+		ranread_svg_append_escaped(out, subtitle);
+	}
 	appendStringInfo(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 					 width, height);
-	return svg_title(out, width, title);
+	y = svg_title(out, width, title);
+	if (subtitle)
+	{
+		y += RANREAD_SVG_FONT_SIZE;
+		ranread_svg_text(out, width / 2.0, y, "class=\"subtitle\" text-anchor=\"middle\"", subtitle);
+		y += RANREAD_SVG_FONT_SIZE / 2.0;
+	}
+	return y;
 }
 
 /* The 1, 2 or 5 times a power of ten that cuts `span` into about `ticks` steps. */
@@ -270,6 +317,15 @@ axis_ticks(const Axis *axis, double *ticks, int room)
 	return n;
 }
 
+/* A tick's label: on a linear axis, every tick in the unit of its largest. */
+static char *
+tick_label(const Axis *axis, double tick)
+{
+	if (axis->log)
+		return ranread_svg_compact_number(tick);
+	return ranread_svg_number_in_scale(tick, axis->max);
+}
+
 /* Where `value` lies between the pixels `from` (axis->min) and `to` (axis->max). */
 double
 ranread_svg_axis_pixel(const Axis *axis, double value, double from, double to)
@@ -307,8 +363,8 @@ ranread_svg_draw_value_axis(StringInfo out, const Axis *axis, const Box *box, bo
 		appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
 						 x, y, x + outward * 4, y, COLOUR_AXIS);
 		ranread_svg_text(out, x + outward * 6, y + RANREAD_SVG_FONT_SIZE / 3.0,
-						 right ? "text-anchor=\"start\"" : "text-anchor=\"end\"",
-						 ranread_svg_compact_number(ticks[i]));
+						 right ? "class=\"tick\" text-anchor=\"start\"" : "class=\"tick\" text-anchor=\"end\"",
+						 tick_label(axis, ticks[i]));
 	}
 	appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
 					 x, box->top, x, box->bottom, COLOUR_AXIS);
@@ -316,6 +372,26 @@ ranread_svg_draw_value_axis(StringInfo out, const Axis *axis, const Box *box, bo
 					 psprintf("text-anchor=\"middle\" transform=\"rotate(%d %.1f %.1f)\"", right ? 90 : -90,
 							  title_x, middle),
 					 title);
+}
+
+/* Ticks, labels and grid lines of a linear x axis along the bottom of `box`. */
+void
+ranread_svg_draw_x_ticks(StringInfo out, const Axis *axis, const Box *box)
+{
+	double		ticks[64];
+	int			n = axis_ticks(axis, ticks, lengthof(ticks));
+
+	for (int i = 0; i < n; i++)
+	{
+		double		x = ranread_svg_axis_pixel(axis, ticks[i], box->left, box->right);
+
+		appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+						 x, box->top, x, box->bottom, RANREAD_SVG_COLOUR_GRID);
+		appendStringInfo(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+						 x, box->bottom, x, box->bottom + 4, COLOUR_AXIS);
+		ranread_svg_text(out, x, box->bottom + RANREAD_SVG_FONT_SIZE + 4, "class=\"tick\" text-anchor=\"middle\"",
+						 tick_label(axis, ticks[i]));
+	}
 }
 
 /* The x axis's line along the bottom of `box`, and its title under it. */
@@ -341,7 +417,7 @@ ranread_svg_legend_init(Legend *legend, int width, double top)
 void
 ranread_svg_legend_add(Legend *legend, Swatch swatch, const char *colour, const char *label)
 {
-	double		width = SWATCH_WIDTH + 6 + text_width(label, RANREAD_SVG_FONT_SIZE) + MARGIN;
+	double		width = SWATCH_WIDTH + 6 + ranread_svg_text_width(label, RANREAD_SVG_FONT_SIZE) + MARGIN;
 	double		x;
 	double		y;
 

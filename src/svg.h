@@ -57,14 +57,19 @@ typedef struct Legend
 
 extern void ranread_svg_append_escaped(StringInfo out, const char *text);
 extern char *ranread_svg_compact_number(double value);
+extern char *ranread_svg_number_in_scale(double value, double largest);
+extern char *ranread_svg_short_number(double value);
+extern double ranread_svg_text_width(const char *text, double size);
 extern void ranread_svg_text(StringInfo out, double x, double y, const char *attributes, const char *text);
-extern double ranread_svg_begin(StringInfo out, int width, int height, const char *title);
+extern double ranread_svg_begin(StringInfo out, int width, int height, const char *title,
+								const char *subtitle);
 
 extern Axis ranread_svg_linear_axis(double max, double length);
 extern Axis ranread_svg_log_axis(double min, double max);
 extern double ranread_svg_axis_pixel(const Axis *axis, double value, double from, double to);
 extern void ranread_svg_draw_value_axis(StringInfo out, const Axis *axis, const Box *box, bool right,
 										const char *title);
+extern void ranread_svg_draw_x_ticks(StringInfo out, const Axis *axis, const Box *box);
 extern void ranread_svg_draw_x_axis(StringInfo out, const Box *box, int height, const char *title);
 
 extern void ranread_svg_legend_init(Legend *legend, int width, double top);
