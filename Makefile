@@ -7,7 +7,7 @@ MODULE_big = ranread
 OBJS = src/admin.o src/arrivals.o src/chart.o src/compare.o src/compare_noise.o src/export.o src/extension.o src/help.o src/histogram.o src/histogram_sql.o \
 	src/osstats.o src/permutation.o src/readahead.o src/readpath.o src/readpath_buffer.o src/readpath_direct.o \
 	src/readpath_smgr.o src/registry.o src/report.o src/residency.o src/results.o src/run.o \
-	src/run_arguments.o src/segments.o src/series.o src/series_rules.o src/setup.o src/setup_progress.o src/svg.o src/sweep.o \
+	src/run_arguments.o src/run_rules.o src/segments.o src/series.o src/series_rules.o src/setup.o src/setup_progress.o src/svg.o src/sweep.o \
 	src/sweep_rules.o src/sweep_verdict.o src/target.o src/uring.o src/worker.o
 # Private headers: not installed (PGXS installs HEADERS, so they are not called that).
 PRIVATE_HEADERS = $(wildcard src/*.h)
