@@ -68,8 +68,9 @@ ranread_refuse_rereads(const RanreadParams *params, int64 units)
 					   reads, params->processes, params->iterations, params->target_name,
 					   units, params->block_size / 1024, rereads),
 			 fit > 0 ?
-			 errhint("Use at most " INT64_FORMAT " iterations with %d processes, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
-					 fit, params->processes) :
+			 errhint_plural("Use iterations => " INT64_FORMAT " or fewer with %d process, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							"Use iterations => " INT64_FORMAT " or fewer with %d processes, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							params->processes, fit, params->processes) :
 			 errhint("Use fewer processes or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.")));
 }
 
