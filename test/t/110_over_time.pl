@@ -89,6 +89,7 @@ ok($service_mean > 0 && $service_p99 > 0 && $mean >= $service_mean,
 	"service times are recorded, and the response time from each read's due time is no less ($mean >= $service_mean ms)");
 like($out, qr/^NOTICE:  service time \(from issuing each read\): mean = /m, 'a NOTICE gives the service times');
 is(lines_matching($out, qr/did not keep its rate/), 0, 'a rate the device keeps gets no WARNING');
+is(lines_matching($out, qr/was queueing/), 0, 'nor a queueing WARNING: its reads did not wait for their turn');
 $node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 400, arrivals => 'poisson')");
 cmp_ok(abs(last_batch('iops') - 400) / 400, '<', 0.15, 'poisson arrivals at 400 reads/s: about 400 IOPS');
 $out = shown($node, "SELECT status FROM ranread_run(1, NULL, 'series', duration => '1 s', rate_iops => 5000000)");
@@ -96,6 +97,8 @@ like($out, qr/^WARNING:  batch [0-9]+ did not keep its rate: 5,000,000 reads\/s 
 	'5 million reads/s from one worker: the WARNING says it did not keep its rate, and by how much');
 cmp_ok(last_batch('response_time_ms / service_mean_ms'), '>', 10,
 	'its response times, counted from when each read was due, dwarf its service times (coordinated omission corrected)');
+like($out, qr/^WARNING:  batch [0-9]+ was queueing: its mean response time of [0-9.]+ms is [0-9]+ times its mean service time of [0-9.]+ms$/m,
+	'and a WARNING says the run was queueing: its response time is more than 10 times its service time');
 $node->safe_psql('postgres', "SELECT ranread_run(2, 50, 'series', mode => 'direct', rate_iops => 1000)");
 is(last_batch('reads'), '100', 'an open-loop run with iterations reads them all');
 
