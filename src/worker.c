@@ -9,10 +9,10 @@
  * target in the order of a keyed pseudo-random permutation (permutation.c),
  * the workers taking turns along it, so that no unit is read twice before
  * every unit has been read once; it does so for `iterations` reads or
- * `duration` (unless allow_rereads, a worker on a read path through the
- * page cache stops when its next read would re-read a unit: see
- * read_would_reread()), timing each read with the monotonic clock into its histogram
+ * `duration`, timing each read with the monotonic clock into its histogram
  * (after the ramp, if any; open loop, at the times arrivals.c schedules).
+ * Unless allow_rereads, a worker on a read path through the page cache
+ * stops before its next read would re-read a unit (read_would_reread()).
  * With iodepth > 1 it keeps that many reads in flight through the read
  * path's submit and reap calls, timing each from submission to completion.
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
