@@ -3,8 +3,20 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION ranread UPDATE TO '1.2'" to load this file. \quit
 
--- readable: ranread_summary's steady_at_s rounded (same columns and types,
--- so ranread_run's return type is untouched); ranread_progress shows setup's
+-- mem: the io_uring buffers of a run registered with the kernel, or not
+-- (NULL where no worker read through io_uring).
+ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
+ALTER TABLE ranread_batches ADD COLUMN registered_buffers boolean;
+
+-- counts: runs that would re-read are refused (allow_rereads), a time-based
+-- run ends when every unit has been read once (ended_by), and other I/O on
+-- the device is measured (device_shared_pct).
+ALTER TABLE ranread_batches
+	ADD COLUMN ended_by text,
+	ADD COLUMN device_shared_pct float8;
+
+-- readable: ranread_summary's steady_at_s rounded (same type), and counts'
+-- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).
 CREATE OR REPLACE VIEW ranread_summary AS
 SELECT run_date,
@@ -51,7 +63,9 @@ SELECT run_date,
 	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
-	   iodepth
+	   iodepth,
+	   ended_by,
+	   round(device_shared_pct::numeric, 1) AS device_shared_pct
 FROM ranread_batches;
 
 ALTER VIEW ranread_progress RENAME COLUMN bytes_done TO mb_done;
@@ -162,11 +176,6 @@ CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
 	PARALLEL = SAFE
 );
 
--- mem: the io_uring buffers of a run registered with the kernel, or not
--- (NULL where no worker read through io_uring).
-ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
-ALTER TABLE ranread_batches ADD COLUMN registered_buffers boolean;
-
 -- charts: ranread_chart_intervals(), a batch over time: IOPS and mean and p99 latency per ranread_intervals
 -- row against seconds, and where IOPS fell sharply (the throttle rule).
 CREATE FUNCTION ranread_chart_intervals(batch bigint DEFAULT NULL,
@@ -178,3 +187,46 @@ LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_chart_intervals(bigint, int, int) FROM PUBLIC;
+
+-- counts: ranread_run gains allow_rereads.
+-- A new argument means a new function: the roles granted EXECUTE on the old
+-- signature are granted it on the new one (WITH GRANT OPTION is not carried
+-- over; docs/reference.md, "Upgrading").
+SELECT pg_catalog.set_config('ranread_update.run_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+WHERE p.oid = 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)'::pg_catalog.regprocedure
+  AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
+DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int);
+CREATE FUNCTION ranread_run(processes int,
+							iterations bigint,
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1,
+							allow_rereads boolean DEFAULT false)
+RETURNS ranread_summary			-- the batch's row, as the view shows it
+AS 'MODULE_PATHNAME', 'ranread_run'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM PUBLIC;
+DO $$
+DECLARE
+	grantee name;
+BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO %I', grantee);
+	END LOOP;
+END
+$$;

@@ -104,7 +104,9 @@ CREATE TABLE ranread_batches (
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
 	sweep_step int,
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
-	registered_buffers boolean	-- every worker's io_uring buffers registered (NULL: no io_uring)
+	registered_buffers boolean,	-- every worker's io_uring buffers registered (NULL: no io_uring)
+	ended_by text,				-- completed: 'iterations', 'duration', 'steady state' or 'coverage' (NULL: not completed, or before 1.2)
+	device_shared_pct float8	-- share of the device's bytes read that were not ranread's (NULL: no device statistics)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -186,7 +188,9 @@ SELECT run_date,
 	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
-	   iodepth
+	   iodepth,
+	   ended_by,
+	   round(device_shared_pct::numeric, 1) AS device_shared_pct
 FROM ranread_batches;
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
@@ -237,7 +241,8 @@ CREATE FUNCTION ranread_run(processes int,
 							steady_band_pct float8 DEFAULT 10,
 							rate_iops float8 DEFAULT NULL,
 							arrivals text DEFAULT NULL,
-							iodepth int DEFAULT 1)
+							iodepth int DEFAULT 1,
+							allow_rereads boolean DEFAULT false)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -292,7 +297,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;

@@ -146,6 +146,7 @@ read_diskstats(unsigned int major, unsigned int minor, RanreadDiskStats *stats,
 			line_major != major || line_minor != minor)
 			continue;
 		stats->reads_completed = f[0];
+		stats->sectors_read = f[2];
 		stats->read_ms = f[3];
 		stats->io_ticks_ms = f[9];
 		if (name != NULL)

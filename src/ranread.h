@@ -91,6 +91,8 @@ typedef struct RanreadWorkerSlot
 	int64		buffer_misses;
 	uint64		wrapped_reads;	/* reads after the run had read every unit */
 	uint64		memory_reads;	/* reads whose unit was in memory beforehand */
+	bool		covered;		/* stopped: it had read all of its units once */
+	bool		reached_deadline;	/* stopped: the duration had passed */
 	bool		recording;		/* inserting its ranread_results row */
 	bool		uring_opened;	/* it read through io_uring (iodepth > 1) */
 	int			unregistered_errno; /* then: 0, or why its buffers are not registered */
@@ -123,6 +125,7 @@ typedef struct RanreadParams
 	int64		sweep;			/* the sweep this batch is a step of; 0: none */
 	int			sweep_step;
 	int			iodepth;		/* reads in flight per worker */
+	bool		allow_rereads;	/* read on after every unit was read once */
 } RanreadParams;
 
 typedef struct RanreadShared
@@ -221,7 +224,11 @@ typedef struct RanreadBatchSummary
 	double		device_reads_per_s;
 	double		device_read_wait_ms;
 	double		device_util_pct;
+	double		device_bytes;	/* the device read, over the device window */
+	double		own_bytes;		/* of which the workers' reads caused */
+	double		device_shared_pct;	/* share of device_bytes not own; -1: unknown */
 	RanreadStatus status;
+	const char *ended_by;		/* what ended a completed batch; NULL otherwise */
 	RanreadHistogram *histogram;	/* every worker's reads, merged */
 } RanreadBatchSummary;
 

@@ -28,6 +28,7 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "run_rules.h"
 #include "series.h"
 
 /* Warn when the device answered less than this share of the reads. */
@@ -41,24 +42,57 @@
 
 /*
  * A run reads every unit once, in a random order, before it reads any unit
- * again (permutation.c): warn before a run that asks for more reads than the
- * target has units, since its re-reads can be answered by the OS page cache.
- * Direct reads bypass the cache; a time-based run is told afterwards.
+ * again (permutation.c), and the OS page cache can answer its re-reads.
+ * Refuse, before anything starts (no batch, nothing recorded), a run of
+ * iterations on a read path through the page cache that asks for more reads
+ * than the target has units, unless allow_rereads asks for that on purpose.
+ * Direct reads bypass the cache, so their re-reads go to the device; a
+ * time-based run ends when every unit has been read once instead
+ * (worker.c).
+ */
+void
+ranread_refuse_rereads(const RanreadParams *params, int64 units)
+{
+	int64		reads = (int64) params->processes * params->iterations;
+	int64		rereads = ranread_rereads(params->processes, params->iterations, units);
+	int64		fit = ranread_iterations_without_rereads(params->processes, params->iterations, units);
+
+	if ((ranread_readpath_by_index(params->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
+		params->allow_rereads || rereads == 0)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%.0f%% of this run's reads would re-read a unit read earlier in the run",
+					100.0 * (double) rereads / (double) reads),
+			 errdetail("The run asks for " INT64_FORMAT " reads (%d x " INT64_FORMAT " iterations) of target \"%s\", which has " INT64_FORMAT " read units of %d kB: the last " INT64_FORMAT " reads would re-read a unit, and the OS page cache can answer them instead of the device. Nothing was run.",
+					   reads, params->processes, params->iterations, params->target_name,
+					   units, params->block_size / 1024, rereads),
+			 fit > 0 ?
+			 errhint_plural("Use iterations => " INT64_FORMAT " or fewer with %d process, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							"Use iterations => " INT64_FORMAT " or fewer with %d processes, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							params->processes, fit, params->processes) :
+			 errhint("Use fewer processes or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.")));
+}
+
+/*
+ * With allow_rereads, warn before a run of iterations that will re-read
+ * units, since its re-reads can be answered by the OS page cache.
  */
 void
 ranread_warn_about_rereads(const RanreadShared *shared)
 {
 	int64		reads = (int64) shared->params.processes * shared->params.iterations;
 	int64		units = shared->target_units;
+	int64		rereads = ranread_rereads(shared->params.processes, shared->params.iterations, units);
 
 	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		shared->params.iterations == 0 || reads <= units)
+		rereads == 0)
 		return;
 	ereport(WARNING,
 			(errmsg("%.0f%% of this run's reads will re-read a unit read earlier in the run",
-					100.0 * (double) (reads - units) / (double) reads),
+					100.0 * (double) rereads / (double) reads),
 			 errdetail("The run asks for " INT64_FORMAT " reads of a target of " INT64_FORMAT " read units: it reads every unit once before any again, and the last " INT64_FORMAT " reads can be answered by the OS page cache instead of the device.",
-					   reads, units, reads - units),
+					   reads, units, rereads),
 			 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 }
 
@@ -158,6 +192,17 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 						100.0 * summary->iops / params->rate_iops),
 				 errdetail("Reads fell behind their schedule; their response times include the wait."),
 				 errhint("Use more processes, or a lower rate_iops: the storage or the workers are saturated.")));
+	if (ranread_open_loop_queued(summary->latency.mean_ms, summary->service.mean_ms))
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " was queueing: its mean response time of %sms is %.0f times its mean service time of %sms",
+						shared->batch, ranread_format_ms(summary->latency.mean_ms),
+						summary->latency.mean_ms / summary->service.mean_ms,
+						ranread_format_ms(summary->service.mean_ms)),
+				 errdetail_plural("Reads waited for their turn: %s reads/s is more than the storage serves with %d process at this latency, so the response times measure the queue (more than %.0f times the service time counts as queueing).",
+								  "Reads waited for their turn: %s reads/s is more than the storage serves with %d processes at this latency, so the response times measure the queue (more than %.0f times the service time counts as queueing).",
+								  params->processes,
+								  ranread_format_rate(params->rate_iops), params->processes, RANREAD_QUEUEING_FACTOR),
+				 errhint("Use a lower rate_iops or more processes.")));
 }
 
 /* Report how the run ended; errors out if a worker failed. */
@@ -249,6 +294,23 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						shared->batch, summary->wrapped_reads, summary->reads),
 				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
 				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
+	if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0)
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " ended after %.1f s of its %.1f s duration: it had read every unit of its target once",
+						shared->batch, summary->wall_s, (double) shared->params.duration_ns / 1e9),
+				 errdetail("The target has " INT64_FORMAT " read units; reading on would re-read units the OS page cache can answer instead of the device.",
+						   (int64) shared->target_units),
+				 errhint("Use a larger target (ranread_setup) for a longer run, or pass allow_rereads => true to read on.")));
+	if (summary->device_sampled &&
+		ranread_device_was_shared(summary->device_bytes, summary->own_bytes))
+		ereport(WARNING,
+				(errmsg("other I/O shared the device: %.0f%% of what %s read during batch " INT64_FORMAT " was not read for ranread",
+						summary->device_shared_pct, shared->device.name, shared->batch),
+				 errdetail("The device read %.1f MB (%.0f reads/s); the workers' reads made it read %.1f MB (%.1f kB per read). Its latencies and IOPS were shared with that other I/O.",
+						   summary->device_bytes / BYTES_PER_MB, summary->device_reads_per_s,
+						   summary->own_bytes / BYTES_PER_MB, summary->kb_per_read),
+				 errhint("Run again when nothing else reads from %s (see iostat, pg_stat_activity); device_shared_pct in ranread_summary records the share.",
+						 shared->device.name)));
 	report_over_time(shared, summary);
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(notice,

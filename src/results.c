@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "run_rules.h"
 #include "series.h"
 
 #define MAX_COLUMNS		64
@@ -101,6 +102,34 @@ summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
 	summary->device_util_pct = Min(100.0,
 								   (double) (shared->device_end.io_ticks_ms - shared->device_start.io_ticks_ms) /
 								   (seconds * 10.0));
+	/* bytes, not requests: see run_rules.c */
+	summary->device_bytes = 512.0 * (double) (shared->device_end.sectors_read - shared->device_start.sectors_read);
+	summary->device_shared_pct = ranread_device_shared_pct(summary->device_bytes, summary->own_bytes);
+}
+
+/*
+ * What ended a completed batch: the steady-state rule, every worker having
+ * read all of its units once (coverage), the duration, or the iterations;
+ * NULL when the batch did not complete (its status says why).
+ */
+static const char *
+ended_by(const RanreadShared *shared, RanreadStatus status)
+{
+	bool		covered = false;
+	bool		deadline = false;
+
+	if (status != RANREAD_STATUS_COMPLETED)
+		return NULL;
+	if (pg_atomic_read_u32((pg_atomic_uint32 *) &shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
+		return "steady state";
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		covered |= shared->slots[i].covered;
+		deadline |= shared->slots[i].reached_deadline;
+	}
+	if (covered)
+		return "coverage";
+	return deadline ? "duration" : "iterations";
 }
 
 /*
@@ -147,6 +176,8 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
+	summary->own_bytes = (double) bytes_physical;
+	summary->device_shared_pct = -1;
 	summary->physical_pct = physical_pct(memory_reads, all->count);
 	summary->kb_per_read = kb_per_read(bytes_physical, all->count);
 	if (summary->wall_s > 0)
@@ -155,6 +186,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->mb_per_s = summary->iops * shared->params.block_size / BYTES_PER_MB;
 	}
 	summarize_device(shared, summary);
+	summary->ended_by = ended_by(shared, summary->status);
 	summary->histogram = all;
 }
 
@@ -468,6 +500,10 @@ ranread_record_batch(RanreadShared *shared)
 	add_column(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
 	add_time_columns(&row, shared, &summary);
 	add_registration_column(&row, shared);
+	add_column(&row, "ended_by", TEXTOID,
+			   summary.ended_by != NULL ? CStringGetTextDatum(summary.ended_by) : (Datum) 0,
+			   summary.ended_by == NULL);
+	add_measure(&row, "device_shared_pct", summary.device_shared_pct);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

@@ -6,8 +6,10 @@
  * The leader checks its arguments and the target, takes the cluster-wide
  * run lock, and starts one background worker per process with the run's
  * parameters in a DSM segment, so that a run without enough worker slots
- * fails before anything else is said or done.  While the workers connect it
- * warns about re-reads and evicts the target from the OS page cache.  No
+ * fails before anything else is said or done; a run that would re-read
+ * units (run_rules.c) is refused before that, unless allow_rereads.  While
+ * the workers connect it warns about re-reads (if allowed) and evicts the
+ * target from the OS page cache.  No
  * worker reads until every worker is connected and ready; the IOPS clock
  * starts when the leader releases them (counting, after the ramp if any).
  * While they read, it samples them at every interval boundary into the
@@ -376,6 +378,7 @@ ranread_run(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
+	ranread_refuse_rereads(&params, RelationGetNumberOfBlocks(target) / (params.block_size / BLCKSZ));
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(&params, &service_offset, &series_offset, &series_capacity);

@@ -37,6 +37,7 @@ extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_p
 extern char *ranread_format_ms(double ms);
 extern char *ranread_format_rate(double rate);
 extern void ranread_check_can_read_summary(void);
+extern void ranread_refuse_rereads(const RanreadParams *params, int64 units);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);
 extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,

@@ -52,7 +52,8 @@ typedef enum RunArgument
 	ARG_STEADY_BAND_PCT,
 	ARG_RATE_IOPS,
 	ARG_ARRIVALS,
-	ARG_IODEPTH
+	ARG_IODEPTH,
+	ARG_ALLOW_REREADS
 } RunArgument;
 
 /* A duration argument in ns; 0 if NULL.  Refuses negative parts and more than 7 days. */
@@ -245,6 +246,11 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 						BLCKSZ, BLCKSZ, RANREAD_MAX_BLOCK_SIZE),
 				 errdetail("The value given is %d.", params->block_size)));
 	params->evict = PG_GETARG_BOOL(ARG_EVICT);
+	if (PG_ARGISNULL(ARG_ALLOW_REREADS))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("allow_rereads must not be null")));
+	params->allow_rereads = PG_GETARG_BOOL(ARG_ALLOW_REREADS);
 	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
 	read_time_arguments(fcinfo, params);
 	read_iodepth_argument(fcinfo, params);

@@ -33,6 +33,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 #include "utils/builtins.h"
@@ -45,6 +46,7 @@
 #include "readpath.h"
 #include "run.h"
 #include "run_memory.h"
+#include "run_rules.h"
 #include "sweep.h"
 #include "target.h"
 
@@ -83,8 +85,9 @@ typedef enum SweepArgument
 } SweepArgument;
 
 /* ranread_run()'s arguments a step passes (see its SQL signature). */
-#define RUN_ARGUMENTS	14
+#define RUN_ARGUMENTS	15
 #define RUN_ARG_IODEPTH	13
+#define RUN_ARG_ALLOW_REREADS	14
 
 /* The sweep and step ranread_run() is called for now; 0: none. */
 static int64 current_sweep = 0;
@@ -108,6 +111,10 @@ typedef struct SweepArgs
 	RanreadSweepRules rules;
 	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
 	bool		run_nulls[RUN_ARGUMENTS];
+	int64		iterations;		/* per process, as asked; 0: a time-based sweep */
+	int64		target_units;	/* a step caps its iterations to these (run_step()) */
+	bool		cap_iterations; /* the read path's re-reads can be answered by memory */
+	bool		capped_said;	/* the NOTICE that steps are capped was given */
 } SweepArgs;
 
 void
@@ -172,7 +179,7 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	RanreadParams params;
 	Relation	target;
 	int			from[RUN_ARGUMENTS] = {ARG_START_PROCESSES, ARG_ITERATIONS, ARG_TARGET, ARG_MODE,
-		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1, -1};
+		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1, -1, -1};
 
 	for (int i = 0; i < RUN_ARGUMENTS; i++)
 	{
@@ -188,6 +195,9 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	/* iodepth: 1, or the deepest step's, so that ranread_run() checks it with the mode */
 	args->run_nulls[RUN_ARG_IODEPTH] = false;
 	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(Max(args->max_iodepth, 1));
+	/* no step re-reads: run_step() caps its iterations, the run ends a timed step */
+	args->run_nulls[RUN_ARG_ALLOW_REREADS] = false;
+	args->run_values[RUN_ARG_ALLOW_REREADS] = BoolGetDatum(false);
 	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
 	{
 		args->run_nulls[1] = false;
@@ -202,6 +212,9 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	}
 	ranread_read_run_arguments(run_fcinfo, &params);
 	target = ranread_target_open_for_run(params.target_name);
+	args->iterations = params.iterations;
+	args->target_units = RelationGetNumberOfBlocks(target) / (params.block_size / BLCKSZ);
+	args->cap_iterations = !(ranread_readpath_by_index(params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
 	relation_close(target, NoLock);
 }
 
@@ -373,7 +386,7 @@ check_privileges(void)
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege(%s OPERATOR(pg_catalog.||) "
 							 "'.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, "
-							 "interval, float8, float8, text, int)', 'EXECUTE') "
+							 "interval, float8, float8, text, int, boolean)', 'EXECUTE') "
 							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'INSERT') "
 							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'UPDATE') "
 							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'SELECT') "
@@ -482,15 +495,42 @@ wait_for_worker_slots(int processes)
 	}
 }
 
+/*
+ * A step of iterations reads no unit twice: with more processes than the
+ * target's units allow it reads fewer iterations per process (said once).
+ * A time-based step ends when every unit has been read once (worker.c).
+ */
+static void
+cap_iterations(SweepArgs *args, int processes)
+{
+	int64		fit;
+
+	if (args->iterations == 0 || !args->cap_iterations)
+		return;
+	fit = ranread_iterations_without_rereads(processes, args->iterations, args->target_units);
+	args->run_values[1] = Int64GetDatum(fit > 0 ? fit : args->iterations);
+	if (fit <= 0 || fit == args->iterations || args->capped_said)
+		return;
+	args->capped_said = true;
+	ereport(NOTICE,
+			(errmsg_plural("steps from %d process on read at most " INT64_FORMAT " iterations per process instead of " INT64_FORMAT ", so that no step re-reads a unit",
+						   "steps from %d processes on read at most " INT64_FORMAT " iterations per process instead of " INT64_FORMAT ", so that no step re-reads a unit",
+						   processes, processes, fit, args->iterations),
+			 errdetail("The target has " INT64_FORMAT " read units; a step reads at most that many (processes x iterations), fewer as processes grow, because the OS page cache can answer re-reads instead of the device.",
+					   args->target_units),
+			 errhint("Use a larger target (ranread_setup) for more iterations per step.")));
+}
+
 /* Run one step: ranread_run() as the caller, with this step's processes, iodepth and rate. */
 static void
 run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, double rate)
 {
 	Oid			types[RUN_ARGUMENTS] = {INT4OID, INT8OID, NAMEOID, TEXTOID, INT4OID, INTERVALOID, BOOLOID,
-		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID, INT4OID};
+		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID, INT4OID, BOOLOID};
 	char		nulls[RUN_ARGUMENTS];
 
 	args->run_values[0] = Int32GetDatum(processes);
+	cap_iterations(args, processes);
 	args->run_values[11] = Float8GetDatum(rate);
 	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
 	for (int i = 0; i < RUN_ARGUMENTS; i++)
@@ -502,7 +542,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, dou
 	current_step = step;
 	PG_TRY();
 	{
-		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
 										   quote_identifier(ranread_extension_schema())),
 								  RUN_ARGUMENTS, types, args->run_values, nulls, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not run step %d of sweep " INT64_FORMAT, step, sweep);

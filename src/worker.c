@@ -11,6 +11,8 @@
  * every unit has been read once; it does so for `iterations` reads or
  * `duration`, timing each read with the monotonic clock into its histogram
  * (after the ramp, if any; open loop, at the times arrivals.c schedules).
+ * Unless allow_rereads, a worker on a read path through the page cache
+ * stops before its next read would re-read a unit (read_would_reread()).
  * With iodepth > 1 it keeps that many reads in flight through the read
  * path's submit and reap calls, timing each from submission to completion.
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
@@ -204,6 +206,17 @@ unit_of_read(const RanreadShared *shared, RanreadPermutation *order, uint64 *pas
 	return (BlockNumber) ranread_permutation_map(order, position - *pass * shared->target_units);
 }
 
+/*
+ * Whether the worker's read number i would read a unit again: the workers
+ * take turns along the permutation (unit_of_read()), so once its position
+ * passes the target's units this worker has read all of its units once.
+ */
+static bool
+read_would_reread(const RanreadShared *shared, int64 i, int worker)
+{
+	return (uint64) i * shared->params.processes + worker >= shared->target_units;
+}
+
 /* Count one read: its latency into the histogram and the interval's maximum. */
 static void
 count_read(RanreadWorkerSlot *slot, uint64 latency_ns, bool from_memory, bool wrapped)
@@ -227,6 +240,7 @@ typedef struct ReadLoop
 	int64		misses_before;
 	bool		counting;
 	int64		counted;
+	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
 } ReadLoop;
 
 /*
@@ -265,6 +279,11 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
+		if (loop->stop_at_coverage && read_would_reread(shared, i, worker))
+		{
+			slot->covered = true;
+			break;
+		}
 		unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
 		if (!loop->counting && last_end_ns >= loop->count_from_ns)
 		{
@@ -275,7 +294,10 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 		{
 			due_ns = ranread_arrivals_next(&arrivals);
 			if (due_ns >= loop->deadline_ns)
+			{
+				slot->reached_deadline = true;
 				break;
+			}
 			wait_until_due(due_ns);
 			if (stop_requested)
 				break;
@@ -304,7 +326,10 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 			loop->counted++;
 		}
 		if (end_ns >= loop->deadline_ns)
+		{
+			slot->reached_deadline = true;
 			break;
+		}
 	}
 }
 
@@ -352,6 +377,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 			loop->counting = true;
 		}
 		while (nfree > 0 && !stop_requested && now_ns < loop->deadline_ns &&
+			   !(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
 			   (shared->params.iterations == 0 || !loop->counting ||
 				loop->counted + counted_in_flight < shared->params.iterations))
 		{
@@ -372,6 +398,8 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 			f->start_ns = ranread_instr_time_ns(now);
 			path->submit(state, tag, unit * shared->blocks_per_read);
 		}
+		slot->reached_deadline |= now_ns >= loop->deadline_ns;
+		slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
 		if (nfree == depth)
 			break;
 		ndone = path->reap(state, done, depth);
@@ -410,6 +438,8 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
 		loop.residency = ranread_residency_open(shared->target_node, shared->target_blocks,
 												shared->blocks_per_read);
+	loop.stop_at_coverage = !shared->params.allow_rereads &&
+		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
 	loop.count_from_ns = ranread_instr_time_ns(shared->count_from);
 	loop.deadline_ns = shared->params.duration_ns > 0 ?
 		release_ns + shared->params.duration_ns : PG_UINT64_MAX;

@@ -251,7 +251,7 @@ SELECT is(pg_temp.tap_wait_workers(0, 0, '%'), 0::bigint, 'refused runs started 
 -- Not enough background worker slots
 -- ---------------------------------------------------------------------------
 SELECT least(current_setting('max_worker_processes')::int + 8, 1024) AS too_many \gset
-SELECT throws_ok(format('SELECT * FROM ranread_run(%s, 100, ''tap_run'')', :too_many),
+SELECT throws_ok(format('SELECT * FROM ranread_run(%s, 100, ''tap_run'', allow_rereads => true)', :too_many),
 				 '53000', format('could not start %s ranread workers', :too_many),
 				 format('%s processes with max_worker_processes = %s is refused',
 						:too_many, current_setting('max_worker_processes')));
@@ -269,7 +269,7 @@ SELECT coalesce(max(batch), 0) AS b_before_timeout FROM ranread_batches \gset
 SET statement_timeout = '500ms';
 SELECT is(e.state || ': ' || e.message, '57014: canceling statement due to statement timeout',
 		  'a run longer than statement_timeout is cancelled with 57014')
-  FROM pg_temp.tap_catch($$SELECT * FROM ranread_run(2, 100000000, 'tap_run')$$) e;
+  FROM pg_temp.tap_catch($$SELECT * FROM ranread_run(2, 100000000, 'tap_run', allow_rereads => true)$$) e;
 RESET statement_timeout;
 SELECT is(pg_temp.tap_wait_workers(0, 10, '%'), 0::bigint, 'no worker outlives the timed-out run');
 SELECT is((SELECT count(DISTINCT batch) FROM ranread_results WHERE batch > :b_before_timeout),
@@ -293,7 +293,7 @@ SELECT is(dblink_connect('bg', format('dbname=%s port=%s host=%s user=%s options
 									  split_part(current_setting('unix_socket_directories'), ',', 1),
 									  current_user)),
 		  'OK', 'a second session connects through dblink');
-SELECT is(dblink_send_query('bg', $$SELECT row_to_json(r)::text FROM ranread_run(2, 100000000, 'tap_run') r$$), 1,
+SELECT is(dblink_send_query('bg', $$SELECT row_to_json(r)::text FROM ranread_run(2, 100000000, 'tap_run', allow_rereads => true) r$$), 1,
 		  'the second session starts a long run');
 SELECT is(pg_temp.tap_wait_workers(2, 10, '%reading'), 2::bigint,
 		  'two ranread workers are reading');

@@ -58,7 +58,7 @@ SELECT is(status, 'completed', 'a small run to export') FROM ranread_run(2, 200,
 -- duration, buffer hits and misses
 SELECT is((status, mode, iterations), ('completed'::text, 'buffer'::text, NULL::bigint),
 		  'a time-based buffer-mode run to export')
-  FROM ranread_run(1, NULL, 'tap_admin', mode => 'buffer', duration => '0.1 s');
+  FROM ranread_run(1, NULL, 'tap_admin', mode => 'buffer', duration => '0.1 s', allow_rereads => true);
 SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'mkdir -p /tmp/ranread_tap_export && rm -f /tmp/ranread_tap_export/*'$$,
 				'an empty export directory owned by the server''s OS user');
 
@@ -83,7 +83,7 @@ SELECT is(line, E'run_date\trun_time\ttarget\titerations\tprocesses\tresponse_ti
 				 'mb_per_s\tphysical_pct\tbuffer_hits\tbuffer_misses\tdevice\tdevice_reads_per_s\t'
 				 'device_read_wait_ms\tdevice_util_pct\treads\twall_s\tduration_s\tevicted\tstatus\tstarted_at\twrapped_reads\tkb_per_read\t'
 				 'ramp_s\tsteady_at_s\trate_iops\tservice_mean_ms\tservice_p50_ms\tservice_p99_ms\tservice_p999_ms\t'
-				 'sweep\tsweep_step\tiodepth',
+				 'sweep\tsweep_step\tiodepth\tended_by\tdevice_shared_pct',
 		  'the first line is the tab-separated header: every column of ranread_summary, RanRead''s seven first')
   FROM tap_lines WHERE n = 1;
 SELECT is((SELECT count(*) FROM tap_lines WHERE n > 1), (SELECT count(*) FROM ranread_summary),
@@ -108,7 +108,7 @@ SELECT results_eq(
 								   started_at::text, wrapped_reads::text, kb_per_read::text,
 								   ramp_s::text, steady_at_s::text, rate_iops::text, service_mean_ms::text,
 								   service_p50_ms::text, service_p99_ms::text, service_p999_ms::text,
-								   sweep::text, sweep_step::text, iodepth::text],
+								   sweep::text, sweep_step::text, iodepth::text, ended_by, device_shared_pct::text],
 							 E'\t', '') COLLATE "default"
 		FROM ranread_summary ORDER BY batch$$,
 	'the data lines are ranread_summary''s rows, ordered by batch');
@@ -244,7 +244,7 @@ SELECT is((SELECT count(*) FROM ranread_targets WHERE target = 'tap_admin'), 1::
 -- A benchmark role: which grants a run needs, found one refusal at a time.
 CREATE ROLE tap_bench LOGIN;
 SELECT pg_temp.tap_rows() AS rows_before \gset
-GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) TO tap_bench;
+GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO tap_bench;
 SET ROLE tap_bench;
 SELECT throws_ok($$SELECT * FROM ranread_run(2, 200, 'tap_admin')$$,
 				 '42501', 'permission denied for view ranread_summary',
@@ -289,7 +289,7 @@ SELECT is((SELECT (reads, status) FROM ranread_batches WHERE batch = :b_bench),
 -- either its workers fail to connect (55000) or the run checks LOGIN up front
 -- (42501).  Either way it must fail cleanly, leaving no worker and no rows.
 CREATE ROLE tap_bench_nologin NOLOGIN;
-GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) TO tap_bench_nologin;
+GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO tap_bench_nologin;
 GRANT SELECT ON ranread_targets TO tap_bench_nologin;
 GRANT USAGE ON SEQUENCE ranread_batch_seq TO tap_bench_nologin;
 GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO tap_bench_nologin;

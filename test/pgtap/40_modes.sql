@@ -172,13 +172,13 @@ SELECT is(pg_temp.tap_refusal($$SELECT * FROM ranread_run(1, 3, 'tap_modes_tiny'
 		  'block_size 40960 (5 blocks) on a 4-block target is refused with 22023, writing nothing');
 SELECT is((status, block_size, iterations), ('completed'::text, 32768, 3::bigint),
 		  'block_size 32768, exactly the 4-block target, reads its one unit')
-  FROM ranread_run(1, 3, 'tap_modes_tiny', block_size => 32768);
+  FROM ranread_run(1, 3, 'tap_modes_tiny', block_size => 32768, allow_rereads => true);
 
 -- ---------------------------------------------------------------------------
 -- A time-based run: iterations NULL, duration 1 s
 -- ---------------------------------------------------------------------------
 SELECT clock_timestamp() AS t_timed \gset
-CREATE TEMP TABLE tap_timed AS SELECT * FROM ranread_run(2, NULL, 'tap_modes', duration => '1 s');
+CREATE TEMP TABLE tap_timed AS SELECT * FROM ranread_run(2, NULL, 'tap_modes', duration => '1 s', allow_rereads => true);
 SELECT clock_timestamp() - :'t_timed'::timestamptz AS call_timed \gset
 SELECT is((status, iterations), ('completed'::text, NULL::bigint),
 		  'duration 1 s: ranread_run returns a completed run with iterations NULL')
@@ -203,7 +203,7 @@ SELECT ok(:'call_timed'::interval BETWEEN interval '0.9 s' AND interval '3 s',
 SELECT clock_timestamp() AS t_both \gset
 CREATE TEMP TABLE tap_both AS SELECT 1 AS pos, * FROM ranread_run(2, 100, 'tap_modes', duration => '60 s');
 SELECT clock_timestamp() - :'t_both'::timestamptz AS call_both \gset
-INSERT INTO tap_both SELECT 2, * FROM ranread_run(2, 100000000, 'tap_modes', duration => '0.5 s');
+INSERT INTO tap_both SELECT 2, * FROM ranread_run(2, 100000000, 'tap_modes', duration => '0.5 s', allow_rereads => true);
 SELECT is((b.status, b.iterations, b.duration_s, b.reads,
 		   (SELECT count(*) FROM ranread_results w WHERE w.batch = b.batch AND w.reads = 100)),
 		  ('completed'::text, 100::bigint, 60::float8, 200::bigint, 2::bigint),

@@ -3,7 +3,8 @@
 # histogram's percentiles against exact ones (relative error <= 1/128);
 # permutation_test.c checks the read-unit permutation is a bijection;
 # sweep_rules_test.c checks a sweep's stop rules, SLO verdict and knee on
-# constructed histories.
+# constructed histories; run_rules_test.c checks the re-read counts, the
+# interference rule and the open-loop queueing rule on constructed numbers.
 use strict;
 use warnings;
 use File::Basename;

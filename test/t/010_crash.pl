@@ -15,7 +15,7 @@ my $history = $node->safe_psql('postgres',
 	'SELECT count(*), sum(reads) FROM ranread_results');
 
 # SIGKILL one worker in the middle of a run
-my ($h, $out, $err) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000)');
+my ($h, $out, $err) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000, allow_rereads => true)');
 ok(wait_for_readers($node, 2), 'two workers are reading');
 my $victim = $node->safe_psql('postgres',
 	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'ranread worker' LIMIT 1");

@@ -45,15 +45,46 @@ $out = shown($node, "SELECT * FROM ranread_run(2, 4096, 'messages')");
 is(lines_matching($out, qr/^WARNING:.*re-read/), 0, '2 x 4096 reads of 8192 units: no re-read warning');
 is($node->safe_psql('postgres', 'SELECT wrapped_reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), '0',
 	'and no read re-read a unit (wrapped_reads = 0)');
-$out = shown($node, "SELECT * FROM ranread_run(2, 5000, 'messages')");
+# More reads than the target has units: refused before anything starts, with
+# the numbers and the way out; no batch number is drawn, nothing is recorded.
+my $before = $node->safe_psql('postgres',
+	"SELECT (SELECT count(*) FROM ranread_batches) || ' ' || (SELECT count(*) FROM ranread_results) || ' ' || last_value FROM ranread_batch_seq");
+$out = shown($node, "SELECT * FROM ranread_run(2, 5000, 'messages')", verbose => 1);
+like($out, qr/^ERROR:  22023: 18% of this run's reads would re-read a unit read earlier in the run$/m,
+	'2 x 5000 reads of 8192 units: refused (22023), with the exact share, 1808 of 10000');
+like($out, qr/^DETAIL:  The run asks for 10000 reads \(2 x 5000 iterations\) of target "messages", which has 8192 read units of 8 kB: the last 1808 reads would re-read a unit/m,
+	'the detail gives the reads asked, the units and the re-reads');
+like($out, qr/^HINT:  Use iterations => 4096 or fewer with 2 processes, fewer processes, or a larger target \(ranread_setup\); or pass allow_rereads => true/m,
+	'the hint gives the iterations that fit, and allow_rereads');
+is(lines_matching($out, qr/^NOTICE/), 0, 'nothing ran: no NOTICE');
+is($node->safe_psql('postgres',
+	"SELECT (SELECT count(*) FROM ranread_batches) || ' ' || (SELECT count(*) FROM ranread_results) || ' ' || last_value FROM ranread_batch_seq"),
+	$before, 'no batch number was drawn and nothing was recorded');
+$out = shown($node, "SELECT * FROM ranread_run(1, 8193, 'messages', mode => 'buffer')");
+like($out, qr/^ERROR:  0% of this run's reads would re-read/m, 'one re-read too many is refused too (mode buffer)');
+$out = shown($node, "SELECT status FROM ranread_run(2, 5000, 'messages', mode => 'direct')");
+like($out, qr/completed/, 'mode direct, whose re-reads go to the device, is not refused');
+
+# allow_rereads => true measures re-reads on purpose, with the warning before the run.
+$out = shown($node, "SELECT * FROM ranread_run(2, 5000, 'messages', allow_rereads => true)");
 like($out, qr/^WARNING:  18% of this run's reads will re-read a unit read earlier in the run$/m,
-	'2 x 5000 reads of 8192 units: the warning before the run gives the exact share, 1808 of 10000');
+	'allow_rereads: the warning before the run gives the exact share, 1808 of 10000');
 is($node->safe_psql('postgres', 'SELECT wrapped_reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), '1808',
 	'and the batch counts exactly those 1808 re-reads');
-$out = shown($node, "SELECT * FROM ranread_run(2, NULL, 'messages', evict => false, duration => '1 s')");
+$out = shown($node, "SELECT * FROM ranread_run(2, NULL, 'messages', evict => false, duration => '1 s', allow_rereads => true)");
 like($out, qr/^WARNING:  batch \d+ read every unit of its target and went on: \d+ of its \d+ reads re-read a unit$/m,
-	'a time-based run that wraps around says so after the run');
+	'allow_rereads: a time-based run that wraps around says so after the run');
 is($node->safe_psql('postgres', 'SELECT wrapped_reads > 0 AND wrapped_reads < reads FROM ranread_summary ORDER BY batch DESC LIMIT 1'), 't',
 	'and counts its re-reads');
+
+# Without allow_rereads a time-based run ends once every unit has been read once.
+$out = shown($node, "SELECT status, ended_by, reads, wrapped_reads FROM ranread_run(2, NULL, 'messages', evict => false, duration => '60 s')");
+like($out, qr/^completed\|coverage\|8192\|0$/m,
+	'a 60 s run of an 8192-unit target ends after 8192 reads, completed, ended_by coverage, no re-read');
+like($out, qr/^NOTICE:  batch \d+ ended after [0-9.]+ s of its 60.0 s duration: it had read every unit of its target once$/m,
+	'and a NOTICE says it ended because every unit was read once');
+is(lines_matching($out, qr/^WARNING:.*re-read/), 0, 'with no re-read warning');
+is($node->safe_psql('postgres', "SELECT ended_by FROM ranread_summary WHERE iterations = 4096 ORDER BY batch DESC LIMIT 1"),
+	'iterations', 'a run of iterations records ended_by iterations');
 
 done_testing();

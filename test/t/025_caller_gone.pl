@@ -14,7 +14,7 @@ $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', target => 'gone', lo
 
 foreach my $how ('cancel', 'terminate')
 {
-	my ($h) = start_psql($node, "SELECT * FROM ranread_run(2, 1000000000, 'gone')");
+	my ($h) = start_psql($node, "SELECT * FROM ranread_run(2, 1000000000, 'gone', allow_rereads => true)");
 	ok(wait_for_readers($node, 2), "$how: two workers are reading");
 	$node->safe_psql('postgres', "SELECT pg_${how}_backend(pid) FROM pg_stat_activity
 		WHERE backend_type = 'client backend' AND query LIKE '%ranread_run(2, 1000000000%' AND pid <> pg_backend_pid()");

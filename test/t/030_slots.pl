@@ -20,8 +20,8 @@ ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'a parallel worker holds one slot');
 
-# 3 x 5000 reads of 2048 blocks would also warn about re-reads: the slots come first
-my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 5000)',
+# 3 x 5000 reads of 2048 blocks re-read (allowed here, so with a warning): the slots come first
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 5000, allow_rereads => true)',
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 is(sqlstate_of($err), '53000', 'three workers with two free slots are refused (53000)');
 like($err, qr/^psql:<stdin>:1: ERROR/, 'before any other message (no re-read warning first)');
@@ -34,7 +34,7 @@ is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(2, 100)'), 'comp
 $hp->finish;
 
 # A second run while one is running
-my ($h, $o, $e) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000)');
+my ($h, $o, $e) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000, allow_rereads => true)');
 ok(wait_for_readers($node, 2), 'a long run is reading');
 my $batch = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(1, 100)',
@@ -47,7 +47,7 @@ like($$o, qr/stopped/, 'the first run reports itself stopped');
 is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(1, 100)'), 'completed',
 	'once it has ended, the next run starts');
 # A stop that lands while the workers are still starting
-($h, $o, $e) = start_psql($node, 'SELECT status FROM ranread_run(3, 1000000000)');
+($h, $o, $e) = start_psql($node, 'SELECT status FROM ranread_run(3, 1000000000, allow_rereads => true)');
 ok($node->poll_query_until('postgres', sprintf(
 	"SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = %d AND granted",
 	20018)), 'a run has started (its batch lock is held)');

@@ -138,6 +138,13 @@ my @corpus = (
 	[ "ranread_run(2, 10, 'bad_target', mode => 'direct', iodepth => -1)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'direct', iodepth => 1025)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'direct', iodepth => NULL)", '22004' ],
+	# ranread_run: re-reads (bad_target has 1024 units of 8 kB)
+	[ "ranread_run(2, 513, 'bad_target')", '22023' ],
+	[ "ranread_run(1, 1025, 'bad_target', mode => 'buffer')", '22023' ],
+	[ "ranread_run(2, 65, 'bad_target', block_size => 65536)", '22023' ],
+	[ "ranread_run(1024, 2, 'bad_target')", '22023' ],
+	[ "ranread_run(2, 10, 'bad_target', allow_rereads => NULL)", '22004' ],
+	[ "ranread_run(2, 10, 'bad_target', allow_rereads => 'maybe')", '22P02' ],
 	[ "ranread_run(2, 10, 'bad_target', iodepth => 4)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'buffer', iodepth => 2)", '22023' ],
 	[ "ranread_run(2, 10, 'bad_target', mode => 'direct', iodepth => 4, rate_iops => 100)", '22023' ],

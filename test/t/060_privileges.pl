@@ -16,7 +16,7 @@ mkdir "$base/export" or die;
 $node->safe_psql('postgres', qq{
 	CREATE TABLESPACE ts_allowed LOCATION '$base/ts';
 	CREATE ROLE bench LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int),
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean),
 		ranread_setup(text, name, name, int), ranread_stop(), ranread_export(text, text, bigint, boolean, boolean) TO bench;
 	GRANT SELECT, INSERT ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
 	GRANT SELECT ON ranread_summary TO bench;
@@ -48,7 +48,7 @@ is(scalar(grep { !/^\./ } readdir $dh), 0, 'and writes no file');
 closedir $dh;
 
 # ranread_stop() cannot stop another role's run without the right privileges
-my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 1000000000, 'bench_target')");
+my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 1000000000, 'bench_target', allow_rereads => true)");
 ok(wait_for_readers($node, 2), "a superuser's run is reading");
 ($ret, $out, $err) = as_bench('SELECT ranread_stop()');
 is(sqlstate_of($err), '42501', "the granted role may not stop a superuser's workers");

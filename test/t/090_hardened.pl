@@ -18,7 +18,7 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE payroll (salary int);
 	INSERT INTO payroll VALUES (100000);
 	CREATE ROLE bench LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int),
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean),
 		ranread_setup(text, name, name, int), ranread_stop(), ranread_drop(name) TO bench;
 	GRANT SELECT, INSERT, DELETE ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
 	GRANT SELECT ON ranread_summary TO bench;
@@ -65,7 +65,7 @@ sub wait_until { return $node->poll_query_until('postgres', $_[0]); }
 		AND wait_event = 'PgSleep'}), 'a session waits to TRUNCATE the target as soon as a run locks it');
 	my $t0 = time;
 	my ($h, $out, $err) = start_psql($node,
-		"SET statement_timeout = '60s'; SELECT status FROM ranread_run(30, NULL, 'h_truncated', mode => 'buffer', duration => '1s')");
+		"SET statement_timeout = '60s'; SELECT status FROM ranread_run(30, NULL, 'h_truncated', mode => 'buffer', duration => '1s', allow_rereads => true)");
 	$h->finish;
 	$th->finish;
 	like($$out, qr/completed/, 'a 30-process buffer-mode run with a TRUNCATE queued behind it completes')

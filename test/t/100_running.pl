@@ -17,7 +17,7 @@ $node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'no rows while nothing runs');
 
 my ($h, $out, $err) = start_psql($node,
-	"SELECT status FROM ranread_run(3, NULL, 'live', mode => 'smgr', duration => '4s')");
+	"SELECT status FROM ranread_run(3, NULL, 'live', mode => 'smgr', duration => '4s', allow_rereads => true)");
 ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 3 AND min(reads) > 0 FROM ranread_running() WHERE state = 'reading'"),
 	'three workers are seen reading, each with reads done');

@@ -96,6 +96,8 @@ like($out, qr/^WARNING:  batch [0-9]+ did not keep its rate: 5,000,000 reads\/s 
 	'5 million reads/s from one worker: the WARNING says it did not keep its rate, and by how much');
 cmp_ok(last_batch('response_time_ms / service_mean_ms'), '>', 10,
 	'its response times, counted from when each read was due, dwarf its service times (coordinated omission corrected)');
+like($out, qr/^WARNING:  batch [0-9]+ was queueing: its mean response time of [0-9.]+ms is [0-9]+ times its mean service time of [0-9.]+ms$/m,
+	'and a WARNING says the run was queueing: its response time is more than 10 times its service time');
 $node->safe_psql('postgres', "SELECT ranread_run(2, 50, 'series', mode => 'direct', rate_iops => 1000)");
 is(last_batch('reads'), '100', 'an open-loop run with iterations reads them all');
 

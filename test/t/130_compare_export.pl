@@ -320,7 +320,7 @@ my $columns = $node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_attribute WHERE attrelid = 'ranread_summary'::regclass AND attnum > 0 AND NOT attisdropped");
 my @header = csv_fields($records[0]);
 is(scalar(@header), $columns, "the CSV header has every column of ranread_summary ($columns)");
-is(join(',', @header[ -3 .. -1 ]), 'sweep,sweep_step,iodepth', 'including sweep, sweep_step and iodepth');
+is(join(',', @header[ -5 .. -1 ]), 'sweep,sweep_step,iodepth,ended_by,device_shared_pct', 'including sweep, sweep_step, iodepth, ended_by and device_shared_pct');
 is(scalar(grep { scalar(csv_fields($_)) == $columns } @records), scalar(@records), 'every CSV record has that many fields');
 my ($quoted) = grep { /"a,""b"""/ } @records;
 ok(defined $quoted, 'a field with a comma and quotes is quoted, its quotes doubled');

@@ -94,7 +94,7 @@ foreach my $how ('stopped', 'cancelled')
 		"CALL ranread_sweep(start_processes => 1, iodepth => 4, max_iodepth => 16, mode => 'direct', target => 'deep', duration => '1 s', min_scaling_pct => 0, stop_latency_ms => 1000)");
 	is($ret, 0, 'a sweep stepping iodepth from 4 to 16 runs');
 	$err =~ s/^psql:<stdin>:\d+: //mg;
-	like($err, qr/NOTICE:  step 1: 1 process at queue depth 4, .*\nNOTICE:  step 2: 1 process at queue depth 8, .*% of linear scaling\nNOTICE:  step 3: 1 process at queue depth 16, /,
+	like($err, qr/NOTICE:  step 1: 1 process at queue depth 4, .*\n(?:.*\n)*?NOTICE:  step 2: 1 process at queue depth 8, .*% of linear scaling\n(?:.*\n)*?NOTICE:  step 3: 1 process at queue depth 16, /,
 		'its NOTICEs name each step by its queue depth, and its scaling') or diag($err);
 	like($err, qr/It stopped at max_iodepth \(16\)\./, 'its verdict says it stopped at max_iodepth');
 	is($node->safe_psql('postgres', q{SELECT string_agg(processes || 'x' || iodepth, ',' ORDER BY sweep_step) FROM ranread_batches
