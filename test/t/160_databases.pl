@@ -21,7 +21,7 @@ $node->safe_psql('dbb', 'CREATE EXTENSION ranread');
 $node->safe_psql($_, "SELECT ranread_setup('64 MB', target => 't', log_level => 0)") for ('postgres', 'dbb');
 my $log_start = -s $node->logfile;
 
-my $long_sweep = "CALL ranread_sweep(1, max_processes => 1, duration => '10 min', target => 't')";
+my $long_sweep = "CALL ranread_sweep(1, max_processes => 1, duration => '10 min', mode => 'direct', target => 't')";
 
 sub status_of
 {
@@ -150,7 +150,7 @@ is($node->safe_psql('dbc', 'SELECT s.last_value, b.last_value FROM ranread_sweep
 
 # dbc: its sweep 3 is cancelled; then postgres runs its own sweep 3, in the same batch number
 $node->safe_psql('dbc', "SELECT ranread_setup('64 MB', target => 'tc', log_level => 0)");
-($h, $out, $err) = start_psql($node, "CALL ranread_sweep(1, max_processes => 1, duration => '10 min', target => 'tc')", 'dbc');
+($h, $out, $err) = start_psql($node, "CALL ranread_sweep(1, max_processes => 1, duration => '10 min', mode => 'direct', target => 'tc')", 'dbc');
 ok(wait_for_readers($node, 1), 'dbc: its sweep 3 reads');
 my $dbc_batch = $node->safe_psql('dbc', 'SELECT batch FROM ranread_progress WHERE worker IS NULL AND sweep = 3');
 interrupt_run($node, $h, 'cancelled', 'CALL ranread_sweep(1, max_processes => 1, duration');
