@@ -102,7 +102,12 @@ CREATE TABLE ranread_batches (
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
 	sweep_step int,
-	iodepth int NOT NULL DEFAULT 1	-- reads in flight per worker
+	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
+	-- noise bands: the 95 % half-width, in percent, of iops, response_time_ms
+	-- and p99_ms from the batch's histogram, workers and sample intervals (NULL: unknown)
+	iops_band_pct float8,
+	mean_band_pct float8,
+	p99_band_pct float8
 );
 
 -- One row per batch and sample interval: the batch over time.

@@ -263,12 +263,11 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	if (!PG_ARGISNULL(ARG_MAX_PROCESSES))
 	{
 		args->max_processes = PG_GETARG_INT32(ARG_MAX_PROCESSES);
-		if (args->max_processes < args->start_processes || args->max_processes > RANREAD_MAX_PROCESSES)
+		if (args->max_processes < 1 || args->max_processes > RANREAD_MAX_PROCESSES)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_processes must be between start_processes and %d", RANREAD_MAX_PROCESSES),
-					 errdetail("The value given is %d, start_processes %d.",
-							   args->max_processes, args->start_processes)));
+					 errmsg("max_processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
+					 errdetail("The value given is %d.", args->max_processes)));
 	}
 
 	args->rules.stop_latency_ms = positive_argument(fcinfo, ARG_STOP_LATENCY_MS, "stop_latency_ms", false);
@@ -301,6 +300,12 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("step_processes and max_processes do not apply to an open-loop sweep"),
 				 errdetail("With rate_iops the sweep steps the rate; every step runs start_processes processes.")));
+	if (args->max_rate_iops > RANREAD_MAX_RATE_IOPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_rate_iops must be at most %.0f", RANREAD_MAX_RATE_IOPS),
+				 errdetail("The value given is %g; a step's rate_iops is at most %.0f.",
+						   args->max_rate_iops, RANREAD_MAX_RATE_IOPS)));
 	if (args->max_rate_iops > 0 && args->max_rate_iops < args->rate_iops)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -308,6 +313,16 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
 	read_iodepth_arguments(fcinfo, args);
+	/* max_processes below the start (the default 10, say): sweep up to it from 1 */
+	if (!PG_ARGISNULL(ARG_MAX_PROCESSES) && args->max_processes < args->start_processes)
+	{
+		ereport(NOTICE,
+				(errmsg("max_processes %d is below start_processes %d: the sweep starts at 1 process",
+						args->max_processes, args->start_processes),
+				 errdetail("It steps from 1 process up to max_processes as start_processes would have."),
+				 errhint("Give a start_processes of at most max_processes to start elsewhere.")));
+		args->start_processes = 1;
+	}
 
 	read_run_arguments(fcinfo, args);
 
@@ -509,7 +524,12 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, dou
 	PG_END_TRY();
 }
 
-/* Run steps until a rule stops the sweep or ranread_stop() does; return the rule's name. */
+/*
+ * Run steps until a rule stops the sweep or ranread_stop() does; return the
+ * rule's name.  A step whose stop decision lies within its noise runs again
+ * (a batch of the same sweep_step, combined with its earlier runs), at most
+ * RANREAD_SWEEP_MAX_REPEATS times.
+ */
 static const char *
 run_steps(SweepArgs *args, int64 sweep, const char **status)
 {
@@ -517,9 +537,10 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	int			iodepth = Max(args->iodepth, 1);
 	double		rate = args->rate_iops;
 	RanreadSweepRecord record;
+	int			step = 1;
 
 	*status = "completed";
-	for (int step = 1;; step++)
+	for (int repeats = 0;; repeats++)
 	{
 		RanreadSweepStop stop;
 
@@ -536,6 +557,13 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 		SPI_commit();
 		if (stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
 			break;
+		if (stop == RANREAD_SWEEP_REPEAT)
+		{
+			ereport(NOTICE, (errmsg("%s", ranread_sweep_repeat_text(&record, repeats + 1))));
+			continue;
+		}
+		repeats = -1;
+		step++;
 		if (stop != RANREAD_SWEEP_GO_ON)
 			return ranread_sweep_stop_rule_name(stop, &record);
 		if (rate > 0)
