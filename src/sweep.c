@@ -263,11 +263,21 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	if (!PG_ARGISNULL(ARG_MAX_PROCESSES))
 	{
 		args->max_processes = PG_GETARG_INT32(ARG_MAX_PROCESSES);
-		if (args->max_processes < 1 || args->max_processes > RANREAD_MAX_PROCESSES)
+		if (args->max_processes > RANREAD_MAX_PROCESSES)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
-					 errdetail("The value given is %d.", args->max_processes)));
+					 errmsg("max_processes must be between start_processes and %d", RANREAD_MAX_PROCESSES),
+					 errdetail("The value given is %d, start_processes %d.",
+							   args->max_processes, args->start_processes)));
+		/* below the start, which is 10 unless given: say how to sweep lower */
+		if (args->max_processes < args->start_processes)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_processes %d is below start_processes %d", args->max_processes,
+							args->start_processes),
+					 errdetail("A sweep starts at start_processes (10 unless given) and steps up to max_processes."),
+					 errhint("To sweep up to %d processes, give a start too: CALL ranread_sweep(start_processes => 1, max_processes => %d, ...).",
+							 Max(args->max_processes, 1), Max(args->max_processes, 1))));
 	}
 
 	args->rules.stop_latency_ms = positive_argument(fcinfo, ARG_STOP_LATENCY_MS, "stop_latency_ms", false);
@@ -313,16 +323,6 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
 	read_iodepth_arguments(fcinfo, args);
-	/* max_processes below the start (the default 10, say): sweep up to it from 1 */
-	if (!PG_ARGISNULL(ARG_MAX_PROCESSES) && args->max_processes < args->start_processes)
-	{
-		ereport(NOTICE,
-				(errmsg("max_processes %d is below start_processes %d: the sweep starts at 1 process",
-						args->max_processes, args->start_processes),
-				 errdetail("It steps from 1 process up to max_processes as start_processes would have."),
-				 errhint("Give a start_processes of at most max_processes to start elsewhere.")));
-		args->start_processes = 1;
-	}
 
 	read_run_arguments(fcinfo, args);
 

@@ -315,7 +315,7 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 	if (strcmp(stop_rule, "step ended") == 0)
 		return psprintf("It stopped because step %d was %s.", record->count, last->status);
 	if (strcmp(stop_rule, "undecided") == 0)
-		return psprintf("It stopped undecided at %s: after %d runs the step's %s was still within its noise of %s, so the sweep cannot tell whether the storage saturated there.",
+		return psprintf("It stopped undecided at %s: after %d runs the step's %s was still within its noise of %s, so the sweep cannot tell whether that rule holds there.",
 						step_at(record, last), last->runs,
 						ranread_sweep_doubt(record->steps, record->count, rules) == RANREAD_SWEEP_DOUBT_LATENCY ?
 						"mean latency" : "scaling",
