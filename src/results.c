@@ -451,6 +451,9 @@ add_band_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 	if (summary->reads > 0)
 		ranread_noise_from_histogram(DatumGetArrayTypeP(histogram_array(summary->histogram)),
 									 summary->latency.min_ms, summary->latency.max_ms, known, value, rse);
+	/* open loop: IOPS is the rate asked for, not processes over the mean latency */
+	if (shared->params.rate_iops > 0)
+		rse[RANREAD_MEASURE_IOPS] = -1;
 
 	n = 0;
 	for (int i = 0; i < shared->params.processes; i++)
