@@ -429,12 +429,13 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   max_rate_iops float8 DEFAULT NULL,
 							   ramp interval DEFAULT NULL,
 							   iodepth int DEFAULT NULL,
-							   max_iodepth int DEFAULT NULL)
+							   max_iodepth int DEFAULT NULL,
+							   repeat int DEFAULT 1)	-- whole sweeps to run, 1 to 10
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), and the latency

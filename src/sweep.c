@@ -77,8 +77,12 @@ typedef enum SweepArgument
 	ARG_MAX_RATE_IOPS,
 	ARG_RAMP,
 	ARG_IODEPTH,
-	ARG_MAX_IODEPTH
+	ARG_MAX_IODEPTH,
+	ARG_REPEAT
 } SweepArgument;
+
+/* The most times repeat => N runs the whole sweep. */
+#define MAX_SWEEP_REPEATS	10
 
 /* ranread_run()'s arguments a step passes (see its SQL signature). */
 #define RUN_ARGUMENTS	14
@@ -103,6 +107,7 @@ typedef struct SweepArgs
 	double		max_rate_iops;	/* 0: none asked */
 	int			iodepth;		/* stepping iodepth: the first step's; 0: it steps processes */
 	int			max_iodepth;
+	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
 	RanreadSweepRules rules;
 	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
 	bool		run_nulls[RUN_ARGUMENTS];
@@ -323,6 +328,17 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
 	read_iodepth_arguments(fcinfo, args);
+	if (PG_ARGISNULL(ARG_REPEAT))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("repeat must not be null")));
+	args->repeat = PG_GETARG_INT32(ARG_REPEAT);
+	if (args->repeat < 1 || args->repeat > MAX_SWEEP_REPEATS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("repeat must be between 1 and %d", MAX_SWEEP_REPEATS),
+				 errdetail("The value given is %d.", args->repeat),
+				 errhint("repeat runs the whole sweep that many times and reports the median and spread of its verdicts.")));
 
 	read_run_arguments(fcinfo, args);
 
@@ -595,35 +611,26 @@ report_verdict(int64 sweep)
 }
 
 /*
- * CALL ranread_sweep(...): check every argument, record the sweep, run its
- * steps (committing each), record how it ended and report the verdict.
+ * One whole sweep: record it, run its steps (committing each), record how
+ * it ended and report the verdict; return its number, and its status.
  */
-Datum
-ranread_sweep(PG_FUNCTION_ARGS)
+static int64
+run_sweep(SweepArgs *args, const char **status)
 {
-	SweepArgs	args;
 	volatile int64 sweep = 0;
-	const char *status;
 	const char *stop_rule;
 	pqsigfunc	previous_handler;
 
-	check_may_commit(fcinfo);
-	ranread_check_sql_version();
-	read_sweep_arguments(fcinfo, &args);
-	check_privileges();
-
-	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	stop_requested = false;
 	previous_handler = pqsignal(RANREAD_STOP_SIGNAL, sweep_stop_handler);
 	PG_TRY();
 	{
 		/* in the TRY: its wait for an earlier run's workers can fail */
 		ranread_lock_out_other_runs();
-		sweep = record_start(&args);
+		sweep = record_start(args);
 		ranread_advertise_sweep(sweep, true);
 		SPI_commit();
-		stop_rule = run_steps(&args, sweep, &status);
-		record_end(sweep, status, stop_rule);
+		stop_rule = run_steps(args, sweep, status);
+		record_end(sweep, *status, stop_rule);
 		SPI_commit();
 	}
 	PG_FINALLY();
@@ -634,6 +641,40 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 	report_verdict(sweep);
+	return sweep;
+}
+
+/*
+ * CALL ranread_sweep(...): check every argument, then run the sweep, or with
+ * repeat => N the whole sweep N times (until one is stopped) and report the
+ * median and spread of their verdicts.
+ */
+Datum
+ranread_sweep(PG_FUNCTION_ARGS)
+{
+	SweepArgs	args;
+	int64		sweeps[MAX_SWEEP_REPEATS];
+	int			done = 0;
+
+	check_may_commit(fcinfo);
+	ranread_check_sql_version();
+	read_sweep_arguments(fcinfo, &args);
+	check_privileges();
+
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	stop_requested = false;
+	while (done < args.repeat)
+	{
+		const char *status;
+
+		sweeps[done++] = run_sweep(&args, &status);
+		if (strcmp(status, "stopped") == 0)
+			break;
+	}
+	if (args.repeat > 1)
+		ereport(NOTICE,
+				(errmsg("%d sweeps of %d asked", done, args.repeat),
+				 errdetail("%s", ranread_sweep_repeats_text(sweeps, done))));
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -430,6 +430,123 @@ ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
 					record->count, why, repeat, RANREAD_SWEEP_MAX_REPEATS);
 }
 
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The most common of places[0..n-1], and in *count how many times it occurs. */
+static const char *
+most_common(char **places, int n, int *count)
+{
+	int			best = 0;
+
+	*count = 0;
+	for (int i = 0; i < n; i++)
+	{
+		int			same = 0;
+
+		for (int j = 0; j < n; j++)
+			same += strcmp(places[i], places[j]) == 0;
+		if (same > *count)
+		{
+			best = i;
+			*count = same;
+		}
+	}
+	return places[best];
+}
+
+/*
+ * "median 40,600 IOPS, from 38,000 to 42,000 (spread 9.8 % of the median),
+ * at 40 processes in 4 of 5 sweeps": values[0..n-1] (sorted here) and where
+ * each was found (the most common place is named).
+ */
+static void
+append_spread(StringInfo out, double *values, char **places, int n, int of)
+{
+	double		median;
+	int			count;
+	const char *place = most_common(places, n, &count);
+
+	qsort(values, n, sizeof(double), compare_doubles);
+	median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+	appendStringInfo(out, "median %s IOPS, from %s to %s (spread %.1f %% of the median), at %s in %d of %d sweeps",
+					 ranread_format_rate(median), ranread_format_rate(values[0]),
+					 ranread_format_rate(values[n - 1]),
+					 median > 0 ? 100 * (values[n - 1] - values[0]) / median : 0,
+					 place, count, of);
+}
+
+/*
+ * What repeat => N's sweeps found together: the median and spread of each
+ * verdict figure (highest within the SLO, highest IOPS) and where the most
+ * sweeps found it and the knee.
+ */
+char *
+ranread_sweep_repeats_text(const int64 *sweeps, int count)
+{
+	StringInfoData out;
+	double	   *slo = palloc(sizeof(double) * count);
+	double	   *max = palloc(sizeof(double) * count);
+	char	  **slo_at = palloc(sizeof(char *) * count);
+	char	  **max_at = palloc(sizeof(char *) * count);
+	char	  **knee_at = palloc(sizeof(char *) * count);
+	int			nslo = 0;
+	int			nmax = 0;
+	int			nknee = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		RanreadSweepRecord record;
+		RanreadSweepVerdict verdict;
+
+		if (!ranread_sweep_read(sweeps[i], true, &record))
+			continue;
+		ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+		if (verdict.slo_step >= 0)
+		{
+			slo[nslo] = record.steps[verdict.slo_step].iops;
+			slo_at[nslo++] = step_at(&record, &record.steps[verdict.slo_step]);
+		}
+		if (verdict.max_step >= 0)
+		{
+			max[nmax] = record.steps[verdict.max_step].iops;
+			max_at[nmax++] = step_at(&record, &record.steps[verdict.max_step]);
+		}
+		if (verdict.knee_step >= 0)
+			knee_at[nknee++] = step_at(&record, &record.steps[verdict.knee_step]);
+	}
+	initStringInfo(&out);
+	appendStringInfo(&out, "Sweeps " INT64_FORMAT " to " INT64_FORMAT ". ", sweeps[0], sweeps[count - 1]);
+	if (nslo > 0)
+	{
+		appendStringInfoString(&out, "Highest within the SLO: ");
+		append_spread(&out, slo, slo_at, nslo, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nslo < count)
+		appendStringInfo(&out, "In %d of %d sweeps no step met the SLO. ", count - nslo, count);
+	if (nmax > 0)
+	{
+		appendStringInfoString(&out, "Highest IOPS: ");
+		append_spread(&out, max, max_at, nmax, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nknee > 0)
+	{
+		int			same;
+		const char *place = most_common(knee_at, nknee, &same);
+
+		appendStringInfo(&out, "Knee at %s in %d of %d sweeps.", place, same, count);
+	}
+	return out.data;
+}
+
 /*
  * The status and stop rule of a sweep as they stand: as recorded once it
  * ended by itself, else read from its session and its last step.
