@@ -2,7 +2,7 @@
 # live sweep, the verdict and ranread_sweeps; another session watches it in
 # ranread_progress; a cancel keeps the completed steps and marks the sweep
 # cancelled; each step's noise bands; a step within the noise of a stop rule
-# repeated, and a cancel during the repeat; max_processes below the start and
+# repeated, and a cancel during the repeat; repeat => 2; max_processes below the start and
 # a max_rate_iops over the run's limit refused before anything is recorded;
 # ranread_stop() stops the sweep, not only its step; it refuses
 # to run where it cannot commit, or without the privileges it needs; a
@@ -113,6 +113,11 @@ is(sweep_row('status, steps, stop_rule'), 'cancelled|1|cancelled', 'the sweep sh
 like(sweep_row('verdict'), qr/^Highest IOPS: [\d,]+ IOPS ± 400 % .* at 1 process\. .*It was cancelled during a repeat of step 1; the step's completed run and the steps before are kept\.$/,
 	'its verdict keeps the completed run\'s figures and says the repeat was cancelled');
 $node->safe_psql('postgres', 'DROP TRIGGER noisy_bands ON ranread_batches; DROP FUNCTION noisy_bands()');
+
+# repeat => 2: the whole sweep twice, then the median and spread of each verdict figure
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000, repeat => 2)");
+like($shown, qr/NOTICE:  sweep (\d+) completed after 2 steps\n.*NOTICE:  sweep \d+ completed after 2 steps\n.*NOTICE:  2 sweeps of 2 asked\nDETAIL:  Sweeps \d+ to \d+\. (Highest within the SLO: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. )?(In [12] of 2 sweeps no step met the SLO\. )?Highest IOPS: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. Knee at \d process(es)? in [12] of 2 sweeps\./s,
+	'repeat => 2 runs the sweep twice and reports the median and spread of its verdicts');
 
 # max_processes below the default start of 10: refused, saying how
 ($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(max_processes => 4, target => 'sw')");
