@@ -24,7 +24,9 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "catalog/namespace.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "extension.h"
 #include "ranread.h"
@@ -163,12 +165,19 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	found = SPI_processed == 1;
 	if (found)
 	{
+		/* the bands are 1.2's: 1.1's tables, not yet updated, have none */
+		Oid			batches = get_relname_relid("ranread_batches",
+												get_namespace_oid(ranread_extension_schema(), false));
+		const char *bands = get_attnum(batches, "iops_band_pct") != InvalidAttrNumber ?
+			"iops_band_pct, mean_band_pct, p99_band_pct" :
+			"NULL::pg_catalog.float8, NULL::pg_catalog.float8, NULL::pg_catalog.float8";
+
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
 										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, "
-										   "iops_band_pct, mean_band_pct, p99_band_pct FROM %s.ranread_batches "
+										   "%s FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
-										   schema),
+										   bands, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
 		read_steps(SPI_tuptable, SPI_processed, record, context);
