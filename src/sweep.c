@@ -6,7 +6,10 @@
  *		flight per process, with iodepth; or, open loop, a higher rate) than
  *		the step before; the sweep commits after each, so
  *		that a cancel or a crash keeps the steps done, and stops by the first
- *		of its rules (sweep_rules.c) that holds.
+ *		of its rules (sweep_rules.c) that holds.  A step whose stop decision
+ *		lies within its noise runs again (a batch of the same sweep_step), at
+ *		most RANREAD_SWEEP_MAX_REPEATS times; repeat => N runs the whole
+ *		sweep N times and reports the median and spread of their verdicts.
  *
  * The sweep holds the run lock from its first step to its last, so that no
  * other run slips in between two steps, and advertises itself with a lock

@@ -12,7 +12,10 @@
  * is then read from what remains: still 'running' while its session holds
  * the sweep lock, else 'cancelled' when its last step was cancelled, else
  * 'interrupted'.  The verdict is computed from the steps each time, so that
- * an interrupted sweep has one too, over the steps it completed.
+ * an interrupted sweep has one too, over the steps it completed.  A step
+ * the sweep repeated (its stop decision within its noise) is several
+ * batches of one sweep_step, read back as one step (sweep_rules.c combines
+ * them); each figure is worded with its noise band.
  *
  *-------------------------------------------------------------------------
  */
@@ -324,13 +327,15 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 	if (strcmp(stop_rule, "step ended") == 0)
 		return psprintf("It stopped because step %d was %s.", record->count, last->status);
 	if (strcmp(stop_rule, "undecided") == 0)
+	{
+		bool		latency = ranread_sweep_doubt(record->steps, record->count, rules) ==
+			RANREAD_SWEEP_DOUBT_LATENCY;
+
 		return psprintf("It stopped undecided at %s: after %d runs the step's %s was still within its noise of %s, so the sweep cannot tell whether that rule holds there.",
-						step_at(record, last), last->runs,
-						ranread_sweep_doubt(record->steps, record->count, rules) == RANREAD_SWEEP_DOUBT_LATENCY ?
-						"mean latency" : "scaling",
-						ranread_sweep_doubt(record->steps, record->count, rules) == RANREAD_SWEEP_DOUBT_LATENCY ?
-						psprintf("stop_latency_ms (%g ms)", rules->stop_latency_ms) :
+						step_at(record, last), last->runs, latency ? "mean latency" : "scaling",
+						latency ? psprintf("stop_latency_ms (%g ms)", rules->stop_latency_ms) :
 						psprintf("min_scaling_pct (%g%%)", rules->min_scaling_pct));
+	}
 	return psprintf("It stopped (%s).", stop_rule);
 }
 
