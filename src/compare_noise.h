@@ -7,7 +7,9 @@
  *
  * A batch's noise is an array indexed by the measures below: rse[m] is
  * measure m's relative standard error, < 0 while unknown.  Each source
- * raises it to its own estimate where that is larger.
+ * raises it to its own estimate where that is larger.  results.c uses the
+ * same sources on a batch still in memory (ranread_noise_from_spread()) to
+ * store each batch's noise bands with it.
  *
  *-------------------------------------------------------------------------
  */
