@@ -101,21 +101,22 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 }
 
 /*
- * The batches of a sweep, in order, as its steps: the batches of a repeated
- * step (one sweep_step) combined into one (ranread_sweep_combine()), each
- * step's batch its first.
+ * The batches of a sweep, in order, as its steps (returned: how many): the
+ * batches of a repeated step (one sweep_step) combined into one
+ * (ranread_sweep_combine()), each step's batch its first.
  */
-static void
-read_steps(SPITupleTable *table, uint64 rows, RanreadSweepRecord *record, MemoryContext context)
+static int
+read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *batches)
 {
 	RanreadSweepStep runs[RANREAD_SWEEP_MAX_REPEATS + 1];
 	int			nruns = 0;
 	int			step_of_runs = 0;
 	int64		first_batch = 0;
+	int			count = 0;
 
-	record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, rows));
-	record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, rows));
-	record->count = 0;
+	/* the arrays hold at least one step, also for a sweep without any */
+	memset(&steps[0], 0, sizeof(RanreadSweepStep));
+	batches[0] = 0;
 	for (uint64 i = 0; i <= rows; i++)
 	{
 		bool		isnull = true;
@@ -127,8 +128,11 @@ read_steps(SPITupleTable *table, uint64 rows, RanreadSweepRecord *record, Memory
 		if (nruns > 0 && (i == rows || isnull || sweep_step != step_of_runs ||
 						  nruns == lengthof(runs)))
 		{
-			ranread_sweep_combine(runs, nruns, &record->steps[record->count]);
-			record->batches[record->count++] = first_batch;
+			RanreadSweepStep combined;
+
+			ranread_sweep_combine(runs, nruns, &combined);
+			steps[count] = combined;
+			batches[count++] = first_batch;
 			nruns = 0;
 		}
 		if (i == rows)
@@ -139,6 +143,7 @@ read_steps(SPITupleTable *table, uint64 rows, RanreadSweepRecord *record, Memory
 		nruns++;
 		step_of_runs = isnull ? -1 : sweep_step;
 	}
+	return count;
 }
 
 /*
@@ -183,7 +188,9 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 										   bands, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
-		read_steps(SPI_tuptable, SPI_processed, record, context);
+		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, SPI_processed));
+		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, SPI_processed));
+		record->count = read_steps(SPI_tuptable, SPI_processed, record->steps, record->batches);
 	}
 	SPI_finish();
 	return found;
