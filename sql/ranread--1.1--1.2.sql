@@ -230,3 +230,53 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- repeat: noise bands, each batch's figures carry their uncertainty (the sweep's stop rules read them)
+ALTER TABLE ranread_batches ADD COLUMN iops_band_pct float8,
+	ADD COLUMN mean_band_pct float8,
+	ADD COLUMN p99_band_pct float8;
+
+-- repeat: CALL ranread_sweep(repeat => N) runs the whole sweep N times; the roles granted
+-- EXECUTE on the old procedure are granted it on the new one, as for ranread_run above.
+SELECT pg_catalog.set_config('ranread_update.sweep_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+WHERE p.oid = 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int)'::pg_catalog.regprocedure
+  AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
+DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int);
+CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
+							   step_processes int DEFAULT NULL,
+							   max_processes int DEFAULT NULL,
+							   iterations bigint DEFAULT NULL,
+							   duration interval DEFAULT NULL,
+							   target name DEFAULT 'ranread_target',
+							   mode text DEFAULT 'smgr',
+							   block_size int DEFAULT 8192,
+							   stop_latency_ms float8 DEFAULT 10,
+							   min_scaling_pct float8 DEFAULT 25,
+							   slo_mean_ms float8 DEFAULT 2,
+							   slo_p99_ms float8 DEFAULT 5,
+							   slo_p999_ms float8 DEFAULT NULL,
+							   slo_max_ms float8 DEFAULT NULL,
+							   rate_iops float8 DEFAULT NULL,
+							   rate_step_iops float8 DEFAULT NULL,
+							   max_rate_iops float8 DEFAULT NULL,
+							   ramp interval DEFAULT NULL,
+							   iodepth int DEFAULT NULL,
+							   max_iodepth int DEFAULT NULL,
+							   repeat int DEFAULT 1)	-- whole sweeps to run, 1 to 10
+AS 'MODULE_PATHNAME', 'ranread_sweep'
+LANGUAGE C;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) FROM PUBLIC;
+DO $$
+DECLARE
+	grantee name;
+BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) TO %I', grantee);
+	END LOOP;
+END
+$$;

@@ -106,7 +106,12 @@ CREATE TABLE ranread_batches (
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
 	registered_buffers boolean,	-- every worker's io_uring buffers registered (NULL: no io_uring)
 	ended_by text,				-- completed: 'iterations', 'duration', 'steady state' or 'coverage' (NULL: not completed, or before 1.2)
-	device_shared_pct float8	-- share of the device's bytes read that were not ranread's (NULL: no device statistics)
+	device_shared_pct float8,	-- share of the device's bytes read that were not ranread's (NULL: no device statistics)
+	-- noise bands: the 95 % half-width, in percent, of iops, response_time_ms
+	-- and p99_ms from the batch's histogram, workers and sample intervals (NULL: unknown)
+	iops_band_pct float8,
+	mean_band_pct float8,
+	p99_band_pct float8
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -441,12 +446,13 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   max_rate_iops float8 DEFAULT NULL,
 							   ramp interval DEFAULT NULL,
 							   iodepth int DEFAULT NULL,
-							   max_iodepth int DEFAULT NULL)
+							   max_iodepth int DEFAULT NULL,
+							   repeat int DEFAULT 1)	-- whole sweeps to run, 1 to 10
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), the latency

@@ -132,6 +132,20 @@ add_spread(int64 batch, const char *from_where, const char *const *columns, int 
 	}
 }
 
+/*
+ * Raise rse[measure] to the spread of values[0..n-1]: the measure's value in
+ * each worker of a batch, or (over_time) in each of its full sample
+ * intervals; for a batch still in memory, whose rows are not written yet.
+ */
+void
+ranread_noise_from_spread(int measure, const double *values, int n, bool over_time, double *rse)
+{
+	double		spread;
+
+	if (relative_standard_error(values, n, over_time ? COMPARE_MIN_INTERVALS : COMPARE_MIN_WORKERS, &spread))
+		rse[measure] = Max(rse[measure], spread);
+}
+
 /* The smallest latency, in ns, that histogram.h files in bucket `index` or a later one. */
 static uint64
 bucket_lower_ns(int index)
@@ -247,9 +261,9 @@ ranread_noise_from_intervals(const char *schema, int64 batch, const char *const 
 	/* full intervals only: the last is shorter, and so noisier */
 	add_spread(batch, psprintf("FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1 "
 							   "AND reads OPERATOR(pg_catalog.>) 0 AND seconds OPERATOR(pg_catalog.>=) "
-							   "(0.9::pg_catalog.float8 OPERATOR(pg_catalog.*) (SELECT pg_catalog.max(seconds) "
+							   "(%g::pg_catalog.float8 OPERATOR(pg_catalog.*) (SELECT pg_catalog.max(seconds) "
 							   "FROM %s.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) $1))",
-							   schema, schema),
+							   schema, RANREAD_NOISE_FULL_INTERVAL, schema),
 			   columns, COMPARE_MIN_INTERVALS, rse);
 }
 

@@ -7,7 +7,9 @@
  *
  * A batch's noise is an array indexed by the measures below: rse[m] is
  * measure m's relative standard error, < 0 while unknown.  Each source
- * raises it to its own estimate where that is larger.
+ * raises it to its own estimate where that is larger.  results.c uses the
+ * same sources on a batch still in memory (ranread_noise_from_spread()) to
+ * store each batch's noise bands with it.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,12 +31,17 @@ enum
 	RANREAD_N_MEASURES
 };
 
+/* A full sample interval lasts at least this share of the longest: the last one is shorter. */
+#define RANREAD_NOISE_FULL_INTERVAL	0.9
+
 extern void ranread_noise_from_histogram(ArrayType *histogram, double min_ms, double max_ms,
 										 const bool *known, const double *value, double *rse);
 extern void ranread_noise_from_workers(const char *schema, int64 batch, const char *const *columns,
 									   double *rse);
 extern void ranread_noise_from_intervals(const char *schema, int64 batch, const char *const *columns,
 										 double *rse);
+extern void ranread_noise_from_spread(int measure, const double *values, int n, bool over_time,
+									  double *rse);
 extern double ranread_noise_band_pct(double rse_a, double rse_b, bool percentile);
 
 #endif							/* RANREAD_COMPARE_NOISE_H */

@@ -24,6 +24,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "compare_noise.h"
 #include "compat.h"
 #include "ranread.h"
 #include "readpath.h"
@@ -472,6 +473,83 @@ add_registration_column(RowBuilder *row, const RanreadShared *shared)
 	add_column(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), !opened);
 }
 
+/*
+ * The batch's noise bands, through compare_noise.c: the 95 % half-width, in
+ * percent, of its IOPS, mean and p99, from its histogram, the spread of its
+ * workers and the spread of its full sample intervals (the largest counts);
+ * NULL while unknown (one worker, fewer than 3 full intervals, no reads).
+ */
+static void
+add_band_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadSeries *series = ranread_series_of(shared);
+	const int	measures[] = {RANREAD_MEASURE_IOPS, RANREAD_MEASURE_MEAN, RANREAD_MEASURE_P99};
+	const char *const names[] = {"iops_band_pct", "mean_band_pct", "p99_band_pct"};
+	double	   *values[lengthof(measures)];
+	double		rse[RANREAD_N_MEASURES];
+	bool		known[RANREAD_N_MEASURES] = {0};
+	double		value[RANREAD_N_MEASURES] = {0};
+	double		longest = 0;
+	int			n;
+
+	for (int m = 0; m < RANREAD_N_MEASURES; m++)
+		rse[m] = -1;
+	for (int k = 0; k < lengthof(measures); k++)
+		values[k] = palloc(sizeof(double) * Max(1, Max(shared->params.processes, series->count)));
+	known[RANREAD_MEASURE_PHYSICAL] = summary->physical_pct >= 0;
+	value[RANREAD_MEASURE_PHYSICAL] = summary->physical_pct;
+	if (summary->reads > 0)
+		ranread_noise_from_histogram(DatumGetArrayTypeP(histogram_array(summary->histogram)),
+									 summary->latency.min_ms, summary->latency.max_ms, known, value, rse);
+	/* open loop: IOPS is the rate asked for, not processes over the mean latency */
+	if (shared->params.rate_iops > 0)
+		rse[RANREAD_MEASURE_IOPS] = -1;
+
+	n = 0;
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+		double		elapsed = seconds_counted(shared, slot->end_time);
+		RanreadLatency latency;
+
+		if (slot->hist.count == 0 || elapsed <= 0)
+			continue;
+		ranread_hist_latency(&slot->hist, &latency);
+		values[0][n] = (double) slot->hist.count / elapsed;
+		values[1][n] = latency.mean_ms;
+		values[2][n] = latency.p99_ms;
+		n++;
+	}
+	for (int k = 0; k < lengthof(measures); k++)
+		ranread_noise_from_spread(measures[k], values[k], n, false, rse);
+
+	for (int i = 0; i < series->count; i++)
+		longest = Max(longest, series->intervals[i].seconds);
+	n = 0;
+	for (int i = 0; i < series->count; i++)
+	{
+		const RanreadInterval *interval = &series->intervals[i];
+
+		if (interval->reads <= 0 || interval->mean_ms < 0 ||
+			interval->seconds < RANREAD_NOISE_FULL_INTERVAL * longest)
+			continue;
+		values[0][n] = ranread_interval_iops(interval);
+		values[1][n] = interval->mean_ms;
+		values[2][n] = interval->p99_ms;
+		n++;
+	}
+	for (int k = 0; k < lengthof(measures); k++)
+		ranread_noise_from_spread(measures[k], values[k], n, true, rse);
+
+	for (int k = 0; k < lengthof(measures); k++)
+	{
+		int			m = measures[k];
+
+		add_measure(row, names[k], rse[m] < 0 ? -1 :
+					ranread_noise_band_pct(rse[m], 0, m == RANREAD_MEASURE_P99));
+	}
+}
+
 void
 ranread_record_batch(RanreadShared *shared)
 {
@@ -504,6 +582,7 @@ ranread_record_batch(RanreadShared *shared)
 			   summary.ended_by != NULL ? CStringGetTextDatum(summary.ended_by) : (Datum) 0,
 			   summary.ended_by == NULL);
 	add_measure(&row, "device_shared_pct", summary.device_shared_pct);
+	add_band_columns(&row, shared, &summary);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

@@ -6,7 +6,10 @@
  *		flight per process, with iodepth; or, open loop, a higher rate) than
  *		the step before; the sweep commits after each, so
  *		that a cancel or a crash keeps the steps done, and stops by the first
- *		of its rules (sweep_rules.c) that holds.
+ *		of its rules (sweep_rules.c) that holds.  A step whose stop decision
+ *		lies within its noise runs again (a batch of the same sweep_step), at
+ *		most RANREAD_SWEEP_MAX_REPEATS times; repeat => N runs the whole
+ *		sweep N times and reports the median and spread of their verdicts.
  *
  * The sweep holds the run lock from its first step to its last, so that no
  * other run slips in between two steps, and advertises itself with a lock
@@ -81,8 +84,12 @@ typedef enum SweepArgument
 	ARG_MAX_RATE_IOPS,
 	ARG_RAMP,
 	ARG_IODEPTH,
-	ARG_MAX_IODEPTH
+	ARG_MAX_IODEPTH,
+	ARG_REPEAT
 } SweepArgument;
+
+/* The most times repeat => N runs the whole sweep. */
+#define MAX_SWEEP_REPEATS	10
 
 /* ranread_run()'s arguments a step passes (see its SQL signature). */
 #define RUN_ARGUMENTS	15
@@ -108,6 +115,7 @@ typedef struct SweepArgs
 	double		max_rate_iops;	/* 0: none asked */
 	int			iodepth;		/* stepping iodepth: the first step's; 0: it steps processes */
 	int			max_iodepth;
+	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
 	RanreadSweepRules rules;
 	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
 	bool		run_nulls[RUN_ARGUMENTS];
@@ -278,12 +286,21 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	if (!PG_ARGISNULL(ARG_MAX_PROCESSES))
 	{
 		args->max_processes = PG_GETARG_INT32(ARG_MAX_PROCESSES);
-		if (args->max_processes < args->start_processes || args->max_processes > RANREAD_MAX_PROCESSES)
+		if (args->max_processes > RANREAD_MAX_PROCESSES)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("max_processes must be between start_processes and %d", RANREAD_MAX_PROCESSES),
 					 errdetail("The value given is %d, start_processes %d.",
 							   args->max_processes, args->start_processes)));
+		/* below the start, which is 10 unless given: say how to sweep lower */
+		if (args->max_processes < args->start_processes)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_processes %d is below start_processes %d", args->max_processes,
+							args->start_processes),
+					 errdetail("A sweep starts at start_processes (10 unless given) and steps up to max_processes."),
+					 errhint("To sweep up to %d processes, give a start too: CALL ranread_sweep(start_processes => 1, max_processes => %d, ...).",
+							 Max(args->max_processes, 1), Max(args->max_processes, 1))));
 	}
 
 	args->rules.stop_latency_ms = positive_argument(fcinfo, ARG_STOP_LATENCY_MS, "stop_latency_ms", false);
@@ -316,6 +333,12 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("step_processes and max_processes do not apply to an open-loop sweep"),
 				 errdetail("With rate_iops the sweep steps the rate; every step runs start_processes processes.")));
+	if (args->max_rate_iops > RANREAD_MAX_RATE_IOPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_rate_iops must be at most %.0f", RANREAD_MAX_RATE_IOPS),
+				 errdetail("The value given is %g; a step's rate_iops is at most %.0f.",
+						   args->max_rate_iops, RANREAD_MAX_RATE_IOPS)));
 	if (args->max_rate_iops > 0 && args->max_rate_iops < args->rate_iops)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -323,6 +346,17 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
 	read_iodepth_arguments(fcinfo, args);
+	if (PG_ARGISNULL(ARG_REPEAT))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("repeat must not be null")));
+	args->repeat = PG_GETARG_INT32(ARG_REPEAT);
+	if (args->repeat < 1 || args->repeat > MAX_SWEEP_REPEATS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("repeat must be between 1 and %d", MAX_SWEEP_REPEATS),
+				 errdetail("The value given is %d.", args->repeat),
+				 errhint("repeat runs the whole sweep that many times and reports the median and spread of its verdicts.")));
 
 	read_run_arguments(fcinfo, args);
 
@@ -555,7 +589,12 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, dou
 	PG_END_TRY();
 }
 
-/* Run steps until a rule stops the sweep or ranread_stop() does; return the rule's name. */
+/*
+ * Run steps until a rule stops the sweep or ranread_stop() does; return the
+ * rule's name.  A step whose stop decision lies within its noise runs again
+ * (a batch of the same sweep_step, combined with its earlier runs), at most
+ * RANREAD_SWEEP_MAX_REPEATS times.
+ */
 static const char *
 run_steps(SweepArgs *args, int64 sweep, const char **status)
 {
@@ -563,9 +602,10 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	int			iodepth = Max(args->iodepth, 1);
 	double		rate = args->rate_iops;
 	RanreadSweepRecord record;
+	int			step = 1;
 
 	*status = "completed";
-	for (int step = 1;; step++)
+	for (int repeats = 0;; repeats++)
 	{
 		RanreadSweepStop stop;
 
@@ -582,6 +622,13 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 		SPI_commit();
 		if (stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
 			break;
+		if (stop == RANREAD_SWEEP_REPEAT)
+		{
+			ereport(NOTICE, (errmsg("%s", ranread_sweep_repeat_text(&record, repeats + 1))));
+			continue;
+		}
+		repeats = -1;
+		step++;
 		if (stop != RANREAD_SWEEP_GO_ON)
 			return ranread_sweep_stop_rule_name(stop, &record);
 		if (rate > 0)
@@ -613,35 +660,26 @@ report_verdict(int64 sweep)
 }
 
 /*
- * CALL ranread_sweep(...): check every argument, record the sweep, run its
- * steps (committing each), record how it ended and report the verdict.
+ * One whole sweep: record it, run its steps (committing each), record how
+ * it ended and report the verdict; return its number, and its status.
  */
-Datum
-ranread_sweep(PG_FUNCTION_ARGS)
+static int64
+run_sweep(SweepArgs *args, const char **status)
 {
-	SweepArgs	args;
 	volatile int64 sweep = 0;
-	const char *status;
 	const char *stop_rule;
 	pqsigfunc	previous_handler;
 
-	check_may_commit(fcinfo);
-	ranread_check_sql_version();
-	read_sweep_arguments(fcinfo, &args);
-	check_privileges();
-
-	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	stop_requested = false;
 	previous_handler = pqsignal(RANREAD_STOP_SIGNAL, sweep_stop_handler);
 	PG_TRY();
 	{
 		/* in the TRY: its wait for an earlier run's workers can fail */
 		ranread_lock_out_other_runs();
-		sweep = record_start(&args);
+		sweep = record_start(args);
 		ranread_advertise_sweep(sweep, true);
 		SPI_commit();
-		stop_rule = run_steps(&args, sweep, &status);
-		record_end(sweep, status, stop_rule);
+		stop_rule = run_steps(args, sweep, status);
+		record_end(sweep, *status, stop_rule);
 		SPI_commit();
 	}
 	PG_FINALLY();
@@ -652,6 +690,40 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 	report_verdict(sweep);
+	return sweep;
+}
+
+/*
+ * CALL ranread_sweep(...): check every argument, then run the sweep, or with
+ * repeat => N the whole sweep N times (until one is stopped) and report the
+ * median and spread of their verdicts.
+ */
+Datum
+ranread_sweep(PG_FUNCTION_ARGS)
+{
+	SweepArgs	args;
+	int64		sweeps[MAX_SWEEP_REPEATS];
+	int			done = 0;
+
+	check_may_commit(fcinfo);
+	ranread_check_sql_version();
+	read_sweep_arguments(fcinfo, &args);
+	check_privileges();
+
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	stop_requested = false;
+	while (done < args.repeat)
+	{
+		const char *status;
+
+		sweeps[done++] = run_sweep(&args, &status);
+		if (strcmp(status, "stopped") == 0)
+			break;
+	}
+	if (args.repeat > 1)
+		ereport(NOTICE,
+				(errmsg("%d sweeps of %d asked", done, args.repeat),
+				 errdetail("%s", ranread_sweep_repeats_text(sweeps, done))));
 	SPI_finish();
 	PG_RETURN_VOID();
 }

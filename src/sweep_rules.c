@@ -25,9 +25,29 @@
  * latency: Kleinrock's "power", which peaks where more concurrency stops
  * buying throughput and starts buying only queueing.
  *
+ * Every step's IOPS, mean and p99 carry a noise band (the 95 % half-width
+ * of compare_noise.c, stored with the batch), and the two stop rules that
+ * read a measure respect it: the latency rule fires only when the mean is
+ * over stop_latency_ms by more than its band, the scaling rule only when
+ * even the top of the scaling share's band (the two steps' IOPS bands in
+ * quadrature) is below min_scaling_pct.  When the point estimate says stop
+ * but its band reaches the threshold, the decision is a coin flip: the
+ * sweep runs the step again (RANREAD_SWEEP_REPEAT) and decides on the runs
+ * combined (ranread_sweep_combine()), at most RANREAD_SWEEP_MAX_REPEATS
+ * times, and then stops saying it could not decide.  A band that reaches
+ * the threshold from the other side (go on, but might have stopped) needs
+ * no repeat: the next step decides, with more load.
+ *
+ * And the scaling rule does not stop a sweep whose last step is within the
+ * SLO and gained IOPS beyond the two steps' noise: saturation describes the
+ * knee, but the highest IOPS within the SLO may lie further on, so the sweep
+ * searches for it until a step leaves the SLO or stops gaining.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "sweep_rules.h"
 
@@ -91,13 +111,67 @@ valid_before(const RanreadSweepStep *steps, int last)
 	return -1;
 }
 
-/* Whether the sweep stops after the last of its `count` steps, and why. */
-RanreadSweepStop
-ranread_sweep_stop_after(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules)
+/* A noise band as a fraction: 0 while unknown. */
+static double
+band_of(double band_pct)
+{
+	return band_pct > 0 ? band_pct / 100 : 0;
+}
+
+/* The relative band of after's IOPS over before's: both bands in quadrature. */
+static double
+ratio_band(const RanreadSweepStep *before, const RanreadSweepStep *after)
+{
+	double		a = band_of(before->iops_band_pct);
+	double		b = band_of(after->iops_band_pct);
+
+	return sqrt(a * a + b * b);
+}
+
+/*
+ * The range of ranread_sweep_scaling_pct(before, after) that the two steps'
+ * IOPS bands allow (each band unknown counts as none).
+ */
+void
+ranread_sweep_scaling_range(const RanreadSweepStep *before, const RanreadSweepStep *after,
+							double *low, double *high)
+{
+	double		linear;
+	double		ratio;
+	double		band = ratio_band(before, after);
+
+	*low = *high = ranread_sweep_scaling_pct(before, after);
+	if (before->processes <= 0 || before->iops <= 0 || reads_in_flight(after) <= reads_in_flight(before))
+		return;
+	linear = reads_in_flight(after) / reads_in_flight(before) - 1;
+	ratio = after->iops / before->iops;
+	*low = 100 * (ratio * (1 - band) - 1) / linear;
+	*high = 100 * (ratio * (1 + band) - 1) / linear;
+}
+
+/*
+ * after has more IOPS than before, by more than the two steps' noise; never
+ * while a band is unknown (1.1's batches): a gain cannot be told from noise.
+ */
+bool
+ranread_sweep_rises(const RanreadSweepStep *before, const RanreadSweepStep *after)
+{
+	return before->iops > 0 && before->iops_band_pct >= 0 && after->iops_band_pct >= 0 &&
+		after->iops / before->iops - 1 > ratio_band(before, after);
+}
+
+/*
+ * Whether the sweep stops after the last of its `count` steps, and why; and
+ * in *doubt, which threshold the step's noise band straddles, if any.
+ */
+static RanreadSweepStop
+decide(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules, RanreadSweepDoubt *doubt)
 {
 	const RanreadSweepStep *last = &steps[count - 1];
 	bool		open_loop = last->rate_iops > 0;
+	bool		at_max;
 
+	*doubt = RANREAD_SWEEP_DOUBT_NONE;
 	if (!last->completed)
 		return RANREAD_SWEEP_STOP_STEP_ENDED;
 	/* these two hold whoever answered: more load only makes them worse */
@@ -105,20 +179,142 @@ ranread_sweep_stop_after(const RanreadSweepStep *steps, int count, const Ranread
 	if (open_loop && last->iops < last->rate_iops * RANREAD_SWEEP_RATE_KEPT_PCT / 100)
 		return RANREAD_SWEEP_STOP_RATE_MISSED;
 	if (rules->stop_latency_ms > 0 && last->mean_ms > rules->stop_latency_ms)
-		return RANREAD_SWEEP_STOP_LATENCY;
-	if (!open_loop && rules->min_scaling_pct > 0 && ranread_sweep_step_valid(last))
+	{
+		if (last->mean_ms * (1 - band_of(last->mean_band_pct)) > rules->stop_latency_ms)
+			return RANREAD_SWEEP_STOP_LATENCY;
+		*doubt = RANREAD_SWEEP_DOUBT_LATENCY;
+	}
+	else if (!open_loop && rules->min_scaling_pct > 0 && ranread_sweep_step_valid(last))
 	{
 		int			before = valid_before(steps, count - 1);
 
+		/* within the SLO and still gaining beyond the noise: search on */
 		if (before >= 0 &&
-			ranread_sweep_scaling_pct(&steps[before], last) < rules->min_scaling_pct)
-			return RANREAD_SWEEP_STOP_SCALING;
+			ranread_sweep_scaling_pct(&steps[before], last) < rules->min_scaling_pct &&
+			!(ranread_sweep_meets_slo(last, rules) && ranread_sweep_rises(&steps[before], last)))
+		{
+			double		low;
+			double		high;
+
+			ranread_sweep_scaling_range(&steps[before], last, &low, &high);
+			if (high < rules->min_scaling_pct)
+				return RANREAD_SWEEP_STOP_SCALING;
+			*doubt = RANREAD_SWEEP_DOUBT_SCALING;
+		}
 	}
-	if (open_loop ? (rules->max_rate_iops > 0 && last->rate_iops >= rules->max_rate_iops)
+	at_max = open_loop ? (rules->max_rate_iops > 0 && last->rate_iops >= rules->max_rate_iops)
 		: rules->max_iodepth > 0 ? last->iodepth >= rules->max_iodepth
-		: last->processes >= rules->max_processes)
+		: last->processes >= rules->max_processes;
+	/* at its max the sweep ends whatever a repeat would decide */
+	if (at_max)
 		return RANREAD_SWEEP_STOP_MAX;
+	if (*doubt != RANREAD_SWEEP_DOUBT_NONE)
+		return last->runs > RANREAD_SWEEP_MAX_REPEATS ? RANREAD_SWEEP_STOP_UNDECIDED : RANREAD_SWEEP_REPEAT;
 	return RANREAD_SWEEP_GO_ON;
+}
+
+/* Whether the sweep stops after the last of its `count` steps, repeats it, or goes on. */
+RanreadSweepStop
+ranread_sweep_stop_after(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules)
+{
+	RanreadSweepDoubt doubt;
+
+	return decide(steps, count, rules, &doubt);
+}
+
+/* Which threshold the last step's noise band straddles (none unless it is repeated or undecided). */
+RanreadSweepDoubt
+ranread_sweep_doubt(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules)
+{
+	RanreadSweepDoubt doubt;
+
+	(void) decide(steps, count, rules, &doubt);
+	return doubt;
+}
+
+/*
+ * One measure of the completed runs combined: their mean, and its band, the
+ * larger of the runs' own bands combined (sum in quadrature over the number
+ * of runs) and the spread between the runs (standard error, two or more).
+ */
+static void
+combine_measure(const double *values, const double *bands, int n, double *value, double *band_pct)
+{
+	double		sum = 0;
+	double		within = 0;
+	double		squares = 0;
+	bool		known = false;
+
+	for (int i = 0; i < n; i++)
+		sum += values[i];
+	*value = sum / n;
+	for (int i = 0; i < n; i++)
+	{
+		if (bands[i] >= 0)
+		{
+			known = true;
+			within += (bands[i] * values[i]) * (bands[i] * values[i]);
+		}
+		squares += (values[i] - *value) * (values[i] - *value);
+	}
+	if (*value <= 0 || (!known && n < 2))
+	{
+		*band_pct = known ? 0 : -1;
+		return;
+	}
+	*band_pct = sqrt(within) / n / *value;
+	if (n >= 2)
+		*band_pct = Max(*band_pct, 100 * RANREAD_SWEEP_BAND_ERRORS * sqrt(squares / (n - 1)) /
+						sqrt((double) n) / *value);
+}
+
+/*
+ * The runs of one step (the batch and its repeats, in order) as one step:
+ * the completed runs' measures averaged (percentiles too: the runs read as
+ * many reads each), their bands combined; the status of the last run, so
+ * that a repeat stopped or cancelled shows, with the earlier runs' figures.
+ */
+void
+ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep *step)
+{
+	double		values[3][RANREAD_SWEEP_MAX_REPEATS + 1];
+	double		bands[3][RANREAD_SWEEP_MAX_REPEATS + 1];
+	double		p999 = 0;
+	double		physical = 0;
+	int			n = 0;
+
+	*step = runs[0];
+	step->runs = 0;
+	for (int i = 0; i < count; i++)
+	{
+		if (!runs[i].completed)
+			continue;
+		if (n == 0)
+			*step = runs[i];
+		if (n < RANREAD_SWEEP_MAX_REPEATS + 1)
+		{
+			values[0][n] = runs[i].iops;
+			values[1][n] = runs[i].mean_ms;
+			values[2][n] = runs[i].p99_ms;
+			bands[0][n] = runs[i].iops_band_pct;
+			bands[1][n] = runs[i].mean_band_pct;
+			bands[2][n] = runs[i].p99_band_pct;
+			p999 += runs[i].p999_ms;
+			physical += runs[i].physical_pct;
+			step->max_ms = Max(step->max_ms, runs[i].max_ms);
+			n++;
+		}
+	}
+	step->runs = n;
+	memcpy(step->status, runs[count - 1].status, sizeof(step->status));
+	if (n < 2)
+		return;
+	combine_measure(values[0], bands[0], n, &step->iops, &step->iops_band_pct);
+	combine_measure(values[1], bands[1], n, &step->mean_ms, &step->mean_band_pct);
+	combine_measure(values[2], bands[2], n, &step->p99_ms, &step->p99_band_pct);
+	step->p999_ms = p999 / n;
+	if (step->physical_pct >= 0)
+		step->physical_pct = physical / n;
 }
 
 /*

@@ -17,7 +17,16 @@
 /* An open-loop step kept its rate when it achieved this share of it. */
 #define RANREAD_SWEEP_RATE_KEPT_PCT		95.0
 
-/* One step of a sweep: a batch, as ranread_batches recorded it. */
+/*
+ * The most times a sweep repeats a step whose stop decision lies within the
+ * step's noise band, before it stops and says it could not decide.
+ */
+#define RANREAD_SWEEP_MAX_REPEATS		2
+
+/* Standard errors in a noise band (about 95 %), as compare_noise.c's. */
+#define RANREAD_SWEEP_BAND_ERRORS		2.0
+
+/* One step of a sweep: a batch, or the batches of a repeated step combined. */
 typedef struct RanreadSweepStep
 {
 	int			processes;
@@ -31,6 +40,11 @@ typedef struct RanreadSweepStep
 	double		physical_pct;	/* < 0: not measured */
 	bool		completed;		/* the batch read all it was asked to */
 	char		status[16];		/* the batch's status: completed, stopped, ... */
+	/* noise bands: 95 % half-widths in percent of iops, mean_ms, p99_ms; < 0: unknown */
+	double		iops_band_pct;
+	double		mean_band_pct;
+	double		p99_band_pct;
+	int			runs;			/* completed batches combined: 1, or more once repeated */
 } RanreadSweepStep;
 
 /* The sweep's rules, as its arguments set them; a bound <= 0 is not checked. */
@@ -55,8 +69,18 @@ typedef enum RanreadSweepStop
 	RANREAD_SWEEP_STOP_SCALING, /* IOPS gained under min_scaling_pct of linear */
 	RANREAD_SWEEP_STOP_RATE_MISSED, /* open loop: the rate was not kept */
 	RANREAD_SWEEP_STOP_MAX, /* the last step reached max_processes, max_iodepth or max_rate_iops */
-	RANREAD_SWEEP_STOP_STEP_ENDED	/* the step was stopped, cancelled or failed */
+	RANREAD_SWEEP_STOP_STEP_ENDED,	/* the step was stopped, cancelled or failed */
+	RANREAD_SWEEP_REPEAT,		/* a stop decision lies within the step's noise: run it again */
+	RANREAD_SWEEP_STOP_UNDECIDED	/* still within the noise after RANREAD_SWEEP_MAX_REPEATS */
 } RanreadSweepStop;
+
+/* Which threshold a step's noise band straddles, for the words (RANREAD_SWEEP_REPEAT). */
+typedef enum RanreadSweepDoubt
+{
+	RANREAD_SWEEP_DOUBT_NONE = 0,
+	RANREAD_SWEEP_DOUBT_LATENCY,	/* the mean, near stop_latency_ms */
+	RANREAD_SWEEP_DOUBT_SCALING /* the share of linear scaling, near min_scaling_pct */
+} RanreadSweepDoubt;
 
 /* What the steps add up to; each index is -1 when no step qualifies. */
 typedef struct RanreadSweepVerdict
@@ -71,8 +95,14 @@ typedef struct RanreadSweepVerdict
 extern bool ranread_sweep_step_valid(const RanreadSweepStep *step);
 extern bool ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
 extern double ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after);
+extern void ranread_sweep_scaling_range(const RanreadSweepStep *before, const RanreadSweepStep *after,
+										double *low, double *high);
+extern bool ranread_sweep_rises(const RanreadSweepStep *before, const RanreadSweepStep *after);
+extern RanreadSweepDoubt ranread_sweep_doubt(const RanreadSweepStep *steps, int count,
+											 const RanreadSweepRules *rules);
 extern RanreadSweepStop ranread_sweep_stop_after(const RanreadSweepStep *steps, int count,
 												 const RanreadSweepRules *rules);
+extern void ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep *step);
 extern int	ranread_sweep_next_processes(int processes, int step_processes, int max_processes);
 extern double ranread_sweep_next_rate(double rate, double rate_step, double max_rate);
 extern void ranread_sweep_judge(const RanreadSweepStep *steps, int count,

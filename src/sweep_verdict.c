@@ -12,7 +12,10 @@
  * is then read from what remains: still 'running' while its session holds
  * the sweep lock, else 'cancelled' when its last step was cancelled, else
  * 'interrupted'.  The verdict is computed from the steps each time, so that
- * an interrupted sweep has one too, over the steps it completed.
+ * an interrupted sweep has one too, over the steps it completed.  A step
+ * the sweep repeated (its stop decision within its noise) is several
+ * batches of one sweep_step, read back as one step (sweep_rules.c combines
+ * them); each figure is worded with its noise band.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +27,9 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "catalog/namespace.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "extension.h"
 #include "ranread.h"
@@ -89,6 +94,56 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 	step->completed = strcmp(status, "completed") == 0;
 	strlcpy(step->status, status, sizeof(step->status));
 	step->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 11, &isnull));
+	step->iops_band_pct = ranread_spi_float(row, desc, 13, -1);
+	step->mean_band_pct = ranread_spi_float(row, desc, 14, -1);
+	step->p99_band_pct = ranread_spi_float(row, desc, 15, -1);
+	step->runs = step->completed ? 1 : 0;
+}
+
+/*
+ * The batches of a sweep, in order, as its steps (returned: how many): the
+ * batches of a repeated step (one sweep_step) combined into one
+ * (ranread_sweep_combine()), each step's batch its first.
+ */
+static int
+read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *batches)
+{
+	RanreadSweepStep runs[RANREAD_SWEEP_MAX_REPEATS + 1];
+	int			nruns = 0;
+	int			step_of_runs = 0;
+	int64		first_batch = 0;
+	int			count = 0;
+
+	/* the arrays hold at least one step, also for a sweep without any */
+	memset(&steps[0], 0, sizeof(RanreadSweepStep));
+	batches[0] = 0;
+	for (uint64 i = 0; i <= rows; i++)
+	{
+		bool		isnull = true;
+		int			sweep_step = 0;
+		int64		batch = 0;
+
+		if (i < rows)
+			sweep_step = DatumGetInt32(SPI_getbinval(table->vals[i], table->tupdesc, 12, &isnull));
+		if (nruns > 0 && (i == rows || isnull || sweep_step != step_of_runs ||
+						  nruns == lengthof(runs)))
+		{
+			RanreadSweepStep combined;
+
+			ranread_sweep_combine(runs, nruns, &combined);
+			steps[count] = combined;
+			batches[count++] = first_batch;
+			nruns = 0;
+		}
+		if (i == rows)
+			break;
+		read_step(table->vals[i], table->tupdesc, &runs[nruns], &batch);
+		if (nruns == 0)
+			first_batch = batch;
+		nruns++;
+		step_of_runs = isnull ? -1 : sweep_step;
+	}
+	return count;
 }
 
 /*
@@ -118,18 +173,24 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	found = SPI_processed == 1;
 	if (found)
 	{
+		/* the bands are 1.2's: 1.1's tables, not yet updated, have none */
+		Oid			batches = get_relname_relid("ranread_batches",
+												get_namespace_oid(ranread_extension_schema(), false));
+		const char *bands = get_attnum(batches, "iops_band_pct") != InvalidAttrNumber ?
+			"iops_band_pct, mean_band_pct, p99_band_pct" :
+			"NULL::pg_catalog.float8, NULL::pg_catalog.float8, NULL::pg_catalog.float8";
+
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
-										   "p999_ms, max_ms, physical_pct, status, iodepth FROM %s.ranread_batches "
+										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, "
+										   "%s FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
-										   schema),
+										   bands, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
-		record->count = (int) SPI_processed;
-		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, record->count));
-		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, record->count));
-		for (int i = 0; i < record->count; i++)
-			read_step(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &record->steps[i], &record->batches[i]);
+		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, SPI_processed));
+		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, SPI_processed));
+		record->count = read_steps(SPI_tuptable, SPI_processed, record->steps, record->batches);
 	}
 	SPI_finish();
 	return found;
@@ -157,7 +218,10 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 			return "max processes";
 		case RANREAD_SWEEP_STOP_STEP_ENDED:
 			return "step ended";
+		case RANREAD_SWEEP_STOP_UNDECIDED:
+			return "undecided";
 		case RANREAD_SWEEP_GO_ON:
+		case RANREAD_SWEEP_REPEAT:
 			break;
 	}
 	return NULL;
@@ -195,12 +259,26 @@ slo_text(const RanreadSweepRules *rules)
 	return out.len > 0 ? out.data : "no bound";
 }
 
-/* A step's measures in words: "45,100 IOPS (mean 0.44 ms, p99 1.20 ms)". */
+/* A noise band in words, " ± 2.7 %", or nothing while unknown. */
+static char *
+band_text(double band_pct)
+{
+	if (band_pct < 0)
+		return "";
+	return psprintf(band_pct < 10 ? " ± %.1f %%" : " ± %.0f %%", band_pct);
+}
+
+/*
+ * A step's measures in words, with their noise bands:
+ * "45,100 IOPS ± 2.1 % (mean 0.44 ms ± 2.0 %, p99 1.20 ms ± 3.1 %)".
+ */
 static char *
 measures(const RanreadSweepStep *step)
 {
-	return psprintf("%s IOPS (mean %s ms, p99 %s ms)", ranread_format_rate(step->iops),
-					ranread_format_ms(step->mean_ms), ranread_format_ms(step->p99_ms));
+	return psprintf("%s IOPS%s (mean %s ms%s, p99 %s ms%s)",
+					ranread_format_rate(step->iops), band_text(step->iops_band_pct),
+					ranread_format_ms(step->mean_ms), band_text(step->mean_band_pct),
+					ranread_format_ms(step->p99_ms), band_text(step->p99_band_pct));
 }
 
 /* Why the sweep ended (or that it runs), in words, after its last step. */
@@ -214,6 +292,9 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 		return psprintf("It is running step %d.", record->count + 1);
 	if (strcmp(stop_rule, "stopped") == 0)
 		return pstrdup("It was stopped by ranread_stop().");
+	if (strcmp(stop_rule, "cancelled") == 0 && last != NULL && last->completed)
+		return psprintf("It was cancelled during a repeat of step %d; the step's completed run%s and the steps before are kept.",
+						record->count, last->runs == 1 ? "" : "s");
 	if (strcmp(stop_rule, "cancelled") == 0)
 		return psprintf("It was cancelled during step %d; the steps before are kept.", record->count);
 	if (strcmp(stop_rule, "interrupted") == 0)
@@ -252,6 +333,16 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 		return psprintf("It stopped at max_rate_iops (%s reads/s).", ranread_format_rate(rules->max_rate_iops));
 	if (strcmp(stop_rule, "step ended") == 0)
 		return psprintf("It stopped because step %d was %s.", record->count, last->status);
+	if (strcmp(stop_rule, "undecided") == 0)
+	{
+		bool		latency = ranread_sweep_doubt(record->steps, record->count, rules) ==
+			RANREAD_SWEEP_DOUBT_LATENCY;
+
+		return psprintf("It stopped undecided at %s: after %d runs the step's %s was still within its noise of %s, so the sweep cannot tell whether that rule holds there.",
+						step_at(record, last), last->runs, latency ? "mean latency" : "scaling",
+						latency ? psprintf("stop_latency_ms (%g ms)", rules->stop_latency_ms) :
+						psprintf("min_scaling_pct (%g%%)", rules->min_scaling_pct));
+	}
 	return psprintf("It stopped (%s).", stop_rule);
 }
 
@@ -271,13 +362,14 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 		appendStringInfo(&out, "Highest IOPS: %s at %s. ",
 						 measures(&steps[verdict->max_step]), step_at(record, &steps[verdict->max_step]));
 		if (verdict->slo_step >= 0)
-			appendStringInfo(&out, "Highest within the SLO (%s): %s at %s. ",
+			appendStringInfo(&out, "Highest within the SLO (%s): %s at %s: what this volume can do within the SLO, the figure to quote. ",
 							 slo_text(&record->rules), measures(&steps[verdict->slo_step]),
 							 step_at(record, &steps[verdict->slo_step]));
 		else
 			appendStringInfo(&out, "No step met the SLO (%s). ", slo_text(&record->rules));
 		if (verdict->knee_step >= 0)
-			appendStringInfo(&out, "Knee at %s. ", step_at(record, &steps[verdict->knee_step]));
+			appendStringInfo(&out, "Knee at %s: the most IOPS per ms of mean latency, the most efficient load, not the capacity. ",
+							 step_at(record, &steps[verdict->knee_step]));
 	}
 	for (int i = 0; i < record->count; i++)
 	{
@@ -302,6 +394,8 @@ ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 					 ranread_format_ms(s->max_ms));
 	if (s->physical_pct >= 0)
 		appendStringInfo(&out, ", device answered %.1f%%", s->physical_pct);
+	if (s->runs > 1)
+		appendStringInfo(&out, ", %d runs combined", s->runs);
 	if (!s->completed)
 		appendStringInfo(&out, "; %s, not counted", s->status);
 	else if (!ranread_sweep_step_valid(s))
@@ -322,6 +416,154 @@ ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 				}
 			}
 		}
+	}
+	return out.data;
+}
+
+/*
+ * Why the last step runs again, as the sweep's NOTICE says it: which
+ * threshold its noise band straddles, and which repeat this is.
+ */
+char *
+ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
+{
+	const RanreadSweepRules *rules = &record->rules;
+	int			last = record->count - 1;
+	const RanreadSweepStep *s = &record->steps[last];
+	char	   *why;
+
+	if (ranread_sweep_doubt(record->steps, record->count, rules) == RANREAD_SWEEP_DOUBT_LATENCY)
+		why = psprintf("its mean latency, %s ms%s, is over stop_latency_ms (%g ms) by less than its noise",
+					   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct), rules->stop_latency_ms);
+	else
+	{
+		int			before = last - 1;
+		double		low;
+		double		high;
+
+		while (before > 0 && !ranread_sweep_step_valid(&record->steps[before]))
+			before--;
+		ranread_sweep_scaling_range(&record->steps[before], s, &low, &high);
+		why = psprintf("its IOPS gained %.0f%% of linear scaling, %.0f%% to %.0f%% within the noise, around min_scaling_pct (%g%%)",
+					   ranread_sweep_scaling_pct(&record->steps[before], s), low, high, rules->min_scaling_pct);
+	}
+	return psprintf("step %d is within the noise of a stop rule: %s; running it again (repeat %d of at most %d), its runs combined",
+					record->count, why, repeat, RANREAD_SWEEP_MAX_REPEATS);
+}
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The most common of places[0..n-1], and in *count how many times it occurs. */
+static const char *
+most_common(char **places, int n, int *count)
+{
+	int			best = 0;
+
+	*count = 0;
+	for (int i = 0; i < n; i++)
+	{
+		int			same = 0;
+
+		for (int j = 0; j < n; j++)
+			same += strcmp(places[i], places[j]) == 0;
+		if (same > *count)
+		{
+			best = i;
+			*count = same;
+		}
+	}
+	return places[best];
+}
+
+/*
+ * "median 40,600 IOPS, from 38,000 to 42,000 (spread 9.8 % of the median),
+ * at 40 processes in 4 of 5 sweeps": values[0..n-1] (sorted here) and where
+ * each was found (the most common place is named).
+ */
+static void
+append_spread(StringInfo out, double *values, char **places, int n, int of)
+{
+	double		median;
+	int			count;
+	const char *place = most_common(places, n, &count);
+
+	qsort(values, n, sizeof(double), compare_doubles);
+	median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+	appendStringInfo(out, "median %s IOPS, from %s to %s (spread %.1f %% of the median), at %s in %d of %d sweeps",
+					 ranread_format_rate(median), ranread_format_rate(values[0]),
+					 ranread_format_rate(values[n - 1]),
+					 median > 0 ? 100 * (values[n - 1] - values[0]) / median : 0,
+					 place, count, of);
+}
+
+/*
+ * What repeat => N's sweeps found together: the median and spread of each
+ * verdict figure (highest within the SLO, highest IOPS) and where the most
+ * sweeps found it and the knee.
+ */
+char *
+ranread_sweep_repeats_text(const int64 *sweeps, int count)
+{
+	StringInfoData out;
+	double	   *slo = palloc(sizeof(double) * count);
+	double	   *max = palloc(sizeof(double) * count);
+	char	  **slo_at = palloc(sizeof(char *) * count);
+	char	  **max_at = palloc(sizeof(char *) * count);
+	char	  **knee_at = palloc(sizeof(char *) * count);
+	int			nslo = 0;
+	int			nmax = 0;
+	int			nknee = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		RanreadSweepRecord record;
+		RanreadSweepVerdict verdict;
+
+		if (!ranread_sweep_read(sweeps[i], true, &record))
+			continue;
+		ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+		if (verdict.slo_step >= 0)
+		{
+			slo[nslo] = record.steps[verdict.slo_step].iops;
+			slo_at[nslo++] = step_at(&record, &record.steps[verdict.slo_step]);
+		}
+		if (verdict.max_step >= 0)
+		{
+			max[nmax] = record.steps[verdict.max_step].iops;
+			max_at[nmax++] = step_at(&record, &record.steps[verdict.max_step]);
+		}
+		if (verdict.knee_step >= 0)
+			knee_at[nknee++] = step_at(&record, &record.steps[verdict.knee_step]);
+	}
+	initStringInfo(&out);
+	appendStringInfo(&out, "Sweeps " INT64_FORMAT " to " INT64_FORMAT ". ", sweeps[0], sweeps[count - 1]);
+	if (nslo > 0)
+	{
+		appendStringInfoString(&out, "Highest within the SLO: ");
+		append_spread(&out, slo, slo_at, nslo, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nslo < count)
+		appendStringInfo(&out, "In %d of %d sweeps no step met the SLO. ", count - nslo, count);
+	if (nmax > 0)
+	{
+		appendStringInfoString(&out, "Highest IOPS: ");
+		append_spread(&out, max, max_at, nmax, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nknee > 0)
+	{
+		int			same;
+		const char *place = most_common(knee_at, nknee, &same);
+
+		appendStringInfo(&out, "Knee at %s in %d of %d sweeps.", place, same, count);
 	}
 	return out.data;
 }

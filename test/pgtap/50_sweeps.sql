@@ -3,9 +3,11 @@
 -- verdict is known exactly: the highest IOPS, the highest within the SLO
 -- (with a p99.9 or a max bound too), the knee, a step memory answered, a
 -- step that did not complete, how a sweep that did not end by itself shows,
--- and an open-loop sweep.  All in one transaction, rolled back.
+-- an open-loop sweep, and noise: the verdict's bands, a repeated step's runs
+-- combined, a sweep that could not decide within its repeats.  All in one
+-- transaction, rolled back.
 BEGIN;
-SELECT plan(21);
+SELECT plan(26);
 
 -- A sweep as ranread_sweep() records it, with RanRead's defaults.
 CREATE FUNCTION pg_temp.forge_sweep(id bigint, status text, slo_p999 float8 DEFAULT NULL,
@@ -22,14 +24,15 @@ $$;
 -- One step: p99 three times the mean, p99.9 five times, max eight times.
 CREATE FUNCTION pg_temp.forge_step(id bigint, step int, processes int, iops float8, mean float8,
 								   physical float8 DEFAULT 100, status text DEFAULT 'completed',
-								   rate float8 DEFAULT NULL)
+								   rate float8 DEFAULT NULL, band float8 DEFAULT NULL, run int DEFAULT 0)
 RETURNS void LANGUAGE sql AS $$
 	INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes,
 								 iterations, evicted, reads, wall_s, iops, mb_per_s, response_time_ms, p99_ms,
-								 p999_ms, max_ms, physical_pct, status, rate_iops, sweep, sweep_step)
-	VALUES (id * 100 + step, current_date, '10:00', now(), 'forged', 'smgr', 8192, processes, 10000, true,
+								 p999_ms, max_ms, physical_pct, status, rate_iops, sweep, sweep_step,
+								 iops_band_pct, mean_band_pct, p99_band_pct)
+	VALUES (id * 100 + step + 10 * run, current_date, '10:00', now(), 'forged', 'smgr', 8192, processes, 10000, true,
 			processes * 10000, processes * 10000 / iops, iops, iops * 8 / 1024, mean, mean * 3, mean * 5,
-			mean * 8, physical, status, rate, id, step);
+			mean * 8, physical, status, rate, id, step, band, band, band);
 $$;
 
 -- a flash device that scales to 40 processes and saturates at 80
@@ -46,8 +49,9 @@ SELECT is((SELECT stop_rule FROM ranread_sweeps WHERE sweep = 900001), 'scaling'
 		  'a completed sweep without a recorded rule gets it from its steps: scaling');
 SELECT is((SELECT verdict FROM ranread_sweeps WHERE sweep = 900001),
 		  'Highest IOPS: 41,000 IOPS (mean 1.95 ms, p99 5.85 ms) at 80 processes. '
-		  'Highest within the SLO (mean <= 2 ms, p99 <= 5 ms): 39,000 IOPS (mean 1.02 ms, p99 3.06 ms) at 40 processes. '
-		  'Knee at 40 processes. '
+		  'Highest within the SLO (mean <= 2 ms, p99 <= 5 ms): 39,000 IOPS (mean 1.02 ms, p99 3.06 ms) at 40 processes: '
+		  'what this volume can do within the SLO, the figure to quote. '
+		  'Knee at 40 processes: the most IOPS per ms of mean latency, the most efficient load, not the capacity. '
 		  'It stopped because from 40 to 80 processes IOPS gained 5% of what linear scaling would have gained (min_scaling_pct 25%): the storage is saturated.',
 		  'the verdict in plain words');
 
@@ -122,8 +126,42 @@ SELECT pg_temp.forge_step(900010, 2, 4, 18500, 3.0, rate => 20000);
 SELECT is((SELECT (stop_rule, max_iops, slo_iops)::text FROM ranread_sweeps WHERE sweep = 900010),
 		  '("rate missed",18500,9990)', 'open loop: stopped by the missed rate; p99 9 ms at 20,000 reads/s is outside the SLO');
 SELECT alike((SELECT verdict FROM ranread_sweeps WHERE sweep = 900010),
-			'Highest IOPS: 18,500 IOPS (mean 3.00 ms, p99 9.00 ms) at 20,000 reads/s. Highest within the SLO (mean <= 2 ms, p99 <= 5 ms): 9,990 IOPS (mean 0.200 ms, p99 0.600 ms) at 10,000 reads/s.%It stopped because at 20,000 reads/s asked it achieved 18,500: the storage is saturated.',
+			'Highest IOPS: 18,500 IOPS (mean 3.00 ms, p99 9.00 ms) at 20,000 reads/s. Highest within the SLO (mean <= 2 ms, p99 <= 5 ms): 9,990 IOPS (mean 0.200 ms, p99 0.600 ms) at 10,000 reads/s: what this volume can do within the SLO, the figure to quote.%It stopped because at 20,000 reads/s asked it achieved 18,500: the storage is saturated.',
 			'its verdict speaks of rates');
+
+-- noise: each figure of the verdict with its band (the 95 % half-width stored with the batch)
+SELECT pg_temp.forge_sweep(900011, 'completed');
+SELECT pg_temp.forge_step(900011, 1, 10, 10000, 1.0, band => 2);
+SELECT pg_temp.forge_step(900011, 2, 20, 20000, 1.0, band => 2);
+SELECT pg_temp.forge_step(900011, 3, 40, 39000, 1.02, band => 3);
+SELECT pg_temp.forge_step(900011, 4, 80, 41000, 1.95, band => 3);
+SELECT alike((SELECT verdict FROM ranread_sweeps WHERE sweep = 900011),
+			'Highest IOPS: 41,000 IOPS ± 3.0 % (mean 1.95 ms ± 3.0 %, p99 5.85 ms ± 3.0 %) at 80 processes. '
+			'Highest within the SLO (mean <= 2 ms, p99 <= 5 ms): 39,000 IOPS ± 3.0 % (mean 1.02 ms ± 3.0 %, p99 3.06 ms ± 3.0 %) at 40 processes: what this volume can do within the SLO, the figure to quote. '
+			'Knee at 40 processes: %',
+			'the verdict states each figure with its band');
+SELECT is((SELECT stop_rule FROM ranread_sweeps WHERE sweep = 900011), 'scaling',
+		  'outside the SLO at 80 processes and 5 % of linear, clearly below 25 % with 3 % bands: scaling');
+
+-- a repeated step: its runs (batches of one sweep_step) combined into one step
+SELECT pg_temp.forge_sweep(900012, 'completed');
+SELECT pg_temp.forge_step(900012, 1, 10, 10000, 1.0, band => 2);
+SELECT pg_temp.forge_step(900012, 2, 20, 20000, 1.0, band => 2);
+SELECT pg_temp.forge_step(900012, 2, 20, 22000, 1.0, band => 2, run => 1);
+SELECT is((SELECT (steps, max_iops, max_iops_processes)::text FROM ranread_sweeps WHERE sweep = 900012),
+		  '(2,21000,20)', 'two runs of step 2 are one step, their IOPS averaged: 21,000');
+SELECT alike((SELECT verdict FROM ranread_sweeps WHERE sweep = 900012),
+			'Highest IOPS: 21,000 IOPS ± 9.5 % %',
+			'its band is the larger of the runs'' own bands combined and their spread (2 x 1,414 / sqrt 2 / 21,000)');
+
+-- a step still within the noise of stop_latency_ms after two repeats: undecided, said so
+SELECT pg_temp.forge_sweep(900013, 'completed');
+SELECT pg_temp.forge_step(900013, 1, 10, 1000, 10.4, band => 50);
+SELECT pg_temp.forge_step(900013, 1, 10, 1000, 10.4, band => 50, run => 1);
+SELECT pg_temp.forge_step(900013, 1, 10, 1000, 10.4, band => 50, run => 2);
+SELECT alike((SELECT stop_rule || ': ' || verdict FROM ranread_sweeps WHERE sweep = 900013),
+			'undecided: %It stopped undecided at 10 processes: after 3 runs the step''s mean latency was still within its noise of stop_latency_ms (10 ms), so the sweep cannot tell whether that rule holds there.',
+			'a sweep that cannot decide within its repeats says so instead of guessing');
 
 -- a sweep that does not exist
 SELECT is((SELECT ranread_sweep_verdict(424242) IS NULL), true, 'ranread_sweep_verdict() of no sweep is NULL');

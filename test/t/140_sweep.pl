@@ -1,7 +1,10 @@
 # CALL ranread_sweep(): one committed batch per step, each stop rule on a
 # live sweep, the verdict and ranread_sweeps; another session watches it in
 # ranread_progress; a cancel keeps the completed steps and marks the sweep
-# cancelled; ranread_stop() stops the sweep, not only its step; it refuses
+# cancelled; each step's noise bands; a step within the noise of a stop rule
+# repeated, and a cancel during the repeat; repeat => 2; max_processes below the start and
+# a max_rate_iops over the run's limit refused before anything is recorded;
+# ranread_stop() stops the sweep, not only its step; it refuses
 # to run where it cannot commit, or without the privileges it needs; a
 # hostile search_path does not reach it.
 use strict;
@@ -24,14 +27,19 @@ sub sweep_row
 		"SELECT $columns FROM ranread_sweeps WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)");
 }
 
+my ($r, $o, $e, $h, $out, $err);
+
 # a small sweep: 1, 2, 4 processes
 my $shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 300, target => 'sw', min_scaling_pct => 0)");
 my @steps = grep { /^NOTICE:  step \d/ } split /\n/, $shown;
-like($steps[0] // '', qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS \(mean [\d.]+ ms, p99 [\d.]+ ms\), p99\.9 [\d.]+ ms, max [\d.]+ ms, device answered [\d.]+%; (within|outside) the SLO$/,
-	'a NOTICE per step: processes, IOPS, mean, p99, p99.9, max, the physical proof and the SLO');
+like($steps[0] // '', qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS ± [\d.]+ % \(mean [\d.]+ ms ± [\d.]+ %, p99 [\d.]+ ms ± [\d.]+ %\), p99\.9 [\d.]+ ms, max [\d.]+ ms, device answered [\d.]+%; (within|outside) the SLO$/,
+	'a NOTICE per step: processes, IOPS, mean and p99 each with its noise band, p99.9, max, the physical proof and the SLO');
 like($steps[1] // '', qr/^NOTICE:  step 2: 2 processes, .*; -?\d+% of linear scaling$/, 'from step 2 on, the share of linear scaling');
-like($shown, qr/NOTICE:  sweep \d+ completed after \d steps\nDETAIL:  Highest IOPS: [\d,]+ IOPS \(mean [\d.]+ ms, p99 [\d.]+ ms\) at \d process(es)?\. (Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms\): [\d,]+ IOPS .* at \d process(es)?\.|No step met the SLO .*\.) Knee at \d process(es)?\. It stopped/,
-	'the verdict: the highest IOPS, the highest within the SLO, the knee and why it stopped');
+like($shown, qr/NOTICE:  sweep \d+ completed after \d steps\nDETAIL:  Highest IOPS: [\d,]+ IOPS ± [\d.]+ % \(mean [\d.]+ ms ± [\d.]+ %, p99 [\d.]+ ms ± [\d.]+ %\) at \d process(es)?\. (Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms\): [\d,]+ IOPS ± [\d.]+ % .* at \d process(es)?: what this volume can do within the SLO, the figure to quote\.|No step met the SLO .*\.) Knee at \d process(es)?: the most IOPS per ms of mean latency, the most efficient load, not the capacity\. It stopped/,
+	'the verdict: the highest IOPS with its band, the highest within the SLO as the figure to quote, the knee as the efficiency point, and why it stopped');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)
+	AND iops_band_pct > 0 AND mean_band_pct > 0 AND p99_band_pct > 0}), '3',
+	'each step\'s noise bands are stored with its batch');
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(sweep_step || ':' || processes || ':' || status, ' ' ORDER BY batch)
 	FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
@@ -48,10 +56,11 @@ $shown = shown($node, "CALL ranread_sweep(start_processes => 1, iterations => 20
 like($shown, qr/It stopped because the mean latency at 1 process, [\d.]+ ms, passed stop_latency_ms \(0\.001 ms\)\./, 'latency: the verdict names the rule');
 is(sweep_row('steps, stop_rule'), '1|latency', 'latency: one step, rule latency');
 
-$shown = shown($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9)");
-like($shown, qr/It stopped because from 2 to 4 processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\./,
-	'scaling: the verdict names the share and the rule');
-is(sweep_row('steps, stop_rule'), '2|scaling', 'scaling: two steps (2 vCPUs cannot double 2 processes\' IOPS), rule scaling');
+# no step within the SLO (mean <= 1 ns): the sweep does not search on, the scaling rule decides
+$shown = shown($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9, slo_mean_ms => 0.000001)");
+like($shown, qr/It stopped because from 2 to 4 processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\.|It stopped undecided at 4 processes: after 3 runs the step's scaling was still within its noise of min_scaling_pct \(99\.9%\)/,
+	'scaling: the verdict names the share and the rule (or, within the noise after the repeats, says it could not decide)');
+like(sweep_row('steps, stop_rule'), qr/^2\|(scaling|undecided)$/, 'scaling: two steps (2 vCPUs cannot double 2 processes\' IOPS), rule scaling');
 
 $shown = shown($node, "CALL ranread_sweep(start_processes => 1, step_processes => 2, max_processes => 5, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000)");
 is($node->safe_psql('postgres', q{SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM ranread_batches
@@ -68,6 +77,59 @@ is($node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER B
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '100,200', 'open loop: the rate doubles, up to max_rate_iops');
 is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
 
+# a step whose stop decision lies within its noise is repeated, its runs combined, at most twice:
+# a trigger gives every batch a noise band of 400 %, so that no mean is clearly over stop_latency_ms
+$node->safe_psql('postgres', q{CREATE FUNCTION noisy_bands() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN NEW.iops_band_pct := 400; NEW.mean_band_pct := 400; NEW.p99_band_pct := 400; RETURN NEW; END $$;
+	CREATE TRIGGER noisy_bands BEFORE INSERT ON ranread_batches FOR EACH ROW EXECUTE FUNCTION noisy_bands();});
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
+like($shown, qr/NOTICE:  step 1 is within the noise of a stop rule: its mean latency, [\d.]+ ms ± 400 %, is over stop_latency_ms \(0\.001 ms\) by less than its noise; running it again \(repeat 1 of at most 2\), its runs combined\n/,
+	'a step within the noise of stop_latency_ms: a NOTICE says it is repeated, and why');
+like($shown, qr/NOTICE:  step 1: 1 process, .*, 2 runs combined; .*\n.*repeat 2 of at most 2.*\nNOTICE:  step 1: 1 process, .*, 3 runs combined; /s,
+	'each repeat\'s step NOTICE shows the runs combined, twice at most');
+like($shown, qr/It stopped undecided at 1 process: after 3 runs the step's mean latency was still within its noise of stop_latency_ms \(0\.001 ms\), so the sweep cannot tell whether that rule holds there\./,
+	'after the most repeats the verdict says the sweep could not decide, instead of guessing');
+is(sweep_row('steps, stop_rule'), '1|undecided', 'ranread_sweeps: one step (its three runs combined), rule undecided');
+is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1:completed 1:completed 1:completed',
+	'each run is a batch of the same sweep_step');
+
+# a cancel during a repeat keeps what was measured: the step's first run and the repeat's reads
+($h, $out, $err) = start_psql($node,
+	"CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => '6 s', target => 'long', stop_latency_ms => 0.001)");
+ok($node->poll_query_until('postgres', q{
+	SELECT count(*) = 1 FROM ranread_progress p
+	WHERE p.activity = 'run' AND p.worker IS NULL AND p.sweep_step = 1 AND p.reads > 0
+	  AND p.sweep = (SELECT max(sweep) FROM ranread_sweep_runs)
+	  AND EXISTS (SELECT FROM ranread_batches b WHERE b.sweep = p.sweep AND b.sweep_step = 1)}),
+	'the sweep is reading the repeat of its step 1');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => ''6 s''%'");
+$h->finish;
+like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled during the repeat');
+is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1:completed 1:cancelled',
+	'the first run is kept, and the repeat recorded what it measured, as cancelled');
+is(sweep_row('status, steps, stop_rule'), 'cancelled|1|cancelled', 'the sweep shows as cancelled');
+like(sweep_row('verdict'), qr/^Highest IOPS: [\d,]+ IOPS ± 400 % .* at 1 process\. .*It was cancelled during a repeat of step 1; the step's completed run and the steps before are kept\.$/,
+	'its verdict keeps the completed run\'s figures and says the repeat was cancelled');
+$node->safe_psql('postgres', 'DROP TRIGGER noisy_bands ON ranread_batches; DROP FUNCTION noisy_bands()');
+
+# repeat => 2: the whole sweep twice, then the median and spread of each verdict figure
+$shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000, repeat => 2)");
+like($shown, qr/NOTICE:  sweep (\d+) completed after 2 steps\n.*NOTICE:  sweep \d+ completed after 2 steps\n.*NOTICE:  2 sweeps of 2 asked\nDETAIL:  Sweeps \d+ to \d+\. (Highest within the SLO: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. )?(In [12] of 2 sweeps no step met the SLO\. )?Highest IOPS: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. Knee at \d process(es)? in [12] of 2 sweeps\./s,
+	'repeat => 2 runs the sweep twice and reports the median and spread of its verdicts');
+
+# max_processes below the default start of 10: refused, saying how
+($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(max_processes => 4, target => 'sw')");
+like($e, qr/max_processes 4 is below start_processes 10\nDETAIL:  A sweep starts at start_processes \(10 unless given\) and steps up to max_processes\.\nHINT:  To sweep up to 4 processes, give a start too: CALL ranread_sweep\(start_processes => 1, max_processes => 4, \.\.\.\)\./,
+	'max_processes below the default start of 10 is refused with the call that sweeps up to it');
+
+# max_rate_iops over the run's limit: refused before anything is recorded
+my $sweeps_now = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs');
+($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(rate_iops => 9e6, max_rate_iops => 2e7, duration => '1 s', target => 'sw')");
+like($e, qr/max_rate_iops must be at most 10000000/, 'a max_rate_iops over the run\'s 10,000,000 is refused');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $sweeps_now, 'and no sweep is recorded');
+
 # worker slots: max_worker_processes 4 leaves 3 free (the logical replication launcher has one)
 my $small = new_node('sweep_slots', max_worker_processes => 4);
 $small->safe_psql('postgres', "SELECT ranread_setup('16 MB', target => 'sw', log_level => 0)");
@@ -78,7 +140,7 @@ like($shown, qr/It stopped at 3 processes, as many as background worker slots we
 	'worker slots: the verdict says the bound was hit');
 is($small->safe_psql('postgres', 'SELECT max_processes, max_processes_by FROM ranread_sweep_runs'), '3|worker slots',
 	'ranread_sweep_runs keeps the bound and where it came from');
-my ($r, $o, $e) = $small->psql('postgres', "CALL ranread_sweep(start_processes => 4, iterations => 100, target => 'sw')",
+($r, $o, $e) = $small->psql('postgres', "CALL ranread_sweep(start_processes => 4, iterations => 100, target => 'sw')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($e, qr/53000: the first step needs 4 worker slots, but only 3 are free/, 'a first step larger than the free slots is refused (53000)');
 $small->stop;
@@ -97,7 +159,7 @@ like($e, qr/2D000: ranread_sweep cannot run inside a transaction block/, 'in a f
 is($node->safe_psql('postgres', $count), $sweeps_before, 'neither recorded a sweep');
 
 # another session watches the sweep; a cancel in step 2 keeps step 1
-my ($h, $out, $err) = start_psql($node,
+($h, $out, $err) = start_psql($node,
 	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 40000, target => 'long', min_scaling_pct => 0, stop_latency_ms => 1000)");
 ok($node->poll_query_until('postgres', q{
 	SELECT count(*) = 1 FROM ranread_progress
@@ -159,7 +221,7 @@ like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ completed after 2 steps/, 'a
 
 # privileges: a role with EXECUTE on the procedure only
 $node->safe_psql('postgres', q{CREATE ROLE sweeper LOGIN;
-	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) TO sweeper;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) TO sweeper;
 	GRANT SELECT ON ranread_targets, sw TO sweeper;});
 $sweeps_before = $node->safe_psql('postgres', $count);
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",

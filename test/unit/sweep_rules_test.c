@@ -5,7 +5,9 @@
  * highest within the SLO (mean, p99, p99.9 and max bounds), the highest of
  * all and the knee; that a step memory answered or that did not complete is
  * never counted; the open loop's rules; and the next step's processes and
- * rate.  Prints TAP.  Built and run by test/t/005_unit.pl.
+ * rate; and, on noisy histories, the repeat of a marginal step, the stop
+ * of a clear one, the search on while within the SLO and rising, and a
+ * step's runs combined.  Prints TAP.  Built and run by test/t/005_unit.pl.
  */
 #include "postgres.h"
 
@@ -39,6 +41,18 @@ step(int processes, double iops, double mean_ms)
 	s.physical_pct = 100;
 	s.completed = true;
 	strcpy(s.status, "completed");
+	s.iops_band_pct = s.mean_band_pct = s.p99_band_pct = -1;
+	s.runs = 1;
+	return s;
+}
+
+/* The same step with its noise: every band band_pct. */
+static RanreadSweepStep
+noisy(int processes, double iops, double mean_ms, double band_pct)
+{
+	RanreadSweepStep s = step(processes, iops, mean_ms);
+
+	s.iops_band_pct = s.mean_band_pct = s.p99_band_pct = band_pct;
 	return s;
 }
 
@@ -63,7 +77,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[200];
 
-	printf("1..32\n");
+	printf("1..48\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -195,6 +209,89 @@ main(void)
 	ok(ranread_sweep_next_rate(5000, 0, 0) == 10000 && ranread_sweep_next_rate(30000, 0, 40000) == 40000 &&
 	   ranread_sweep_next_rate(5000, 2500, 0) == 7500,
 	   "rates double or step, at most max_rate_iops");
+
+	/* noisy histories: a marginal decision is repeated, a clear one is not */
+	rules = default_rules(1024);
+	steps[0] = noisy(10, 30000, 1.0, 12);
+	steps[1] = noisy(20, 33000, 1.5, 12);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT &&
+	   ranread_sweep_doubt(steps, 2, &rules) == RANREAD_SWEEP_DOUBT_SCALING,
+	   "noisy: 10 to 20 processes gaining 10 % of linear, +/- 12 % each, reaches 25 %: the step is repeated");
+	steps[1].runs = RANREAD_SWEEP_MAX_REPEATS;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT,
+	   "noisy: still repeated after one repeat (runs 2)");
+	steps[1].runs = RANREAD_SWEEP_MAX_REPEATS + 1;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_UNDECIDED,
+	   "noisy: after the most repeats the sweep stops undecided instead of guessing");
+	steps[0] = noisy(10, 30000, 1.0, 2);
+	steps[1] = noisy(20, 33000, 2.5, 2);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "noisy: the same 10 % outside the SLO with +/- 2 % is clearly below 25 %: it stops, no repeat");
+	steps[1] = noisy(20, 33000, 1.5, 2);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "noisy: within the SLO and 10 % more IOPS, beyond the 2.8 % noise: the sweep searches on");
+	steps[1] = noisy(20, 33000, 1.5, -1);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "noisy: with the noise unknown a gain is not trusted and the scaling rule stops as in 1.1");
+
+	/* the latency rule and its noise */
+	steps[0] = noisy(10, 2000, 5.0, 3);
+	steps[1] = noisy(20, 3000, 10.4, 6);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT &&
+	   ranread_sweep_doubt(steps, 2, &rules) == RANREAD_SWEEP_DOUBT_LATENCY,
+	   "noisy: a mean of 10.4 ms +/- 6 % reaches below stop_latency_ms 10: repeated");
+	steps[1] = noisy(20, 3000, 11, 3);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_LATENCY,
+	   "noisy: a mean of 11 ms +/- 3 % is clearly over 10 ms: it stops");
+	rules.max_processes = 20;
+	steps[1] = noisy(20, 3000, 10.4, 6);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_MAX,
+	   "noisy: a marginal step at max_processes is not repeated: the sweep ends there anyway");
+
+	/* within the SLO and rising: a marginal scaling step does not hide a higher in-SLO point */
+	rules = default_rules(1024);
+	steps[0] = noisy(10, 10000, 1.0, 2);
+	steps[1] = noisy(20, 20000, 1.0, 2);
+	steps[2] = noisy(40, 39000, 1.02, 2);
+	steps[3] = noisy(80, 44000, 1.5, 2);
+	steps[3].p99_ms = 4.5;
+	steps[4] = noisy(160, 45000, 3.5, 2);
+	ok(ranread_sweep_stop_after(steps, 4, &rules) == RANREAD_SWEEP_GO_ON,
+	   "search: 40 to 80 processes gaining 13 % of linear but within the SLO and beyond the noise goes on");
+	ok(ranread_sweep_stop_after(steps, 5, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "search: 80 to 160 processes, outside the SLO and 2 % of linear, stops by the scaling rule");
+	ranread_sweep_judge(steps, 5, &rules, &verdict);
+	ok(verdict.slo_step == 3 && verdict.knee_step == 2,
+	   "search: the highest within the SLO is 80 processes (44,000), the knee stays at 40");
+
+	/* a step's runs combined */
+	{
+		RanreadSweepStep runs[3];
+		RanreadSweepStep combined;
+
+		runs[0] = noisy(20, 30000, 1.0, 4);
+		runs[1] = noisy(20, 34000, 1.2, 4);
+		ranread_sweep_combine(runs, 2, &combined);
+		snprintf(what, sizeof(what), "combine: two runs average to 32,000 IOPS (%.0f), +/-12.5 %% from their spread (%.2f), runs 2 (%d)",
+				 combined.iops, combined.iops_band_pct, combined.runs);
+		ok(combined.iops == 32000 && fabs(combined.iops_band_pct - 12.5) < 0.01 && combined.runs == 2 &&
+		   fabs(combined.mean_ms - 1.1) < 1e-9, what);
+		runs[1] = noisy(20, 30100, 1.0, 4);
+		ranread_sweep_combine(runs, 2, &combined);
+		snprintf(what, sizeof(what), "combine: two close runs keep their own noise over the root of 2 (2.83 %%: %.2f)",
+				 combined.iops_band_pct);
+		ok(fabs(combined.iops_band_pct - 4 * sqrt(30000.0 * 30000 + 30100.0 * 30100) / 2 / 30050) < 0.01, what);
+		runs[1].completed = false;
+		strcpy(runs[1].status, "cancelled");
+		ranread_sweep_combine(runs, 2, &combined);
+		ok(combined.completed && combined.runs == 1 && combined.iops == 30000 &&
+		   strcmp(combined.status, "cancelled") == 0,
+		   "combine: a cancelled repeat keeps the completed run's figures, and says it was cancelled");
+		runs[0] = noisy(20, 30000, 1.0, 4);
+		ranread_sweep_combine(runs, 1, &combined);
+		ok(combined.iops == 30000 && combined.iops_band_pct == 4 && combined.runs == 1,
+		   "combine: one run is itself");
+	}
 
 	/* a latency that is not a number meets no SLO */
 	steps[0] = step(10, 1000, NAN);

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+#
+# bench/sweep_repeatability.sh: how repeatable is the sweep's answer?  Runs
+# the same sweep (by default CALL ranread_sweep() with every default) K times
+# in a row on one target and prints each verdict, then the spread of
+# "highest within the SLO" (slo_iops) and of its process count.
+#
+# This is a benchmark, not a test: it measures this machine.  By default it
+# starts a throwaway cluster (pg_virtualenv -t, under /tmp), creates the
+# extension and a target of SIZE, and runs the sweeps there; with
+# --existing it uses the server the PG* environment variables name (the
+# extension must be installed there; the target is made and dropped).  Run
+# it alone: other I/O on the device is part of what it measures.
+#
+# It reports, over the K sweeps: the median of slo_iops, each sweep's
+# deviation from it, the spread (max - min) as a share of the median, and how
+# many sweeps found the most common slo_processes.  Issue 22's target: every
+# sweep within +-5 % of the median, and the same process count in at least
+# 4 of 5 runs.
+#
+# Usage:
+#   make install                          # the extension must be installed
+#   bench/sweep_repeatability.sh          # 5 default sweeps on an 8GB target
+#   bench/sweep_repeatability.sh --runs 7 --size 16GB
+#   bench/sweep_repeatability.sh --sweep "start_processes => 2, duration => '10 s'"
+#   bench/sweep_repeatability.sh --existing --runs 2 --size 64MB \
+#       --sweep "start_processes => 1, max_processes => 4, iterations => 300"
+#
+# Needs: psql, python3; pg_virtualenv (postgresql-common) and pg_config
+# unless --existing; free space for SIZE; max_worker_processes above the
+# sweep's largest step (the throwaway cluster gets 128).
+# Runtime: K times one sweep (the default sweep: 11-35 s on the development
+# VM, up to three times that when steps are repeated), plus the setup.
+
+set -euo pipefail
+
+SELF=$(readlink -f "$0")
+TARGET=ranread_repeatability
+
+die() { echo "sweep_repeatability: $*" >&2; exit 1; }
+
+usage() {
+    sed -n '/^# Usage:/,/^# Runtime:/p' "$SELF" | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+ARGS=("$@")
+RUNS=5
+SIZE=8GB
+SWEEP=
+EXISTING=
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) usage 0 ;;
+        --runs) [[ $# -ge 2 ]] || die "--runs needs a number"; RUNS=$2; shift 2 ;;
+        --size) [[ $# -ge 2 ]] || die "--size needs a size"; SIZE=$2; shift 2 ;;
+        --sweep) [[ $# -ge 2 ]] || die "--sweep needs ranread_sweep() arguments"; SWEEP=$2; shift 2 ;;
+        --existing) EXISTING=1; shift ;;
+        *) echo "sweep_repeatability: unknown argument $1" >&2; usage 1 ;;
+    esac
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, not '$RUNS'"
+[[ $SIZE =~ ^[0-9]+(\.[0-9]+)?\ *([kKmMgGtTpP][bB]|[bB]ytes)?$ ]] ||
+    die "size '$SIZE' is not a size like 8GB, 512MB or 1TB"
+[[ $SWEEP != *';'* ]] || die "--sweep takes ranread_sweep() arguments, not statements"
+
+# ---------------------------------------------------------------------------
+# Inner part: on the cluster, with PGHOST/PGPORT/... exported.
+# ---------------------------------------------------------------------------
+inner() {
+    local i sweep row call slo processes steps rule verdict
+    local slo_all=() processes_all=()
+    PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/ranread_repeat.XXXXXX")
+    # the target goes with the cluster, or, on an existing one, is dropped
+    trap 'rm -rf "$work"; "${PSQL[@]}" -c "SELECT ranread_drop('"'$TARGET'"')" >/dev/null 2>&1 || true' EXIT
+
+    "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS ranread" ||
+        die "CREATE EXTENSION ranread failed: is ranread installed for this server?"
+    "${PSQL[@]}" -c "SELECT ranread_setup('$SIZE', target => '$TARGET', log_level => 0)" >"$work/setup" \
+        2>"$work/setup.err" || { cat "$work/setup.err" >&2; die "ranread_setup('$SIZE') failed"; }
+    call="CALL ranread_sweep(target => '$TARGET'${SWEEP:+, $SWEEP})"
+    echo "target:  $(cat "$work/setup")"
+    echo "sweep:   $call, $RUNS times"
+    echo "server:  $("${PSQL[@]}" -c "SELECT current_setting('server_version') || ', max_worker_processes ' || current_setting('max_worker_processes')")"
+    echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+
+    for (( i = 1; i <= RUNS; i++ )); do
+        "${PSQL[@]}" -c "$call" >/dev/null 2>"$work/sweep.err" ||
+            { cat "$work/sweep.err" >&2; die "sweep $i failed"; }
+        sweep=$("${PSQL[@]}" -c "SELECT max(sweep) FROM ranread_sweep_runs WHERE target = '$TARGET'")
+        row=$("${PSQL[@]}" -F '|' -c "SELECT coalesce(slo_iops::text, ''), coalesce(slo_processes::text, ''),
+                                             steps, coalesce(stop_rule, ''), verdict
+                                      FROM ranread_sweeps WHERE sweep = $sweep")
+        IFS='|' read -r slo processes steps rule verdict <<<"$row"
+        echo
+        echo "run $i: sweep $sweep, $steps steps, stop rule $rule, $(grep -c '^NOTICE:  step .* is within the noise' "$work/sweep.err" || true) repeats"
+        echo "  $verdict"
+        if [[ -n $slo ]]; then
+            slo_all+=("$slo")
+            processes_all+=("$processes")
+        fi
+    done
+    echo
+    echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) at end"
+    python3 - "$RUNS" "${slo_all[*]:-}" "${processes_all[*]:-}" <<'EOF'
+import collections, statistics, sys
+runs = int(sys.argv[1])
+slo = [float(x) for x in sys.argv[2].split()]
+processes = [int(x) for x in sys.argv[3].split()]
+print()
+if len(slo) < runs:
+    print(f"{runs - len(slo)} of {runs} sweeps found no step within the SLO")
+if not slo:
+    sys.exit(0)
+median = statistics.median(slo)
+deviations = [100 * (x / median - 1) for x in slo]
+spread = 100 * (max(slo) - min(slo)) / median
+worst = max(abs(d) for d in deviations)
+count, common = max((n, p) for p, n in collections.Counter(processes).items())
+print("highest within the SLO (IOPS): " + ", ".join(f"{x:,.0f}" for x in slo))
+print(f"  median {median:,.0f}; each from it: " + ", ".join(f"{d:+.1f}%" for d in deviations))
+print(f"  spread (max - min) {spread:.1f}% of the median; farthest from it {worst:.1f}%")
+print("at processes: " + ", ".join(str(p) for p in processes))
+print(f"  {common} processes in {count} of {len(processes)} sweeps")
+needed = -(-4 * runs // 5)
+ok = worst <= 5 and count >= needed
+print(("PASS" if ok else "BELOW TARGET") +
+      f": every sweep within +-5% of the median ({worst:.1f}%), the same process count in at least {needed} of {runs} ({count})")
+EOF
+}
+
+if [[ -n ${SWEEP_REPEATABILITY_INNER:-} ]]; then
+    inner
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------
+# Outer part: check what we need, then run on the cluster.
+# ---------------------------------------------------------------------------
+for cmd in psql:postgresql-client-15 python3:python3; do
+    command -v "${cmd%%:*}" >/dev/null || die "${cmd%%:*} not found: apt-get install ${cmd#*:}"
+done
+export RUNS SIZE SWEEP SWEEP_REPEATABILITY_INNER=1
+if [[ -n $EXISTING ]]; then
+    inner
+    exit 0
+fi
+for cmd in pg_virtualenv:postgresql-common pg_config:postgresql-server-dev-15; do
+    command -v "${cmd%%:*}" >/dev/null || die "${cmd%%:*} not found: apt-get install ${cmd#*:}"
+done
+[[ -f "$(pg_config --sharedir)/extension/ranread.control" ]] ||
+    die "ranread is not installed for $(pg_config --bindir): run \`make && make install\` first"
+pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+exec pg_virtualenv -t -v "$pg_major" -o max_worker_processes=128 "$SELF" "${ARGS[@]}"
