@@ -15,6 +15,11 @@ ALTER TABLE ranread_batches
 	ADD COLUMN ended_by text,
 	ADD COLUMN device_shared_pct float8;
 
+-- repeat: noise bands, each batch's figures carry their uncertainty (the sweep's stop rules read them)
+ALTER TABLE ranread_batches ADD COLUMN iops_band_pct float8,
+	ADD COLUMN mean_band_pct float8,
+	ADD COLUMN p99_band_pct float8;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).
@@ -188,18 +193,22 @@ SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_chart_intervals(bigint, int, int) FROM PUBLIC;
 
--- counts: ranread_run gains allow_rereads.
--- A new argument means a new function: the roles granted EXECUTE on the old
--- signature are granted it on the new one (WITH GRANT OPTION is not carried
--- over; docs/reference.md, "Upgrading").
+-- counts and repeat: ranread_run gains allow_rereads, ranread_sweep gains
+-- repeat.  A new argument means a new function: the roles granted EXECUTE on
+-- the old signature are granted it on the new one (WITH GRANT OPTION is not
+-- carried over; docs/reference.md).
 SELECT pg_catalog.set_config('ranread_update.run_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.prokind OPERATOR(pg_catalog.=) 'f'), '{}')::text, true),
+	   pg_catalog.set_config('ranread_update.sweep_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.prokind OPERATOR(pg_catalog.=) 'p'), '{}')::text, true)
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
-	 JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
-WHERE p.oid = 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)'::pg_catalog.regprocedure
-  AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid IN ('ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)'::pg_catalog.regprocedure,
+				'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int)'::pg_catalog.regprocedure)
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
 DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int);
+DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int);
 CREATE FUNCTION ranread_run(processes int,
 							iterations bigint,
 							target name DEFAULT 'ranread_target',
@@ -220,32 +229,7 @@ AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM PUBLIC;
-DO $$
-DECLARE
-	grantee name;
-BEGIN
-	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
-	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO %I', grantee);
-	END LOOP;
-END
-$$;
 
--- repeat: noise bands, each batch's figures carry their uncertainty (the sweep's stop rules read them)
-ALTER TABLE ranread_batches ADD COLUMN iops_band_pct float8,
-	ADD COLUMN mean_band_pct float8,
-	ADD COLUMN p99_band_pct float8;
-
--- repeat: CALL ranread_sweep(repeat => N) runs the whole sweep N times; the roles granted
--- EXECUTE on the old procedure are granted it on the new one, as for ranread_run above.
-SELECT pg_catalog.set_config('ranread_update.sweep_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
-FROM pg_catalog.pg_proc p,
-	 LATERAL pg_catalog.aclexplode(p.proacl) a
-	 JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
-WHERE p.oid = 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int)'::pg_catalog.regprocedure
-  AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
-DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int);
 CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   step_processes int DEFAULT NULL,
 							   max_processes int DEFAULT NULL,
@@ -274,6 +258,10 @@ DO $$
 DECLARE
 	grantee name;
 BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO %I', grantee);
+	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) TO %I', grantee);

@@ -77,7 +77,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[200];
 
-	printf("1..48\n");
+	printf("1..54\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -144,8 +144,14 @@ main(void)
 	snprintf(what, sizeof(what), "the share of linear from iodepth 8 to 16 is 5.3 %% (%.1f)",
 			 ranread_sweep_scaling_pct(&steps[1], &steps[2]));
 	ok(fabs(ranread_sweep_scaling_pct(&steps[1], &steps[2]) - 5.263) < 0.01, what);
-	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_SCALING,
-	   "iodepth 8 to 16 gaining 5 % of linear stops by the scaling rule");
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_GO_ON,
+	   "iodepth 8 to 16 gaining 5 % of linear within the SLO goes on: one more step confirms the plateau");
+	rules.max_iodepth = 64;
+	steps[3] = step(1, 40500, 0.8);
+	steps[3].iodepth = 32;
+	ok(ranread_sweep_stop_after(steps, 4, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "iodepth 16 to 32 flat again: two flat steps in a row stop by the scaling rule");
+	rules.max_iodepth = 32;
 	steps[2] = step(1, 76000, 0.21);
 	steps[2].iodepth = 32;
 	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_MAX,
@@ -213,10 +219,10 @@ main(void)
 	/* noisy histories: a marginal decision is repeated, a clear one is not */
 	rules = default_rules(1024);
 	steps[0] = noisy(10, 30000, 1.0, 12);
-	steps[1] = noisy(20, 33000, 1.5, 12);
+	steps[1] = noisy(20, 33000, 2.5, 12);
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT &&
 	   ranread_sweep_doubt(steps, 2, &rules) == RANREAD_SWEEP_DOUBT_SCALING,
-	   "noisy: 10 to 20 processes gaining 10 % of linear, +/- 12 % each, reaches 25 %: the step is repeated");
+	   "noisy: 10 to 20 processes outside the SLO gaining 10 % of linear, +/- 12 % each, reaches 25 %: the step is repeated");
 	steps[1].runs = RANREAD_SWEEP_MAX_REPEATS;
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT,
 	   "noisy: still repeated after one repeat (runs 2)");
@@ -230,9 +236,26 @@ main(void)
 	steps[1] = noisy(20, 33000, 1.5, 2);
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
 	   "noisy: within the SLO and 10 % more IOPS, beyond the 2.8 % noise: the sweep searches on");
-	steps[1] = noisy(20, 33000, 1.5, -1);
+	steps[1] = noisy(20, 33000, 2.5, -1);
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_SCALING,
-	   "noisy: with the noise unknown a gain is not trusted and the scaling rule stops as in 1.1");
+	   "noisy: with the noise unknown, outside the SLO, the scaling rule stops as in 1.1");
+
+	/* within the SLO but flat: the next step confirms (a dip of the volume for one step) */
+	steps[0] = noisy(10, 24000, 0.4, 3);
+	steps[1] = noisy(20, 25200, 0.8, 3);
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "confirm: 10 to 20 processes gaining 5 % of linear, clearly, but within the SLO: one more step");
+	steps[2] = noisy(40, 39600, 1.0, 3);
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_GO_ON,
+	   "confirm: 40 processes gain 57 % over 20: the dip was not the plateau, the sweep goes on");
+	ranread_sweep_judge(steps, 3, &rules, &verdict);
+	ok(verdict.slo_step == 2, "confirm: the highest within the SLO is 40 processes (39,600), not 20");
+	steps[2] = noisy(40, 25500, 1.6, 3);
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "confirm: flat again at 40 processes (two flat steps in a row): the scaling rule stops");
+	steps[2] = noisy(40, 25500, 3.0, 3);
+	ok(ranread_sweep_stop_after(steps, 3, &rules) == RANREAD_SWEEP_STOP_SCALING,
+	   "confirm: a flat step outside the SLO stops at once");
 
 	/* the latency rule and its noise */
 	steps[0] = noisy(10, 2000, 5.0, 3);
