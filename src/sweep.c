@@ -91,6 +91,9 @@ typedef enum SweepArgument
 /* The most times repeat => N runs the whole sweep. */
 #define MAX_SWEEP_REPEATS	10
 
+/* The verdict NOTICE's DETAIL: lines of at most this many characters, as ranread_verdict()'s. */
+#define VERDICT_LINE_WIDTH	99
+
 /* ranread_run()'s arguments a step passes (see its SQL signature). */
 #define RUN_ARGUMENTS	15
 #define RUN_ARG_IODEPTH	13
@@ -617,7 +620,8 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("step %d of sweep " INT64_FORMAT " was not recorded", step, sweep),
 					 errhint("The role running the sweep needs INSERT on ranread_batches.")));
-		ereport(NOTICE, (errmsg("%s", ranread_sweep_step_text(&record, step - 1))));
+		ereport(NOTICE, (errmsg("%s", ranread_sweep_step_text(&record, step - 1)),
+						 errdetail("%s", ranread_sweep_step_detail(&record, step - 1))));
 		stop = ranread_sweep_stop_after(record.steps, record.count, &record.rules);
 		SPI_commit();
 		if (stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
@@ -642,7 +646,42 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	return "stopped";
 }
 
-/* Say what the sweep found: one NOTICE with the verdict. */
+/*
+ * text with each sentence on a line of its own, and lines longer than width
+ * broken at spaces: the verdict's paragraph breaks, so that it reads in a
+ * terminal.
+ */
+static char *
+sentence_lines(const char *text, int width)
+{
+	StringInfoData out;
+	int			line_start = 0;
+	int			last_space = -1;
+
+	initStringInfo(&out);
+	for (const char *c = text; *c != '\0'; c++)
+	{
+		if (*c == ' ' && out.len > 0 && out.data[out.len - 1] == '.')
+		{
+			appendStringInfoChar(&out, '\n');
+			line_start = out.len;
+			last_space = -1;
+			continue;
+		}
+		if (*c != ' ' && out.len - line_start >= width && last_space > line_start)
+		{
+			out.data[last_space] = '\n';
+			line_start = last_space + 1;
+			last_space = -1;
+		}
+		if (*c == ' ')
+			last_space = out.len;
+		appendStringInfoChar(&out, *c);
+	}
+	return out.data;
+}
+
+/* Say what the sweep found: one NOTICE with the verdict, a sentence a line. */
 static void
 report_verdict(int64 sweep)
 {
@@ -655,8 +694,10 @@ report_verdict(int64 sweep)
 	ereport(NOTICE,
 			(errmsg("sweep " INT64_FORMAT " %s after %d step%s", sweep, record.status, record.count,
 					record.count == 1 ? "" : "s"),
-			 errdetail("%s", ranread_sweep_verdict_text(&record, record.stop_rule, &verdict)),
-			 errhint("See ranread_sweeps, and ranread_summary WHERE sweep = " INT64_FORMAT ".", sweep)));
+			 errdetail("%s", sentence_lines(ranread_sweep_verdict_text(&record, record.stop_rule, &verdict),
+											VERDICT_LINE_WIDTH)),
+			 errhint("See ranread_verdict(" INT64_FORMAT ") and ranread_report WHERE sweep = " INT64_FORMAT ".",
+					 sweep, sweep)));
 }
 
 /*

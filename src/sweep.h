@@ -35,6 +35,7 @@ extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const Ran
 extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
 										const RanreadSweepVerdict *verdict);
 extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
+extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int step);
 extern char *ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat);
 extern char *ranread_sweep_repeats_text(const int64 *sweeps, int count);
 

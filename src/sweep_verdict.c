@@ -381,7 +381,12 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 	return out.data;
 }
 
-/* One step in a line, as the sweep's NOTICE shows it. */
+/*
+ * A step as the sweep's NOTICE says it, short enough for a terminal: what
+ * ran, IOPS with its band, mean and p99, whether it counts and meets the
+ * SLO, and its share of linear scaling; ranread_sweep_step_detail() has the
+ * rest.
+ */
 char *
 ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 {
@@ -389,11 +394,9 @@ ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 	StringInfoData out;
 
 	initStringInfo(&out);
-	appendStringInfo(&out, "step %d: %s, %s, p99.9 %s ms, max %s ms",
-					 step + 1, step_at(record, s), measures(s), ranread_format_ms(s->p999_ms),
-					 ranread_format_ms(s->max_ms));
-	if (s->physical_pct >= 0)
-		appendStringInfo(&out, ", device answered %.1f%%", s->physical_pct);
+	appendStringInfo(&out, "step %d: %s, %s IOPS%s, mean %s ms, p99 %s ms",
+					 step + 1, step_at(record, s), ranread_format_rate(s->iops), band_text(s->iops_band_pct),
+					 ranread_format_ms(s->mean_ms), ranread_format_ms(s->p99_ms));
 	if (s->runs > 1)
 		appendStringInfo(&out, ", %d runs combined", s->runs);
 	if (!s->completed)
@@ -417,6 +420,29 @@ ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 			}
 		}
 	}
+	return out.data;
+}
+
+/*
+ * The rest of a step, for its NOTICE's DETAIL: the bands of mean and p99,
+ * p99.9, max and the physical-read proof.
+ */
+char *
+ranread_sweep_step_detail(const RanreadSweepRecord *record, int step)
+{
+	const RanreadSweepStep *s = &record->steps[step];
+	StringInfoData out;
+
+	initStringInfo(&out);
+	if (s->mean_band_pct >= 0 || s->p99_band_pct >= 0)
+		appendStringInfo(&out, "Noise: mean%s, p99%s. ",
+						 s->mean_band_pct >= 0 ? band_text(s->mean_band_pct) : " unknown",
+						 s->p99_band_pct >= 0 ? band_text(s->p99_band_pct) : " unknown");
+	appendStringInfo(&out, "p99.9 %s ms, max %s ms", ranread_format_ms(s->p999_ms),
+					 ranread_format_ms(s->max_ms));
+	if (s->physical_pct >= 0)
+		appendStringInfo(&out, "; the device answered %.1f%% of the reads", s->physical_pct);
+	appendStringInfoChar(&out, '.');
 	return out.data;
 }
 

@@ -13,6 +13,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use List::Util qw(max);
 use RanreadTest;
 
 my $node = new_node('sweep');
@@ -29,14 +30,30 @@ sub sweep_row
 
 my ($r, $o, $e, $h, $out, $err);
 
+# shown(), with the verdict DETAIL's lines (a sentence a line) joined by spaces.
+sub verdict_joined
+{
+	my $text = shown(@_);
+
+	$text =~ s/\n(?!(?:NOTICE|DETAIL|HINT|WARNING|ERROR|CONTEXT):  )(?=.)/ /g;
+	return $text;
+}
+
 # a small sweep: 1, 2, 4 processes
 my $shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 300, target => 'sw', min_scaling_pct => 0)");
 my @steps = grep { /^NOTICE:  step \d/ } split /\n/, $shown;
-like($steps[0] // '', qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS ± [\d.]+ % \(mean [\d.]+ ms ± [\d.]+ %, p99 [\d.]+ ms ± [\d.]+ %\), p99\.9 [\d.]+ ms, max [\d.]+ ms, device answered [\d.]+%; (within|outside) the SLO$/,
-	'a NOTICE per step: processes, IOPS, mean and p99 each with its noise band, p99.9, max, the physical proof and the SLO');
+like($shown, qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS ± [\d.]+ %, mean [\d.]+ ms, p99 [\d.]+ ms; (within|outside) the SLO\nDETAIL:  Noise: mean ± [\d.]+ %, p99 ± [\d.]+ %\. p99\.9 [\d.]+ ms, max [\d.]+ ms; the device answered [\d.]+% of the reads\.$/m,
+	'a NOTICE per step: processes, IOPS with its noise band, mean, p99 and the SLO; its DETAIL the other bands, p99.9, max and the physical proof');
 like($steps[1] // '', qr/^NOTICE:  step 2: 2 processes, .*; -?\d+% of linear scaling$/, 'from step 2 on, the share of linear scaling');
-like($shown, qr/NOTICE:  sweep \d+ completed after \d steps\nDETAIL:  Highest IOPS: [\d,]+ IOPS ± [\d.]+ % \(mean [\d.]+ ms ± [\d.]+ %, p99 [\d.]+ ms ± [\d.]+ %\) at \d process(es)?\. (Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms\): [\d,]+ IOPS ± [\d.]+ % .* at \d process(es)?: what this volume can do within the SLO, the figure to quote\.|No step met the SLO .*\.) Knee at \d process(es)?: the most IOPS per ms of mean latency, the most efficient load, not the capacity\. It stopped/,
+cmp_ok(max(map { length } grep { /^(NOTICE|DETAIL):  step \d|^DETAIL:  Noise/ } split /\n/, $shown), '<=', 120,
+	'each step NOTICE and its DETAIL fit a 120-column terminal');
+my ($verdict_detail) = $shown =~ /NOTICE:  sweep \d+ completed after \d steps\nDETAIL:  (.*?)\nHINT:  /s;
+cmp_ok(max(map { length } split /\n/, $verdict_detail // 'x' x 200), '<=', 99, 'the verdict DETAIL: lines of at most 99 characters');
+like($verdict_detail // '', qr/\.\nKnee at /, 'a sentence a line');
+(my $verdict_words = $verdict_detail // '') =~ s/\n/ /g;
+like($verdict_words, qr/^Highest IOPS: [\d,]+ IOPS ± [\d.]+ % \(mean [\d.]+ ms ± [\d.]+ %, p99 [\d.]+ ms ± [\d.]+ %\) at \d process(es)?\. (Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms\): [\d,]+ IOPS ± [\d.]+ % .* at \d process(es)?: what this volume can do within the SLO, the figure to quote\.|No step met the SLO .*\.) Knee at \d process(es)?: the most IOPS per ms of mean latency, the most efficient load, not the capacity\. It stopped/,
 	'the verdict: the highest IOPS with its band, the highest within the SLO as the figure to quote, the knee as the efficiency point, and why it stopped');
+like($shown, qr/HINT:  See ranread_verdict\(\d+\) and ranread_report WHERE sweep = \d+\./, 'its HINT names the narrow answers');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)
 	AND iops_band_pct > 0 AND mean_band_pct > 0 AND p99_band_pct > 0}), '3',
 	'each step\'s noise bands are stored with its batch');
@@ -52,27 +69,27 @@ is($node->safe_psql('postgres', q{
 	'max_iops is the highest IOPS of its steps');
 
 # each stop rule, live
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
 like($shown, qr/It stopped because the mean latency at 1 process, [\d.]+ ms, passed stop_latency_ms \(0\.001 ms\)\./, 'latency: the verdict names the rule');
 is(sweep_row('steps, stop_rule'), '1|latency', 'latency: one step, rule latency');
 
 # no step within the SLO (mean <= 1 ns): the sweep does not search on, the scaling rule decides
-$shown = shown($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9, slo_mean_ms => 0.000001)");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9, slo_mean_ms => 0.000001)");
 like($shown, qr/It stopped because from 2 to 4 processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\.|It stopped undecided at 4 processes: after 3 runs the step's scaling was still within its noise of min_scaling_pct \(99\.9%\)/,
 	'scaling: the verdict names the share and the rule (or, within the noise after the repeats, says it could not decide)');
 like(sweep_row('steps, stop_rule'), qr/^2\|(scaling|undecided)$/, 'scaling: two steps (2 vCPUs cannot double 2 processes\' IOPS), rule scaling');
 
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, step_processes => 2, max_processes => 5, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000)");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, step_processes => 2, max_processes => 5, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000)");
 is($node->safe_psql('postgres', q{SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}) =~ /^1,3(,5)?$/ ? 1 : 0, 1,
 	'a fixed step adds step_processes: 1, 3, 5');
 
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 1000000, duration => '1 s', target => 'long')");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 1000000, duration => '1 s', target => 'long')");
 like($shown, qr/step 1: 1,000,000 reads\/s, .*It stopped because at 1,000,000 reads\/s asked it achieved [\d,]+: the storage is saturated\./s,
 	'open loop: a rate not kept stops the sweep (rate missed)');
 is(sweep_row('steps, stop_rule'), '1|rate missed', 'rate missed: one step');
 
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw')");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw')");
 is($node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER BY sweep_step) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '100,200', 'open loop: the rate doubles, up to max_rate_iops');
 is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
@@ -82,7 +99,7 @@ is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
 $node->safe_psql('postgres', q{CREATE FUNCTION noisy_bands() RETURNS trigger LANGUAGE plpgsql AS $$
 	BEGIN NEW.iops_band_pct := 400; NEW.mean_band_pct := 400; NEW.p99_band_pct := 400; RETURN NEW; END $$;
 	CREATE TRIGGER noisy_bands BEFORE INSERT ON ranread_batches FOR EACH ROW EXECUTE FUNCTION noisy_bands();});
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
 like($shown, qr/NOTICE:  step 1 is within the noise of a stop rule: its mean latency, [\d.]+ ms ± 400 %, is over stop_latency_ms \(0\.001 ms\) by less than its noise; running it again \(repeat 1 of at most 2\), its runs combined\n/,
 	'a step within the noise of stop_latency_ms: a NOTICE says it is repeated, and why');
 like($shown, qr/NOTICE:  step 1: 1 process, .*, 2 runs combined; .*\n.*repeat 2 of at most 2.*\nNOTICE:  step 1: 1 process, .*, 3 runs combined; /s,
@@ -115,7 +132,7 @@ like(sweep_row('verdict'), qr/^Highest IOPS: [\d,]+ IOPS ± 400 % .* at 1 proces
 $node->safe_psql('postgres', 'DROP TRIGGER noisy_bands ON ranread_batches; DROP FUNCTION noisy_bands()');
 
 # repeat => 2: the whole sweep twice, then the median and spread of each verdict figure
-$shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000, repeat => 2)");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000, repeat => 2)");
 like($shown, qr/NOTICE:  sweep (\d+) completed after 2 steps\n.*NOTICE:  sweep \d+ completed after 2 steps\n.*NOTICE:  2 sweeps of 2 asked\nDETAIL:  Sweeps \d+ to \d+\. (Highest within the SLO: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. )?(In [12] of 2 sweeps no step met the SLO\. )?Highest IOPS: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. Knee at \d process(es)? in [12] of 2 sweeps\./s,
 	'repeat => 2 runs the sweep twice and reports the median and spread of its verdicts');
 
@@ -133,7 +150,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $swe
 # worker slots: max_worker_processes 4 leaves 3 free (the logical replication launcher has one)
 my $small = new_node('sweep_slots', max_worker_processes => 4);
 $small->safe_psql('postgres', "SELECT ranread_setup('16 MB', target => 'sw', log_level => 0)");
-$shown = shown($small, "CALL ranread_sweep(start_processes => 3, max_processes => 8, iterations => 100, target => 'sw')");
+$shown = verdict_joined($small, "CALL ranread_sweep(start_processes => 3, max_processes => 8, iterations => 100, target => 'sw')");
 like($shown, qr/NOTICE:  max_processes 8 is more than the 3 free worker slots: the sweep goes up to 3 processes\nHINT:  Raise max_worker_processes \(now 4\)/,
 	'a max_processes over the free worker slots is bounded, with a NOTICE');
 like($shown, qr/It stopped at 3 processes, as many as background worker slots were free; raise max_worker_processes to go further\./,
