@@ -79,7 +79,8 @@ typedef enum RanreadSweepDoubt
 {
 	RANREAD_SWEEP_DOUBT_NONE = 0,
 	RANREAD_SWEEP_DOUBT_LATENCY,	/* the mean, near stop_latency_ms */
-	RANREAD_SWEEP_DOUBT_SCALING /* the share of linear scaling, near min_scaling_pct */
+	RANREAD_SWEEP_DOUBT_SCALING,	/* the share of linear scaling, near min_scaling_pct */
+	RANREAD_SWEEP_DOUBT_SLO		/* the mean or p99, near an SLO bound */
 } RanreadSweepDoubt;
 
 /* What the steps add up to; each index is -1 when no step qualifies. */
@@ -94,6 +95,7 @@ typedef struct RanreadSweepVerdict
 
 extern bool ranread_sweep_step_valid(const RanreadSweepStep *step);
 extern bool ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
+extern bool ranread_sweep_near_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
 extern double ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after);
 extern void ranread_sweep_scaling_range(const RanreadSweepStep *before, const RanreadSweepStep *after,
 										double *low, double *high);

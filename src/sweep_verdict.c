@@ -456,11 +456,17 @@ ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
 	const RanreadSweepRules *rules = &record->rules;
 	int			last = record->count - 1;
 	const RanreadSweepStep *s = &record->steps[last];
+	RanreadSweepDoubt doubt = ranread_sweep_doubt(record->steps, record->count, rules);
 	char	   *why;
 
-	if (ranread_sweep_doubt(record->steps, record->count, rules) == RANREAD_SWEEP_DOUBT_LATENCY)
+	if (doubt == RANREAD_SWEEP_DOUBT_LATENCY)
 		why = psprintf("its mean latency, %s ms%s, is over stop_latency_ms (%g ms) by less than its noise",
 					   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct), rules->stop_latency_ms);
+	else if (doubt == RANREAD_SWEEP_DOUBT_SLO)
+		return psprintf("step %d is within the noise of the SLO: its mean %s ms%s and p99 %s ms%s against %s; running it again (repeat %d of at most %d), its runs combined",
+						record->count, ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct),
+						ranread_format_ms(s->p99_ms), band_text(s->p99_band_pct), slo_text(rules),
+						repeat, RANREAD_SWEEP_MAX_REPEATS);
 	else
 	{
 		int			before = last - 1;

@@ -77,7 +77,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[200];
 
-	printf("1..54\n");
+	printf("1..60\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -286,6 +286,32 @@ main(void)
 	ranread_sweep_judge(steps, 5, &rules, &verdict);
 	ok(verdict.slo_step == 3 && verdict.knee_step == 2,
 	   "search: the highest within the SLO is 80 processes (44,000), the knee stays at 40");
+
+	/* within the SLO, or not, by less than the noise: measured again before going on */
+	rules = default_rules(1024);
+	steps[0] = noisy(10, 24000, 0.5, 5);
+	steps[1] = noisy(20, 40000, 0.6, 5);
+	steps[1].p99_ms = 4.7;
+	steps[1].p99_band_pct = 10;
+	ok(ranread_sweep_near_slo(&steps[1], &rules), "slo: a p99 of 4.7 ms +/- 10 % straddles the SLO's 5 ms");
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT &&
+	   ranread_sweep_doubt(steps, 2, &rules) == RANREAD_SWEEP_DOUBT_SLO,
+	   "slo: a step going on whose p99 straddles the SLO runs again");
+	steps[1].runs = RANREAD_SWEEP_MAX_REPEATS + 1;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "slo: after the most repeats the runs combined decide and the sweep goes on");
+	steps[1].runs = 1;
+	steps[1].p99_band_pct = 5;
+	ok(!ranread_sweep_near_slo(&steps[1], &rules) &&
+	   ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "slo: 4.7 ms +/- 5 % is clearly within 5 ms: no repeat");
+	steps[1].p99_ms = 5.3;
+	steps[1].p99_band_pct = 10;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_REPEAT,
+	   "slo: 5.3 ms +/- 10 % straddles it from above: runs again too");
+	steps[1].p99_band_pct = -1;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "slo: with the noise unknown the point estimate decides, as in 1.1");
 
 	/* a step's runs combined */
 	{
