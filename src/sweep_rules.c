@@ -86,11 +86,14 @@ ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *r
 	return true;
 }
 
-/* bound is set and within value's noise band (band_pct < 0: unknown, never). */
+/*
+ * bound is set and within value's noise band (band_pct < 0: unknown, never;
+ * wider than RANREAD_SWEEP_SLO_DOUBT_MAX_BAND: too little evidence, never).
+ */
 static bool
 near_bound(double value, double band_pct, double bound)
 {
-	return bound > 0 && band_pct > 0 &&
+	return bound > 0 && band_pct > 0 && band_pct <= RANREAD_SWEEP_SLO_DOUBT_MAX_BAND &&
 		value * (1 - band_pct / 100) <= bound && bound <= value * (1 + band_pct / 100);
 }
 

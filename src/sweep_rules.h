@@ -23,6 +23,13 @@
  */
 #define RANREAD_SWEEP_MAX_REPEATS		2
 
+/*
+ * The widest band with which a step near an SLO bound is run again: a wider
+ * one (a step of a few hundred reads) says its runs are too short for two
+ * more to settle it, and its point estimate decides.
+ */
+#define RANREAD_SWEEP_SLO_DOUBT_MAX_BAND	50.0
+
 /* Standard errors in a noise band (about 95 %), as compare_noise.c's. */
 #define RANREAD_SWEEP_BAND_ERRORS		2.0
 

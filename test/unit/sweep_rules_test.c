@@ -77,7 +77,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[200];
 
-	printf("1..60\n");
+	printf("1..61\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -312,6 +312,10 @@ main(void)
 	steps[1].p99_band_pct = -1;
 	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
 	   "slo: with the noise unknown the point estimate decides, as in 1.1");
+	steps[1].p99_ms = 2.5;
+	steps[1].p99_band_pct = 125;
+	ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+	   "slo: a band of 125 % (a short step) reaches 5 ms but two more runs could not settle it: the point estimate decides");
 
 	/* a step's runs combined */
 	{
