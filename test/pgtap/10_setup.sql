@@ -51,7 +51,7 @@ SELECT cmp_ok((SELECT min(pg_column_size(b)) FROM tap_compress), '<', 1000,
 			  'while a zero page compresses (the check can fail)');
 
 -- a tablespace
-SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/ranread_tap_ts && mkdir -p /tmp/ranread_tap_ts'$$,
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -rf /tmp/ranread_tap_ts && mkdir -p /tmp/ranread_tap_ts'$$,
 				'make a tablespace directory');
 CREATE TABLESPACE tap_ts LOCATION '/tmp/ranread_tap_ts';
 SELECT matches(ranread_setup('8 MB', 'tap_ts', 'tap_in_ts', 0), ' at /.*/pg_tblspc/[0-9]+/',

@@ -59,7 +59,7 @@ SELECT is(status, 'completed', 'a small run to export') FROM ranread_run(2, 200,
 SELECT is((status, mode, iterations), ('completed'::text, 'buffer'::text, NULL::bigint),
 		  'a time-based buffer-mode run to export')
   FROM ranread_run(1, NULL, 'tap_admin', mode => 'buffer', duration => '0.1 s', allow_rereads => true);
-SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'mkdir -p /tmp/ranread_tap_export && rm -f /tmp/ranread_tap_export/*'$$,
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; mkdir -p /tmp/ranread_tap_export && rm -f /tmp/ranread_tap_export/*'$$,
 				'an empty export directory owned by the server''s OS user');
 
 -- a session DateStyle that is not ISO must not change the file's dates
@@ -322,7 +322,7 @@ SELECT is((SELECT count(*) FROM ranread_targets WHERE target = 'tap_admin'), 1::
 -- ---------------------------------------------------------------------------
 SELECT is(ranread_drop('tap_admin'), 'dropped ranread target "tap_admin"', 'ranread_drop cleans up tap_admin');
 DROP TABLE tap_admin_plain;
-SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/ranread_tap_export'$$, 'remove the export directory');
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -rf /tmp/ranread_tap_export'$$, 'remove the export directory');
 DROP OWNED BY tap_noprivs, tap_bench, tap_bench_nologin, tap_exporter;
 DROP ROLE tap_noprivs, tap_bench, tap_bench_nologin, tap_exporter;
 SELECT is((SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tap\_%'), 0::bigint, 'the test roles are gone');

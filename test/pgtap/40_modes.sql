@@ -261,7 +261,7 @@ SELECT cmp_ok(b.physical_pct, '<', 5::float8, 'buffer hits fetch nothing from st
 -- ---------------------------------------------------------------------------
 -- A file system on no block device: tmpfs
 -- ---------------------------------------------------------------------------
-SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'rm -rf /dev/shm/ranread_tap_tmpfs && mkdir /dev/shm/ranread_tap_tmpfs'$$,
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -rf /dev/shm/ranread_tap_tmpfs && mkdir /dev/shm/ranread_tap_tmpfs'$$,
 				'an empty directory on tmpfs for a tablespace');
 CREATE TABLESPACE tap_modes_tmpfs LOCATION '/dev/shm/ranread_tap_tmpfs';
 SELECT matches(ranread_setup('8 MB', 'tap_modes_tmpfs', 'tap_modes_tmpfs', 0),
@@ -404,7 +404,7 @@ SELECT is(ARRAY[ranread_drop('tap_modes'), ranread_drop('tap_modes_buf'), ranrea
 				'dropped ranread target "tap_modes_tiny"', 'dropped ranread target "tap_modes_tmpfs"'],
 		  'ranread_drop cleans up the targets of this file');
 DROP TABLESPACE tap_modes_tmpfs;
-SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'rm -rf /dev/shm/ranread_tap_tmpfs'$$, 'remove the tmpfs directory');
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -rf /dev/shm/ranread_tap_tmpfs'$$, 'remove the tmpfs directory');
 SELECT cmp_ok(ranread_reset(), '>', 0::bigint, 'ranread_reset cleans up the history');
 
 SELECT * FROM finish();
