@@ -294,7 +294,16 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						shared->batch, summary->wrapped_reads, summary->reads),
 				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
 				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
-	if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0)
+	if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0 &&
+		shared->params.duration_ns == 0)
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " ended after " INT64_FORMAT " of its " INT64_FORMAT " reads: its ramp and its reads had read every unit of its target once",
+						shared->batch, summary->reads,
+						shared->params.iterations * shared->params.processes),
+				 errdetail("The target has " INT64_FORMAT " read units; the ramp's reads take units too, and reading on would re-read units the OS page cache can answer instead of the device.",
+						   (int64) shared->target_units),
+				 errhint("Use a larger target (ranread_setup), fewer iterations or a shorter ramp, or pass allow_rereads => true to read on.")));
+	else if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0)
 		ereport(NOTICE,
 				(errmsg("batch " INT64_FORMAT " ended after %.1f s of its %.1f s duration: it had read every unit of its target once",
 						shared->batch, summary->wall_s, (double) shared->params.duration_ns / 1e9),

@@ -377,7 +377,7 @@ size_bytes(text *size_text)
 		MemoryContextSwitchTo(context);
 		edata = CopyErrorData();
 		FlushErrorState();
-		if (edata->hint == NULL)
+		if (edata->hint == NULL && edata->sqlerrcode == ERRCODE_INVALID_PARAMETER_VALUE)
 			edata->hint = pstrdup("Give a number and a unit, such as '64 GB' or '512 MB' (bytes, kB, MB, GB, TB or PB), or NULL for twice the server's memory.");
 		ReThrowError(edata);
 	}

@@ -384,6 +384,23 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 		args->max_processes = free_slots;
 		args->max_by_slots = true;
 	}
+	/* a step of more processes than the target has units would re-read units, whatever its iterations */
+	if (args->cap_iterations && args->iterations > 0 && args->start_processes > args->target_units)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the first step's %d processes are more than the " INT64_FORMAT " read units of the target",
+						args->start_processes, args->target_units),
+				 errdetail("Each process reads at least one unit, and no step re-reads a unit."),
+				 errhint("Use a larger target (ranread_setup), a smaller block_size or a smaller start_processes.")));
+	if (args->cap_iterations && args->iterations > 0 && args->max_processes > args->target_units)
+	{
+		ereport(NOTICE,
+				(errmsg("the target has " INT64_FORMAT " read units: the sweep goes up to " INT64_FORMAT " processes",
+						args->target_units, args->target_units),
+				 errdetail("Each process reads at least one unit, and no step re-reads a unit."),
+				 errhint("Use a larger target (ranread_setup) to go further.")));
+		args->max_processes = (int) args->target_units;
+	}
 	args->rules.max_processes = args->max_processes;
 	/* the widest, deepest step's buffers, before anything is recorded */
 	ranread_check_run_memory(args->max_processes, Max(args->max_iodepth, 1),

@@ -28,6 +28,22 @@ is(lines_matching($out, qr/^WARNING:.*re-read/), 0, 'no re-read warning');
 like($node->safe_psql('postgres', "SELECT status || ' ' || steps FROM ranread_sweeps WHERE sweep = $sweep"), qr/^completed 4$/,
 	'the sweep completes its four steps');
 
+# more processes than the target has units (1 MB blocks: 8 units): refused up front for the first
+# step, cut for the last, instead of a step refused in the middle of the sweep
+my $sweeps = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs');
+my ($ret, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(start_processes => 10, iterations => 1, block_size => 1048576, target => 'small')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/22023: the first step's 10 processes are more than the 8 read units of the target/,
+	'a first step of more processes than units is refused (22023)');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $sweeps, 'and nothing is recorded');
+$out = shown($node, "CALL ranread_sweep(start_processes => 2, max_processes => 16, iterations => 2, block_size => 1048576, target => 'small', min_scaling_pct => 0, stop_latency_ms => 1000)");
+like($out, qr/^NOTICE:  the target has 8 read units: the sweep goes up to 8 processes$/m, 'max_processes is cut to the units, said');
+$sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
+is($node->safe_psql('postgres', "SELECT string_agg(processes || 'x' || iterations || ':' || wrapped_reads, ' ' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep"),
+	'2x2:0 4x2:0 8x1:0', 'its steps stop at 8 processes, none re-reads');
+like($node->safe_psql('postgres', "SELECT status || ' ' || stop_rule FROM ranread_sweeps WHERE sweep = $sweep"), qr/^completed max processes$/,
+	'and it completes at its max');
+
 # a time-based sweep on the same target: each step ends at coverage
 $out = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '30 s', target => 'small', min_scaling_pct => 0, stop_latency_ms => 1000)");
 $sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
