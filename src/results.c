@@ -28,6 +28,7 @@
 #include "compat.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "run_memory.h"
 #include "run_rules.h"
 #include "series.h"
 
@@ -461,16 +462,11 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 static void
 add_registration_column(RowBuilder *row, const RanreadShared *shared)
 {
-	bool		opened = false;
-	bool		registered = true;
+	int			opened;
+	int			err;
+	bool		registered = ranread_unregistered_workers(shared, &opened, &err) == 0;
 
-	for (int i = 0; i < shared->params.processes; i++)
-	{
-		opened |= shared->slots[i].uring_opened;
-		if (shared->slots[i].uring_opened && shared->slots[i].unregistered_errno != 0)
-			registered = false;
-	}
-	add_column(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), !opened);
+	add_column(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), opened == 0);
 }
 
 /*

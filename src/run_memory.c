@@ -106,27 +106,41 @@ ranread_check_run_memory(int processes, int iodepth, int block_size,
 }
 
 /*
+ * How many workers read through io_uring, and how many of them into buffers
+ * the kernel refused to register; *err, the last refusal's errno.
+ */
+int
+ranread_unregistered_workers(const RanreadShared *shared, int *opened, int *err)
+{
+	int			refused = 0;
+
+	*opened = 0;
+	*err = 0;
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		if (!shared->slots[i].uring_opened)
+			continue;
+		(*opened)++;
+		if (shared->slots[i].unregistered_errno != 0)
+		{
+			refused++;
+			*err = shared->slots[i].unregistered_errno;
+		}
+	}
+	return refused;
+}
+
+/*
  * After the run: say whether any worker read into io_uring buffers the
  * kernel refused to register (they then cost more CPU per read), and why.
  */
 void
 ranread_warn_about_unregistered_buffers(const RanreadShared *shared)
 {
-	int			opened = 0;
-	int			refused = 0;
-	int			err = 0;
+	int			opened;
+	int			err;
+	int			refused = ranread_unregistered_workers(shared, &opened, &err);
 
-	for (int i = 0; i < shared->params.processes; i++)
-	{
-		if (!shared->slots[i].uring_opened)
-			continue;
-		opened++;
-		if (shared->slots[i].unregistered_errno != 0)
-		{
-			refused++;
-			err = shared->slots[i].unregistered_errno;
-		}
-	}
 	if (refused == 0)
 		return;
 	errno = err;

@@ -21,6 +21,7 @@ extern void ranread_check_run_memory(int processes, int iodepth, int block_size,
 									 const RanreadReadPath *path);
 
 /* leader, after the run: WARN if a worker read into unregistered io_uring buffers */
+extern int	ranread_unregistered_workers(const RanreadShared *shared, int *opened, int *err);
 extern void ranread_warn_about_unregistered_buffers(const RanreadShared *shared);
 
 #endif							/* RANREAD_RUN_MEMORY_H */

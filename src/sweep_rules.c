@@ -135,8 +135,8 @@ ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep
 }
 
 /* The last valid step before steps[last], or -1. */
-static int
-valid_before(const RanreadSweepStep *steps, int last)
+int
+ranread_sweep_valid_before(const RanreadSweepStep *steps, int last)
 {
 	for (int i = last - 1; i >= 0; i--)
 	{
@@ -202,7 +202,7 @@ ranread_sweep_rises(const RanreadSweepStep *before, const RanreadSweepStep *afte
 static bool
 flat_before(const RanreadSweepStep *steps, int step, const RanreadSweepRules *rules)
 {
-	int			before = valid_before(steps, step);
+	int			before = ranread_sweep_valid_before(steps, step);
 
 	return before >= 0 && ranread_sweep_scaling_pct(&steps[before], &steps[step]) < rules->min_scaling_pct;
 }
@@ -233,7 +233,7 @@ decide(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules,
 	}
 	else if (!open_loop && rules->min_scaling_pct > 0 && ranread_sweep_step_valid(last))
 	{
-		int			before = valid_before(steps, count - 1);
+		int			before = ranread_sweep_valid_before(steps, count - 1);
 
 		/*
 		 * Within the SLO and still gaining beyond the noise: search on.

@@ -101,6 +101,7 @@ typedef struct RanreadSweepVerdict
 } RanreadSweepVerdict;
 
 extern bool ranread_sweep_step_valid(const RanreadSweepStep *step);
+extern int	ranread_sweep_valid_before(const RanreadSweepStep *steps, int last);
 extern bool ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
 extern bool ranread_sweep_near_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
 extern double ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after);

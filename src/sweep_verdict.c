@@ -307,10 +307,8 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 						step_at(record, last), ranread_format_ms(last->mean_ms), rules->stop_latency_ms);
 	if (strcmp(stop_rule, "scaling") == 0 && record->count >= 2)
 	{
-		int			before = record->count - 2;
+		int			before = Max(ranread_sweep_valid_before(record->steps, record->count - 1), 0);
 
-		while (before > 0 && !ranread_sweep_step_valid(&record->steps[before]))
-			before--;
 		if (rules->max_iodepth > 0)
 			return psprintf("It stopped because from queue depth %d to %d IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
 							record->steps[before].iodepth, last->iodepth,
@@ -469,12 +467,10 @@ ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
 						repeat, RANREAD_SWEEP_MAX_REPEATS);
 	else
 	{
-		int			before = last - 1;
+		int			before = Max(ranread_sweep_valid_before(record->steps, last), 0);
 		double		low;
 		double		high;
 
-		while (before > 0 && !ranread_sweep_step_valid(&record->steps[before]))
-			before--;
 		ranread_sweep_scaling_range(&record->steps[before], s, &low, &high);
 		why = psprintf("its IOPS gained %.0f%% of linear scaling, %.0f%% to %.0f%% within the noise, around min_scaling_pct (%g%%)",
 					   ranread_sweep_scaling_pct(&record->steps[before], s), low, high, rules->min_scaling_pct);
