@@ -38,6 +38,27 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# The majors ranread builds for (src/compat.h is the one file that knows
+# them); the test matrix runs 15 and 18 (scripts/test.sh).
+PG_MAJOR := $(shell $(PG_CONFIG) --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+TESTED_MAJORS = 15 18
+BUILDABLE_MAJORS = 15 16 17 18 19
+ifeq ($(filter $(PG_MAJOR),$(BUILDABLE_MAJORS)),)
+$(error ranread builds on PostgreSQL $(BUILDABLE_MAJORS) (tested on $(TESTED_MAJORS)), but $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))
+endif
+ifeq ($(filter $(PG_MAJOR),$(TESTED_MAJORS)),)
+$(warning ranread is untested on PostgreSQL $(PG_MAJOR): its test matrix runs $(TESTED_MAJORS))
+endif
+
+# Objects are built for one major: a build against another one starts afresh
+# (its objects would link, and fail at load with an undefined symbol).  PGXS
+# makes every target .SECONDARY, so a stamp file cannot be a prerequisite:
+# the check runs as the Makefile is read.
+EXTRA_CLEAN += .built-for-pg
+ifneq ($(shell cat .built-for-pg 2>/dev/null),$(PG_MAJOR))
+$(shell rm -f $(OBJS) $(OBJS:.o=.bc) $(shlib) && echo $(PG_MAJOR) >.built-for-pg)
+endif
+
 .PHONY: tapcheck
 tapcheck:
 	$(prove_installcheck)

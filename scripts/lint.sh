@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # lint.sh: static analysis of src/ with cppcheck and clang-tidy (config in
-# .clang-tidy), and a check of META.json.  Fails on any finding.  Needs cppcheck, clang-tidy and
+# .clang-tidy) against the headers of $PG_CONFIG (default pg_config), a check
+# that only src/compat.h knows PostgreSQL's versions, and a check of
+# META.json.  Fails on any finding.  Needs cppcheck, clang-tidy and
 # postgresql-server-dev-15 (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+pg_config=${PG_CONFIG:-pg_config}
 
-includes=(-I. -I"$(pg_config --includedir-server)" -I"$(pg_config --includedir)/internal")
+# One compatibility boundary: a version test anywhere else is a port's trap.
+version_tests=$(grep -n 'PG_VERSION_NUM\|PG_MAJORVERSION' src/*.c src/*.h | grep -v '^src/compat\.h:' || true)
+if [ -n "$version_tests" ]; then
+	printf '%s\n' "$version_tests"
+	echo "lint.sh: PostgreSQL version tests belong in src/compat.h only" >&2
+	exit 1
+fi
+
+includes=(-I. -I"$($pg_config --includedir-server)" -I"$($pg_config --includedir)/internal")
 # the Makefile passes the extension's version to the compiler; so must the analysers
 includes+=(-DRANREAD_VERSION="\"$(sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)\"")
 # and, as the Makefile does where liburing is installed, the io_uring code (src/uring.c)
@@ -57,4 +68,4 @@ for name, ext in meta.get("provides", {}).items():
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY
-echo "lint.sh: cppcheck and clang-tidy found nothing; META.json has PGXN's required keys"
+echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; META.json has PGXN's required keys"

@@ -1,31 +1,102 @@
 #!/usr/bin/env bash
-# test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root.
+# test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root,
+# on every PostgreSQL major of the matrix, with a summary table at the end.
 #
-# Installs dependencies, builds with warnings as errors (COPT=-Werror), installs, runs the
-# static analysis (scripts/lint.sh), then runs
-# test/run-suite.sh (pg_regress, pgTAP) twice on throwaway
-# clusters made by pg_virtualenv, without and with data checksums, and last
-# the fault-injection suite test/run-tap.sh (crashes, disk full, slots, bad
-# input, soak, privileges), which makes its own clusters, and the main paths
-# under valgrind (scripts/valgrind.sh).
+# For each major (RANREAD_PG_VERSIONS, default "15 18"; 15 from Debian's
+# binary packages, the others built from Debian's source packages by
+# scripts/install-postgres.sh and cached), against that major's pg_config:
+#   build  make COPT=-Werror, make install
+#   lint   scripts/lint.sh (cppcheck, clang-tidy, the one version boundary)
+#   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
+#          by pg_virtualenv, without and then with data checksums
+#   tap    test/run-tap.sh: the fault-injection suite, which makes its own
+#          clusters (the upgrade tests among them; on a major above 15 also
+#          pg_upgrade from 15)
+# then once, on the first major: the main paths under valgrind
+# (scripts/valgrind.sh) and the Debian package (scripts/package.sh).
+# Majors in RANREAD_PG_TRY_VERSIONS (default "16 17 19") run too when
+# Debian's archive serves their source, and are reported as not served when
+# it does not.  A failing suite does not stop the others; the exit status is
+# non-zero when any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-make clean >/dev/null
-make COPT=-Werror
-make install
-scripts/lint.sh
-
+versions=${RANREAD_PG_VERSIONS:-15 18}
+try_versions=${RANREAD_PG_TRY_VERSIONS-16 17 19}
 # Workers: the suite needs up to 24 dynamic workers at once.
 cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)
 
-echo "=== cluster without data checksums ==="
-pg_virtualenv -t "${cluster_opts[@]}" test/run-suite.sh
-echo "=== cluster with data checksums ==="
-pg_virtualenv -t -i --data-checksums "${cluster_opts[@]}" test/run-suite.sh
-echo "=== fault-injection suite ==="
-test/run-tap.sh
-echo "=== main paths under valgrind memcheck ==="
-scripts/valgrind.sh
+scripts/install-deps.sh
+
+summary=()
+failed=0
+# record MAJOR SUITE RESULT: one row of the summary table.
+record() {
+	summary+=("$(printf '%-10s  %-22s  %s' "$1" "$2" "$3")")
+	if [ "$3" = failed ]; then
+		failed=1
+	fi
+}
+# step MAJOR SUITE COMMAND...: run a suite, record whether it passed.
+step() {
+	local major=$1 suite=$2
+	shift 2
+	echo "=== PostgreSQL $major: $suite ==="
+	if "$@"; then
+		record "$major" "$suite" passed
+	else
+		record "$major" "$suite" failed
+	fi
+}
+
+suites_on() {
+	local major=$1
+	local bindir=/usr/lib/postgresql/$major/bin
+	export PG_CONFIG=$bindir/pg_config
+	if ! { make clean >/dev/null && make COPT=-Werror && make install; }; then
+		record "$major" build failed
+		return
+	fi
+	record "$major" build passed
+	step "$major" lint scripts/lint.sh
+	# initdb makes data checksums by default since 18
+	local no_checksums=()
+	if [ "$major" -ge 18 ]; then
+		no_checksums=(-i --no-data-checksums)
+	fi
+	step "$major" "regress+pgtap" pg_virtualenv -v "$major" -t "${no_checksums[@]}" "${cluster_opts[@]}" test/run-suite.sh
+	step "$major" "same, with checksums" pg_virtualenv -v "$major" -t -i --data-checksums "${cluster_opts[@]}" test/run-suite.sh
+	step "$major" tap test/run-tap.sh
+}
+
+first=
+for major in $versions $try_versions; do
+	status=0
+	scripts/install-postgres.sh "$major" || status=$?
+	if [ "$status" -eq 2 ] && [[ " $try_versions " == *" $major "* ]]; then
+		record "$major" server "not served by Debian's archive"
+		continue
+	elif [ "$status" -ne 0 ]; then
+		record "$major" server failed
+		continue
+	fi
+	suites_on "$major"
+	first=${first:-$major}
+done
+
+if [ -n "$first" ]; then
+	# the last make install was another major's: build the first one's again
+	export PG_CONFIG=/usr/lib/postgresql/$first/bin/pg_config
+	make clean >/dev/null && make -s && make -s install
+	step "$first" valgrind scripts/valgrind.sh
+	step "$first" package scripts/package.sh
+fi
+
+echo
+printf '%-10s  %-22s  %s\n' PostgreSQL suite result
+printf '%s\n' "${summary[@]}"
+if [ "$failed" -ne 0 ]; then
+	echo "ranread: some test suites failed" >&2
+	exit 1
+fi
 echo "ranread: all test suites passed"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind.sh: apt-get install valgrind" >&2; exit 1; }
 
-pgbin=$(pg_config --bindir)
+pgbin=$(${PG_CONFIG:-pg_config} --bindir)
 work=$(mktemp -d /tmp/ranread_valgrind.XXXXXX)
 cp scripts/valgrind.supp "$work/"
 chown -R postgres: "$work"

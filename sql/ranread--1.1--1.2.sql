@@ -20,6 +20,10 @@ ALTER TABLE ranread_batches ADD COLUMN iops_band_pct float8,
 	ADD COLUMN mean_band_pct float8,
 	ADD COLUMN p99_band_pct float8;
 
+-- versions: the server each batch ran on, and since 18 its io_method
+ALTER TABLE ranread_batches ADD COLUMN server_version_num int,
+	ADD COLUMN io_method text;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).

@@ -111,7 +111,9 @@ CREATE TABLE ranread_batches (
 	-- and p99_ms from the batch's histogram, workers and sample intervals (NULL: unknown)
 	iops_band_pct float8,
 	mean_band_pct float8,
-	p99_band_pct float8
+	p99_band_pct float8,
+	server_version_num int,		-- the server's version (NULL for batches before 1.2)
+	io_method text				-- its io_method, 18 and later (NULL: earlier, or before 1.2)
 );
 
 -- One row per batch and sample interval: the batch over time.

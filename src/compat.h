@@ -3,8 +3,9 @@
  * compat.h
  *		Every call whose form depends on the PostgreSQL major version.
  *
- * ranread is built and tested against PostgreSQL 15 only.  A port to a
- * later release starts here: each macro below names what changed upstream.
+ * The one place that knows PostgreSQL's major versions: no other file tests
+ * PG_VERSION_NUM (scripts/lint.sh checks).  A port to a new major starts and
+ * ends here: each definition below names the release that changed it.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,22 +14,49 @@
 
 #include <time.h>
 
+#include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
 #include "storage/fd.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/smgr.h"
+#include "utils/acl.h"
+#include "utils/rel.h"
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
-#error "ranread has been built and tested against PostgreSQL 15 only"
+/*
+ * The majors ranread is built for.  The Makefile refuses the others before
+ * compiling (with the same list); this is the compiler's own guard.
+ */
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
+#error "ranread supports PostgreSQL 15 to 19 (tested: 15 and 18)"
+#endif
+
+#if PG_VERSION_NUM >= 160000
+#include "catalog/pg_class.h"
+#include "storage/relfilelocator.h"
+#else
+#include "storage/relfilenode.h"
+#endif
+#if PG_VERSION_NUM >= 170000
+#include "storage/procnumber.h"
+#else
+#include "storage/backendid.h"
 #endif
 
 /*
  * instr_time as nanoseconds.  In 15 instr_time is a struct timespec read from
- * CLOCK_MONOTONIC; 16 turned it into an int64 and added INSTR_TIME_GET_NANOSEC.
+ * CLOCK_MONOTONIC; 16 turned it into int64 ticks, which on Linux are
+ * nanoseconds of the same clock (instr_time.h, pg_clock_gettime_ns).
  */
 static inline uint64
 ranread_instr_time_ns(instr_time t)
 {
+#if PG_VERSION_NUM >= 160000
+	return (uint64) INSTR_TIME_GET_NANOSEC(t);
+#else
 	return (uint64) t.tv_sec * UINT64CONST(1000000000) + (uint64) t.tv_nsec;
+#endif
 }
 
 static inline instr_time
@@ -36,14 +64,18 @@ ranread_instr_time_from_ns(uint64 ns)
 {
 	instr_time	t;
 
+#if PG_VERSION_NUM >= 160000
+	t.ticks = (int64) ns;
+#else
 	t.tv_sec = ns / UINT64CONST(1000000000);
 	t.tv_nsec = ns % UINT64CONST(1000000000);
+#endif
 	return t;
 }
 
 /*
  * Sleep until the monotonic clock of instr_time reads ns; returns early
- * (EINTR) when a signal arrives.  16 still reads PG_INSTR_CLOCK.
+ * (EINTR) when a signal arrives.  15 to 18 all read PG_INSTR_CLOCK.
  */
 static inline void
 ranread_sleep_until_ns(uint64 ns)
@@ -56,16 +88,99 @@ ranread_sleep_until_ns(uint64 ns)
 }
 
 /*
- * Path of a relation's main fork relative to the data directory.  16 renamed
- * RelFileNode to RelFileLocator (rd_locator, relpathbackend unchanged).
+ * Where a relation's files are.  16 renamed RelFileNode to RelFileLocator
+ * (rd_node to rd_locator, relNode to relNumber).
  */
-#define RANREAD_REL_NODE(rel)		((rel)->rd_node)
-#define RANREAD_RELPATH(node)		relpathbackend((node), InvalidBackendId, MAIN_FORKNUM)
+#if PG_VERSION_NUM >= 160000
+typedef RelFileLocator RanreadRelFile;
+
+#define RANREAD_REL_FILE(rel)			((rel)->rd_locator)
+#define RANREAD_REL_FILE_NUMBER(file)	((file).relNumber)
+#else
+typedef RelFileNode RanreadRelFile;
+
+#define RANREAD_REL_FILE(rel)			((rel)->rd_node)
+#define RANREAD_REL_FILE_NUMBER(file)	((file).relNode)
+#endif
+
+/*
+ * A shared (not temporary) relation's backend argument: InvalidBackendId
+ * until 16, INVALID_PROC_NUMBER since 17 (BackendId became ProcNumber).
+ */
+#if PG_VERSION_NUM >= 170000
+#define RANREAD_NO_BACKEND		INVALID_PROC_NUMBER
+#else
+#define RANREAD_NO_BACKEND		InvalidBackendId
+#endif
+
+/* The storage manager's handle of a relation's files, as a backend opens it. */
+static inline SMgrRelation
+ranread_smgropen(RanreadRelFile file)
+{
+	return smgropen(file, RANREAD_NO_BACKEND);
+}
+
+/*
+ * Path of a relation's main fork relative to the data directory, palloc'd.
+ * 18's relpathbackend() returns a RelPathStr by value.
+ */
+static inline char *
+ranread_relpath(RanreadRelFile file)
+{
+#if PG_VERSION_NUM >= 180000
+	return pstrdup(relpathbackend(file, RANREAD_NO_BACKEND, MAIN_FORKNUM).str);
+#else
+	return relpathbackend(file, RANREAD_NO_BACKEND, MAIN_FORKNUM);
+#endif
+}
+
+/*
+ * Does this backend hold the lock in exactly this mode?  17 added the
+ * orstronger argument to LockHeldByMe().
+ */
+static inline bool
+ranread_lock_held_by_me(const LOCKTAG *tag, LOCKMODE mode)
+{
+#if PG_VERSION_NUM >= 170000
+	return LockHeldByMe(tag, mode, false);
+#else
+	return LockHeldByMe((LOCKTAG *) tag, mode);
+#endif
+}
+
+/* This backend's index in ProcGlobal->allProcs: 17 removed PGPROC.pgprocno. */
+static inline int
+ranread_my_proc_number(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProcNumber;
+#else
+	return MyProc->pgprocno;
+#endif
+}
+
+/* Does the current user own the relation?  16 replaced pg_class_ownercheck(). */
+static inline bool
+ranread_owns_relation(Oid relid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, GetUserId());
+#else
+	return pg_class_ownercheck(relid, GetUserId());
+#endif
+}
+
+/*
+ * Since 17 a table's row type (and that type's array type) is a member of
+ * the extension whose table it is, as ALTER EXTENSION ADD TABLE records it;
+ * ALTER EXTENSION DROP TABLE then expects the row type's membership too.
+ */
+#define RANREAD_EXTENSION_OWNS_ROW_TYPES	(PG_VERSION_NUM >= 170000)
 
 /*
  * md.c's private record of one open segment file, which SMgrRelationData
- * points to (md_seg_fds) without defining.  Identical in 15, 16 and 17; a
- * port checks it against md.c's MdfdVec.
+ * points to (md_seg_fds) without defining.  Identical from 15 to 18; a port
+ * checks it against md.c's MdfdVec.
  */
 typedef struct RanreadMdfdVec
 {

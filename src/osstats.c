@@ -64,13 +64,13 @@ ranread_free_bytes(const char *path)
 }
 
 void
-ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks)
+ranread_evict_from_page_cache(RanreadRelFile file, BlockNumber blocks)
 {
 	BlockNumber segno;
 
 	for (segno = 0; segno < ranread_segment_count(blocks); segno++)
 	{
-		char	   *path = ranread_segment_path(node, segno);
+		char	   *path = ranread_segment_path(file, segno);
 		int			fd;
 		int			rc;
 

@@ -11,7 +11,7 @@
 #define RANREAD_OSSTATS_H
 
 #include "storage/block.h"
-#include "storage/relfilenode.h"
+#include "compat.h"
 
 /* One line of /proc/diskstats: the counters ranread uses. */
 typedef struct RanreadDiskStats
@@ -40,7 +40,7 @@ typedef struct RanreadDevice
 extern char *ranread_alloc_io_buffer(Size size);
 extern uint64 ranread_physical_memory_bytes(void);
 extern uint64 ranread_free_bytes(const char *path);
-extern void ranread_evict_from_page_cache(RelFileNode node, BlockNumber blocks);
+extern void ranread_evict_from_page_cache(RanreadRelFile file, BlockNumber blocks);
 extern bool ranread_thread_read_bytes(uint64 *bytes);
 extern void ranread_device_of(const char *path, RanreadDevice *device);
 extern bool ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats);

@@ -19,7 +19,7 @@
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
-#include "storage/relfilenode.h"
+#include "compat.h"
 #include "utils/date.h"
 #include "utils/elog.h"
 #include "utils/palloc.h"
@@ -141,7 +141,7 @@ typedef struct RanreadShared
 	int			leader_pid;		/* the lock group the workers join */
 	int			blocks_per_read;	/* params.block_size / BLCKSZ */
 	Oid			target_relid;
-	RelFileNode target_node;
+	RanreadRelFile target_file;
 	BlockNumber target_blocks;
 	BlockNumber target_units;	/* aligned reads that fit in the target */
 	uint64		seed;

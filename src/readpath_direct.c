@@ -68,7 +68,7 @@ open_direct(const char *path)
 static void
 direct_check(const RanreadShared *shared)
 {
-	char	   *path = ranread_segment_path(shared->target_node, 0);
+	char	   *path = ranread_segment_path(shared->target_file, 0);
 	struct statfs fs;
 	File		file;
 	char	   *buffer = ranread_alloc_io_buffer(BLCKSZ);
@@ -99,7 +99,7 @@ direct_open(const RanreadShared *shared)
 	state->files = palloc(sizeof(File) * state->nsegments);
 	state->paths = palloc(sizeof(char *) * state->nsegments);
 	for (int i = 0; i < state->nsegments; i++)
-		state->paths[i] = ranread_segment_path(shared->target_node, i);
+		state->paths[i] = ranread_segment_path(shared->target_file, i);
 	state->blocks_per_read = shared->blocks_per_read;
 	if (shared->params.iodepth > 1)
 	{

@@ -15,7 +15,6 @@
  */
 #include "postgres.h"
 
-#include "storage/backendid.h"
 #include "storage/smgr.h"
 
 #include "readahead.h"
@@ -33,7 +32,7 @@ smgr_open(const RanreadShared *shared)
 {
 	SmgrReadState *state = palloc(sizeof(SmgrReadState));
 
-	state->reln = smgropen(shared->target_node, InvalidBackendId);
+	state->reln = ranread_smgropen(shared->target_file);
 	ranread_advise_random_access(state->reln);
 	state->blocks_per_read = shared->blocks_per_read;
 	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);

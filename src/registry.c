@@ -87,10 +87,10 @@ ranread_release_run_locks(int64 batch, dsm_handle segment)
 	LOCKTAG		tag;
 
 	set_segment_lock_tag(&tag, segment);
-	if (LockHeldByMe(&tag, ShareLock))
+	if (ranread_lock_held_by_me(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
 	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_BATCH, batch);
-	if (LockHeldByMe(&tag, ShareLock))
+	if (ranread_lock_held_by_me(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
 	ranread_release_run_lock();
 }
@@ -105,7 +105,7 @@ ranread_release_run_lock(void)
 	LOCKTAG		tag;
 
 	set_run_lock_tag(&tag);
-	if (LockHeldByMe(&tag, ExclusiveLock))
+	if (ranread_lock_held_by_me(&tag, ExclusiveLock))
 		LockRelease(&tag, ExclusiveLock, true);
 }
 
@@ -170,7 +170,7 @@ ranread_advertise_sweep(int64 sweep, bool advertise)
 	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_SWEEP, sweep);
 	if (advertise)
 		(void) LockAcquire(&tag, ShareLock, true, false);
-	else if (LockHeldByMe(&tag, ShareLock))
+	else if (ranread_lock_held_by_me(&tag, ShareLock))
 		LockRelease(&tag, ShareLock, true);
 }
 

@@ -40,7 +40,7 @@ struct RanreadResidency
 
 /* Map the target's segment files, to probe units of up to blocks_per_read blocks. */
 RanreadResidency *
-ranread_residency_open(RelFileNode node, BlockNumber blocks, int blocks_per_read)
+ranread_residency_open(RanreadRelFile file, BlockNumber blocks, int blocks_per_read)
 {
 	RanreadResidency *residency = palloc0(sizeof(RanreadResidency));
 
@@ -50,7 +50,7 @@ ranread_residency_open(RelFileNode node, BlockNumber blocks, int blocks_per_read
 	residency->pages = palloc((Size) blocks_per_read * PAGES_PER_BLOCK);
 	for (int segno = 0; segno < residency->nsegments; segno++)
 	{
-		char	   *path = ranread_segment_path(node, segno);
+		char	   *path = ranread_segment_path(file, segno);
 		Size		length = (Size) Min(blocks - (BlockNumber) segno * RELSEG_SIZE, RELSEG_SIZE) * BLCKSZ;
 		int			fd = open(path, O_RDONLY | PG_BINARY);
 		void	   *map;

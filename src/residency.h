@@ -10,11 +10,11 @@
 #define RANREAD_RESIDENCY_H
 
 #include "storage/block.h"
-#include "storage/relfilenode.h"
+#include "compat.h"
 
 typedef struct RanreadResidency RanreadResidency;
 
-extern RanreadResidency *ranread_residency_open(RelFileNode node, BlockNumber blocks,
+extern RanreadResidency *ranread_residency_open(RanreadRelFile file, BlockNumber blocks,
 												int blocks_per_read);
 extern bool ranread_residency_cached(RanreadResidency *residency, BlockNumber first_block,
 									 int nblocks);

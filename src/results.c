@@ -19,6 +19,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -458,6 +459,22 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 	add_column(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
+/*
+ * The server the batch ran on: its version, and since 18 its io_method (the
+ * read paths that do not use AIO read the same whatever it says, but a
+ * report must show it).
+ */
+static void
+add_server_columns(RowBuilder *row)
+{
+	const char *version = GetConfigOption("server_version_num", false, false);
+	const char *io_method = GetConfigOption("io_method", true, false);
+
+	add_column(row, "server_version_num", INT4OID, Int32GetDatum(pg_strtoint32(version)), false);
+	add_column(row, "io_method", TEXTOID,
+			   io_method != NULL ? CStringGetTextDatum(io_method) : (Datum) 0, io_method == NULL);
+}
+
 /* io_uring: whether every worker's buffers were registered; NULL where none read through it. */
 static void
 add_registration_column(RowBuilder *row, const RanreadShared *shared)
@@ -579,6 +596,7 @@ ranread_record_batch(RanreadShared *shared)
 			   summary.ended_by == NULL);
 	add_measure(&row, "device_shared_pct", summary.device_shared_pct);
 	add_band_columns(&row, shared, &summary);
+	add_server_columns(&row);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

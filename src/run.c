@@ -409,15 +409,15 @@ ranread_run(PG_FUNCTION_ARGS)
 	shared->batch = ranread_start_batch(dsm_segment_handle(seg));
 	shared->database_id = MyDatabaseId;
 	shared->user_id = GetUserId();
-	shared->leader_pgprocno = MyProc->pgprocno;
+	shared->leader_pgprocno = ranread_my_proc_number();
 	shared->leader_pid = MyProcPid;
 	shared->target_relid = RelationGetRelid(target);
-	shared->target_node = RANREAD_REL_NODE(target);
+	shared->target_file = RANREAD_REL_FILE(target);
 	shared->target_blocks = RelationGetNumberOfBlocks(target);
 	shared->target_units = shared->target_blocks / shared->blocks_per_read;
 	shared->seed = pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
-	first_segment = ranread_first_segment_absolute_path(shared->target_node);
+	first_segment = ranread_first_segment_absolute_path(shared->target_file);
 	ranread_device_of(first_segment, &shared->device);
 	pg_atomic_init_u32(&shared->barrier, 0);
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
@@ -430,7 +430,7 @@ ranread_run(PG_FUNCTION_ARGS)
 	register_workers(run, seg);
 	ranread_warn_about_rereads(shared);
 	if (shared->params.evict)
-		ranread_evict_from_page_cache(shared->target_node, shared->target_blocks);
+		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
 	release_when_ready(run);
 	wait_until_all_exited(run);
 

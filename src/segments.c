@@ -23,9 +23,9 @@ ranread_segment_count(BlockNumber blocks)
 
 /* Path of one segment file of a main fork, relative to the data directory. */
 char *
-ranread_segment_path(RelFileNode node, BlockNumber segno)
+ranread_segment_path(RanreadRelFile file, BlockNumber segno)
 {
-	char	   *path = RANREAD_RELPATH(node);
+	char	   *path = ranread_relpath(file);
 
 	if (segno == 0)
 		return path;
@@ -34,7 +34,7 @@ ranread_segment_path(RelFileNode node, BlockNumber segno)
 
 /* The first segment's absolute path, as messages show it. */
 char *
-ranread_first_segment_absolute_path(RelFileNode node)
+ranread_first_segment_absolute_path(RanreadRelFile file)
 {
-	return psprintf("%s/%s", DataDir, ranread_segment_path(node, 0));
+	return psprintf("%s/%s", DataDir, ranread_segment_path(file, 0));
 }

@@ -10,10 +10,10 @@
 #define RANREAD_SEGMENTS_H
 
 #include "storage/block.h"
-#include "storage/relfilenode.h"
+#include "compat.h"
 
 extern BlockNumber ranread_segment_count(BlockNumber blocks);
-extern char *ranread_segment_path(RelFileNode node, BlockNumber segno);
-extern char *ranread_first_segment_absolute_path(RelFileNode node);
+extern char *ranread_segment_path(RanreadRelFile file, BlockNumber segno);
+extern char *ranread_first_segment_absolute_path(RanreadRelFile file);
 
 #endif							/* RANREAD_SEGMENTS_H */

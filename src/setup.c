@@ -202,7 +202,7 @@ open_for_writing(const char *path, int log_level)
  * `progress`.  The caller flushes the files.
  */
 static void
-write_target(RelFileNode node, BlockNumber blocks, int log_level, RanreadSetupProgress *progress)
+write_target(RanreadRelFile file, BlockNumber blocks, int log_level, RanreadSetupProgress *progress)
 {
 	char	   *chunk = ranread_alloc_io_buffer(WRITE_CHUNK_BLOCKS * BLCKSZ);
 	FillRandom	random;
@@ -211,12 +211,12 @@ write_target(RelFileNode node, BlockNumber blocks, int log_level, RanreadSetupPr
 	int			next_step = 1;
 	instr_time	start;
 
-	fill_random_seed(&random, ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp() ^ node.relNode);
+	fill_random_seed(&random, ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp() ^ RANREAD_REL_FILE_NUMBER(file));
 	INSTR_TIME_SET_CURRENT(start);
 
 	for (segno = 0; segno < ranread_segment_count(blocks); segno++)
 	{
-		char	   *path = ranread_segment_path(node, segno);
+		char	   *path = ranread_segment_path(file, segno);
 		BlockNumber seg_end = Min(blocks, (segno + 1) * RELSEG_SIZE);
 		int			fd;
 
@@ -421,7 +421,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	BlockNumber blocks;
 	Oid			relid;
 	Relation	rel;
-	RelFileNode node;
+	RanreadRelFile file;
 	char	   *first_segment;
 	uint64		free_bytes;
 	uint64		memory = ranread_physical_memory_bytes();
@@ -457,8 +457,8 @@ ranread_setup(PG_FUNCTION_ARGS)
 	check_target_name_free(name);
 	relid = create_target_table(schema, name, tablespace);
 	rel = table_open(relid, AccessExclusiveLock);
-	node = RANREAD_REL_NODE(rel);
-	first_segment = ranread_first_segment_absolute_path(node);
+	file = RANREAD_REL_FILE(rel);
+	first_segment = ranread_first_segment_absolute_path(file);
 
 	free_bytes = ranread_free_bytes(first_segment);
 	if (free_bytes < (uint64) blocks * BLCKSZ)
@@ -476,10 +476,10 @@ ranread_setup(PG_FUNCTION_ARGS)
 
 	INSTR_TIME_SET_CURRENT(start);
 	progress = ranread_setup_progress_begin(name, (uint64) blocks * BLCKSZ);
-	write_target(node, blocks, log_level, progress);
+	write_target(file, blocks, log_level, progress);
 	/* flushes every segment once all are written, then drops them from the cache */
 	ranread_setup_progress_flushing(progress);
-	ranread_evict_from_page_cache(node, blocks);
+	ranread_evict_from_page_cache(file, blocks);
 	ranread_setup_progress_end(progress);
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);

@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <signal.h>
 
 #include "access/relation.h"
 #include "access/xact.h"
@@ -726,9 +727,18 @@ run_sweep(SweepArgs *args, const char **status)
 {
 	volatile int64 sweep = 0;
 	const char *stop_rule;
-	pqsigfunc	previous_handler;
+	struct sigaction handler;
+	struct sigaction previous_handler;
 
-	previous_handler = pqsignal(RANREAD_STOP_SIGNAL, sweep_stop_handler);
+	/*
+	 * sigaction() rather than pqsignal(): since 18 pqsignal() returns nothing
+	 * and installs a wrapper, so only sigaction() gives back what was there.
+	 */
+	memset(&handler, 0, sizeof(handler));
+	handler.sa_handler = sweep_stop_handler;
+	sigemptyset(&handler.sa_mask);
+	handler.sa_flags = SA_RESTART;
+	sigaction(RANREAD_STOP_SIGNAL, &handler, &previous_handler);
 	PG_TRY();
 	{
 		/* in the TRY: its wait for an earlier run's workers can fail */
@@ -742,7 +752,7 @@ run_sweep(SweepArgs *args, const char **status)
 	}
 	PG_FINALLY();
 	{
-		pqsignal(RANREAD_STOP_SIGNAL, previous_handler);
+		sigaction(RANREAD_STOP_SIGNAL, &previous_handler, NULL);
 		ranread_advertise_sweep(sweep, false);
 		ranread_release_run_lock();
 	}

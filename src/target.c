@@ -202,6 +202,40 @@ ranread_target_open_for_run(const char *name)
 	return relation_open(target.relid, NoLock);
 }
 
+/* Record one object as a member of the extension (nothing for InvalidOid). */
+static void
+add_member(Oid classid, Oid objid, const ObjectAddress *extension)
+{
+	ObjectAddress member;
+
+	if (!OidIsValid(objid))
+		return;
+	ObjectAddressSet(member, classid, objid);
+	recordDependencyOn(&member, extension, DEPENDENCY_EXTENSION);
+}
+
+/*
+ * Release a target table from the extension: the table, and its row type and
+ * that type's array type, whichever are members (17 and later record them;
+ * 1.0 targets were adopted by ALTER EXTENSION ADD TABLE in an update script).
+ */
+static void
+release_from_extension(Oid relid)
+{
+	Oid			row_type = get_rel_type_id(relid);
+
+	deleteDependencyRecordsForClass(RelationRelationId, relid,
+									ExtensionRelationId, DEPENDENCY_EXTENSION);
+	if (OidIsValid(row_type))
+	{
+		deleteDependencyRecordsForClass(TypeRelationId, row_type,
+										ExtensionRelationId, DEPENDENCY_EXTENSION);
+		deleteDependencyRecordsForClass(TypeRelationId, get_array_type(row_type),
+										ExtensionRelationId, DEPENDENCY_EXTENSION);
+	}
+	CommandCounterIncrement();
+}
+
 /*
  * Drop what is left of a target and its row in ranread_targets.  The table
  * must have been found by ranread_target_lookup() (so it is a target); the
@@ -219,12 +253,10 @@ ranread_target_forget(const RanreadTarget *target)
 	{
 		ObjectAddress object;
 
-		if (!pg_class_ownercheck(target->relid, GetUserId()))
+		if (!ranread_owns_relation(target->relid))
 			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, target->name);
 		/* a member of the extension can only be dropped once it is released */
-		deleteDependencyRecordsForClass(RelationRelationId, target->relid,
-										ExtensionRelationId, DEPENDENCY_EXTENSION);
-		CommandCounterIncrement();
+		release_from_extension(target->relid);
 		ObjectAddressSet(object, RelationRelationId, target->relid);
 		performDeletion(&object, DROP_RESTRICT, 0);
 	}
@@ -240,15 +272,24 @@ ranread_target_forget(const RanreadTarget *target)
 	SPI_finish();
 }
 
-/* Make a table just created by ranread_setup() a member of the extension. */
+/*
+ * Make a table just created by ranread_setup() a member of the extension, as
+ * ALTER EXTENSION ADD TABLE would: since 17 with its row type and that type's
+ * array type.
+ */
 void
 ranread_target_adopt(Oid relid)
 {
-	ObjectAddress relation;
 	ObjectAddress extension;
 
-	ObjectAddressSet(relation, RelationRelationId, relid);
 	ObjectAddressSet(extension, ExtensionRelationId, ranread_extension_oid());
-	recordDependencyOn(&relation, &extension, DEPENDENCY_EXTENSION);
+	add_member(RelationRelationId, relid, &extension);
+	if (RANREAD_EXTENSION_OWNS_ROW_TYPES)
+	{
+		Oid			row_type = get_rel_type_id(relid);
+
+		add_member(TypeRelationId, row_type, &extension);
+		add_member(TypeRelationId, get_array_type(row_type), &extension);
+	}
 	CommandCounterIncrement();
 }

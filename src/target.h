@@ -10,7 +10,7 @@
 
 #include "storage/block.h"
 #include "storage/lockdefs.h"
-#include "storage/relfilenode.h"
+#include "compat.h"
 #include "utils/rel.h"
 
 /* A target as registered in ranread_targets, and what is on disk now. */

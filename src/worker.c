@@ -436,7 +436,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 
 	ranread_permutation_init(&loop.order, shared->target_units, shared->seed);
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
-		loop.residency = ranread_residency_open(shared->target_node, shared->target_blocks,
+		loop.residency = ranread_residency_open(shared->target_file, shared->target_blocks,
 												shared->blocks_per_read);
 	loop.stop_at_coverage = !shared->params.allow_rereads &&
 		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
@@ -608,7 +608,7 @@ ranread_worker_main(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
-	slot->pgprocno = MyProc->pgprocno;
+	slot->pgprocno = ranread_my_proc_number();
 	ranread_hist_init(&slot->hist);
 
 	PG_TRY();

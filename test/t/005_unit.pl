@@ -13,7 +13,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $top = "$FindBin::RealBin/../..";
-my $server_includes = `pg_config --includedir-server`;
+my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+my $server_includes = `$pg_config --includedir-server`;
 chomp $server_includes;
 
 foreach my $source (sort glob("$top/test/unit/*_test.c"))

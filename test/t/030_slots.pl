@@ -13,8 +13,11 @@ my $node = new_node('slots', max_worker_processes => 4);
 $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', log_level => 0)");
 my $log_start = -s $node->logfile;
 
-my ($hp, $outp, $errp) = start_psql($node, q{
-	SET force_parallel_mode = on; SET parallel_setup_cost = 0; SET max_parallel_workers_per_gather = 1;
+# force_parallel_mode is called debug_parallel_query since 16
+my $force_parallel = $node->safe_psql('postgres', 'SHOW server_version_num') >= 160000
+	? 'debug_parallel_query' : 'force_parallel_mode';
+my ($hp, $outp, $errp) = start_psql($node, qq{
+	SET $force_parallel = on; SET parallel_setup_cost = 0; SET max_parallel_workers_per_gather = 1;
 	SELECT pg_sleep(5)});
 ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
