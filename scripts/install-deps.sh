@@ -24,6 +24,9 @@ packages=(
 	e2fsprogs
 	# test/t/120_chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
 	librsvg2-bin libxml2-utils
+	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
+	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
+	debhelper postgresql-server-dev-all postgresql-all
 )
 
 missing=()
