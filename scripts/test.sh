@@ -12,9 +12,11 @@
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
 #          clusters (the upgrade tests among them; on a major above 15 also
 #          pg_upgrade from 15)
-# then once, on the first major: the main paths under valgrind
-# (scripts/valgrind.sh) and the Debian package (scripts/package.sh).
-# Majors in RANREAD_PG_TRY_VERSIONS (default "16 17 19") run too when
+# then the main paths under valgrind on the first major (scripts/valgrind.sh),
+# and the Debian packages of every major built (scripts/package.sh: build,
+# install, pg_buildext installcheck, purge).
+# Majors in RANREAD_PG_TRY_VERSIONS (default "16 17 19", none when
+# RANREAD_PG_VERSIONS narrows the matrix) run too when
 # Debian's archive serves their source, and are reported as not served when
 # it does not.  A failing suite does not stop the others; the exit status is
 # non-zero when any failed.
@@ -22,7 +24,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 versions=${RANREAD_PG_VERSIONS:-15 18}
-try_versions=${RANREAD_PG_TRY_VERSIONS-16 17 19}
+# the majors tried besides: by default only when the matrix is not narrowed
+if [ -n "${RANREAD_PG_VERSIONS:-}" ]; then
+	try_versions=${RANREAD_PG_TRY_VERSIONS:-}
+else
+	try_versions=${RANREAD_PG_TRY_VERSIONS-16 17 19}
+fi
 # Workers: the suite needs up to 24 dynamic workers at once.
 cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)
 
@@ -49,15 +56,16 @@ step() {
 	fi
 }
 
+built=()
 suites_on() {
 	local major=$1
-	local bindir=/usr/lib/postgresql/$major/bin
-	export PG_CONFIG=$bindir/pg_config
+	export PG_CONFIG=/usr/lib/postgresql/$major/bin/pg_config
 	if ! { make clean >/dev/null && make COPT=-Werror && make install; }; then
 		record "$major" build failed
 		return
 	fi
 	record "$major" build passed
+	built+=("$major")
 	step "$major" lint scripts/lint.sh
 	# initdb makes data checksums by default since 18
 	local no_checksums=()
@@ -69,7 +77,6 @@ suites_on() {
 	step "$major" tap test/run-tap.sh
 }
 
-first=
 for major in $versions $try_versions; do
 	status=0
 	scripts/install-postgres.sh "$major" || status=$?
@@ -81,15 +88,22 @@ for major in $versions $try_versions; do
 		continue
 	fi
 	suites_on "$major"
-	first=${first:-$major}
 done
 
-if [ -n "$first" ]; then
-	# the last make install was another major's: build the first one's again
+if [ ${#built[@]} -gt 0 ]; then
+	# valgrind on the first major: the last make install was another one's
+	first=${built[0]}
 	export PG_CONFIG=/usr/lib/postgresql/$first/bin/pg_config
-	make clean >/dev/null && make -s && make -s install
+	make -s && make -s install
 	step "$first" valgrind scripts/valgrind.sh
-	step "$first" package scripts/package.sh
+	# a package per major that built and that debian/pgversions lists
+	packaged=()
+	for major in "${built[@]}"; do
+		if grep -qx "$major" debian/pgversions; then
+			packaged+=("$major")
+		fi
+	done
+	step "${packaged[*]}" package env -u PG_CONFIG RANREAD_PG_VERSIONS="${packaged[*]}" scripts/package.sh
 fi
 
 echo
