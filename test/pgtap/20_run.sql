@@ -22,7 +22,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(108);
+SELECT plan(110);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -51,6 +51,12 @@ SELECT cmp_ok(iops, '>', 0::numeric, 'run returns iops > 0') FROM tap_r1;
 SELECT is(scale(response_time_ms) >= 2 AND scale(p99_ms) >= 3 AND scale(iops) = 0, true,
 		  format('run returns rounded values, as ranread_summary shows them (%s ms, %s IOPS)', response_time_ms, iops))
   FROM tap_r1;
+
+-- the server it ran on: its version, and since 18 its io_method (NULL before)
+SELECT is(server_version_num, current_setting('server_version_num')::int,
+		  'the batch records the server''s version') FROM ranread_batches WHERE batch = :b1;
+SELECT is(io_method, current_setting('io_method', true),
+		  'and its io_method (NULL before 18)') FROM ranread_batches WHERE batch = :b1;
 
 -- ---------------------------------------------------------------------------
 -- ranread_results: one row per worker, written by the worker
