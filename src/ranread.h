@@ -241,9 +241,9 @@ extern const char *ranread_status_name(RanreadStatus status);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);
+extern ErrorData *ranread_catch_error(MemoryContext context);
 
 /* worker.c */
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
-extern ErrorData *ranread_catch_error(MemoryContext context);
 
 #endif							/* RANREAD_H */

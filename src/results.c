@@ -193,6 +193,23 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->histogram = all;
 }
 
+/*
+ * In a PG_CATCH block: take the error, in context, and abort the current
+ * transaction, so that a worker can carry on (here after a row it could not
+ * record; worker.c after a failed read loop).
+ */
+ErrorData *
+ranread_catch_error(MemoryContext context)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(context);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	return edata;
+}
+
 /* The columns and parameters of one INSERT, added one by one. */
 typedef struct RowBuilder
 {

@@ -545,22 +545,6 @@ log_unrecorded_results(const RanreadShared *shared, int worker, const char *why)
 					   latency.mean_ms, latency.p50_ms, latency.p99_ms, latency.max_ms)));
 }
 
-/*
- * In a PG_CATCH block: take the error, in context, and abort the worker's
- * transaction, so that the worker can carry on.
- */
-ErrorData *
-ranread_catch_error(MemoryContext context)
-{
-	ErrorData  *edata;
-
-	MemoryContextSwitchTo(context);
-	edata = CopyErrorData();
-	FlushErrorState();
-	AbortCurrentTransaction();
-	return edata;
-}
-
 /* At exit, terminated while recording: log what is about to be lost. */
 static void
 log_results_at_exit(int code, Datum arg)
