@@ -29,12 +29,6 @@ packages=(
 	debhelper postgresql-server-dev-all postgresql-all
 )
 
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	apt-get update -q
-	# postgresql-15 and postgresql-server-dev-15 in one call, so their minor versions match.
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${packages[@]}"
-fi
+# shellcheck source=scripts/apt.sh
+source "$(dirname "$0")/apt.sh"
+install_packages "${packages[@]}"

@@ -59,14 +59,9 @@ fi
 # Build tools: bison and flex since 17 (tarballs no longer carry their output).
 build_packages=(build-essential dpkg-dev bison flex libipc-run-perl liburing-dev pkg-config
 	zlib1g-dev libkrb5-dev postgresql-common)
-missing=()
-for p in "${build_packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
-fi
+# shellcheck source=scripts/apt.sh
+source "$here/apt.sh"
+install_packages "${build_packages[@]}"
 
 # A cached build of this major: unpack it.
 cached=$(ls -1 "$cache"/postgresql-"$major"_*.tar.gz 2>/dev/null | sort -V | tail -n 1 || true)
