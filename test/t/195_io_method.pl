@@ -13,7 +13,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use RanreadTest;
 
-my $node = new_node('io_method', io_method => 'worker');
+my $node = new_node('io_method');
 plan skip_all => 'io_method is new in PostgreSQL 18' if $node->pg_version < 18;
 
 $node->safe_psql('postgres', q{
