@@ -263,8 +263,10 @@ my ($sweep, $device, $date, $knee) = split /\|/, $node->safe_psql('postgres', q{
 	SELECT s.sweep, (SELECT string_agg(DISTINCT device, ', ') FROM ranread_batches b WHERE b.sweep = s.sweep),
 		   to_char(s.started_at, 'YYYY-MM-DD HH24:MI'), v.knee_processes
 	FROM ranread_sweep_runs s, ranread_sweep_verdict(s.sweep) v ORDER BY s.sweep DESC LIMIT 1});
-my @processes = split /,/, $node->safe_psql('postgres',
-	"SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep");
+# one per step: a step whose decision lay within its noise ran again, a batch of the same sweep_step
+my @processes = split /,/, $node->safe_psql('postgres', qq{
+	SELECT string_agg(processes::text, ',' ORDER BY sweep_step)
+	FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches WHERE sweep = $sweep ORDER BY sweep_step, batch) b});
 $svg = $node->safe_psql('postgres', 'SELECT ranread_chart()');
 is($node->safe_psql('postgres', "SELECT ranread_chart($sweep) = ranread_chart()"), 't',
 	'without an argument, the latest sweep');

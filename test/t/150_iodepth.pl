@@ -97,8 +97,8 @@ foreach my $how ('stopped', 'cancelled')
 	like($err, qr/NOTICE:  step 1: 1 process at queue depth 4, .*\n(?:.*\n)*?NOTICE:  step 2: 1 process at queue depth 8, .*% of linear scaling\n(?:.*\n)*?NOTICE:  step 3: 1 process at queue depth 16, /,
 		'its NOTICEs name each step by its queue depth, and its scaling') or diag($err);
 	like($err, qr/It stopped at max_iodepth \(16\)\./, 'its verdict says it stopped at max_iodepth');
-	is($node->safe_psql('postgres', q{SELECT string_agg(processes || 'x' || iodepth, ',' ORDER BY sweep_step) FROM ranread_batches
-		WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1x4,1x8,1x16',
+	is($node->safe_psql('postgres', q{SELECT string_agg(processes || 'x' || iodepth, ',' ORDER BY sweep_step) FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches
+		WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs) ORDER BY sweep_step, batch) b}), '1x4,1x8,1x16',
 		'its batches: one process at iodepth 4, 8 and 16');
 	is($node->safe_psql('postgres', q{SELECT r.iodepth || '|' || r.max_iodepth || '|' || s.stop_rule
 		FROM ranread_sweep_runs r JOIN ranread_sweeps s USING (sweep) ORDER BY sweep DESC LIMIT 1}), '4|16|max iodepth',

@@ -18,7 +18,7 @@ $node->safe_psql('postgres', "SELECT ranread_setup('8 MB', target => 'small', lo
 
 my $out = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 300, target => 'small', min_scaling_pct => 0, stop_latency_ms => 1000)");
 my $sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
-is($node->safe_psql('postgres', "SELECT string_agg(processes || 'x' || iterations || ':' || status || ':' || wrapped_reads, ' ' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep"),
+is($node->safe_psql('postgres', "SELECT string_agg(processes || 'x' || iterations || ':' || status || ':' || wrapped_reads, ' ' ORDER BY sweep_step) FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches WHERE sweep = $sweep ORDER BY sweep_step, batch) b"),
 	'1x300:completed:0 2x300:completed:0 4x256:completed:0 8x128:completed:0',
 	'a sweep of 300 iterations on 1024 units: steps of 4 and 8 processes read 256 and 128 iterations, none re-reads');
 is(lines_matching($out, qr/^NOTICE:  steps from 4 processes on read at most 256 iterations per process instead of 300, so that no step re-reads a unit$/), 1,
@@ -39,7 +39,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $swe
 $out = shown($node, "CALL ranread_sweep(start_processes => 2, max_processes => 16, iterations => 2, block_size => 1048576, target => 'small', min_scaling_pct => 0, stop_latency_ms => 1000)");
 like($out, qr/^NOTICE:  the target has 8 read units: the sweep goes up to 8 processes$/m, 'max_processes is cut to the units, said');
 $sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
-is($node->safe_psql('postgres', "SELECT string_agg(processes || 'x' || iterations || ':' || wrapped_reads, ' ' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep"),
+is($node->safe_psql('postgres', "SELECT string_agg(processes || 'x' || iterations || ':' || wrapped_reads, ' ' ORDER BY sweep_step) FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches WHERE sweep = $sweep ORDER BY sweep_step, batch) b"),
 	'2x2:0 4x2:0 8x1:0', 'its steps stop at 8 processes, none re-reads');
 like($node->safe_psql('postgres', "SELECT status || ' ' || stop_rule FROM ranread_sweeps WHERE sweep = $sweep"), qr/^completed max processes$/,
 	'and it completes at its max');
@@ -47,7 +47,7 @@ like($node->safe_psql('postgres', "SELECT status || ' ' || stop_rule FROM ranrea
 # a time-based sweep on the same target: each step ends at coverage
 $out = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '30 s', target => 'small', min_scaling_pct => 0, stop_latency_ms => 1000)");
 $sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
-is($node->safe_psql('postgres', "SELECT string_agg(processes || ':' || status || ':' || ended_by || ':' || reads || ':' || wrapped_reads || ':' || (wall_s < 30), ' ' ORDER BY sweep_step) FROM ranread_batches WHERE sweep = $sweep"),
+is($node->safe_psql('postgres', "SELECT string_agg(processes || ':' || status || ':' || ended_by || ':' || reads || ':' || wrapped_reads || ':' || (wall_s < 30), ' ' ORDER BY sweep_step) FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches WHERE sweep = $sweep ORDER BY sweep_step, batch) b"),
 	'1:completed:coverage:1024:0:true 2:completed:coverage:1024:0:true',
 	'a 30 s step on 1024 units ends once it has read each unit once, ended_by coverage');
 is(lines_matching($out, qr/^NOTICE:  batch \d+ ended after [0-9.]+ s of its 30.0 s duration: it had read every unit of its target once$/), 2,
