@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * run.c
- *		ranread_run(): the leader of one batch of timed random reads.
+ *		ranread_run_batch(), and ranread_run() around it: the leader of one
+ *		batch of timed random reads.
  *
  * ranread_run_batch() is the one entry of a batch: ranread_run() (at the
  * end of this file) reads its SQL arguments into a RanreadParams

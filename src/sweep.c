@@ -584,6 +584,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, dou
 	ranread_read_run_arguments(&args->run, &params);
 	params.sweep = sweep;
 	params.sweep_step = step;
+	/* run_steps() reads the step back from ranread_batches, as recorded */
 	ranread_run_batch(&params, &stop_requested, &outcome);
 
 	PopActiveSnapshot();
