@@ -34,6 +34,7 @@
 
 #if PG_VERSION_NUM >= 160000
 #include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
 #include "storage/relfilelocator.h"
 #else
 #include "storage/relfilenode.h"
@@ -167,6 +168,20 @@ ranread_owns_relation(Oid relid)
 	return object_ownercheck(RelationRelationId, relid, GetUserId());
 #else
 	return pg_class_ownercheck(relid, GetUserId());
+#endif
+}
+
+/*
+ * May `role` execute the function?  16 replaced pg_proc_aclcheck() by
+ * object_aclcheck().
+ */
+static inline AclResult
+ranread_function_aclcheck(Oid function, Oid role)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(ProcedureRelationId, function, role, ACL_EXECUTE);
+#else
+	return pg_proc_aclcheck(function, role, ACL_EXECUTE);
 #endif
 }
 

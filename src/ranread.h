@@ -103,9 +103,11 @@ typedef struct RanreadWorkerSlot
 
 /*
  * Everything the caller chose for a run: filled from ranread_run()'s
- * arguments by one function (run.c) and copied into shared memory.  A new
- * run parameter is a field here, an argument of the SQL function, and its
- * documentation and tests.
+ * arguments by one function (ranread_read_run_arguments(), run_arguments.c),
+ * passed to ranread_run_batch() (run.c) and copied into shared memory.  A
+ * new run parameter is a field here, an argument of the SQL function, a
+ * RunArgument with its checks, and its documentation and tests
+ * (docs/architecture.md).
  */
 typedef struct RanreadParams
 {

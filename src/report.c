@@ -355,35 +355,36 @@ ranread_check_can_read_summary(void)
  * because another session locks ranread_batches: the leader does not wait.
  */
 Datum
-ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared, bool *isnull)
+ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, bool *isnull)
 {
 	TupleDesc	tupdesc;
 	MemoryContext caller_context = CurrentMemoryContext;
 	SPIPlanPtr	plan;
 	Oid			argtypes[1] = {INT8OID};
-	Datum		args[1] = {Int64GetDatum(shared->batch)};
+	Datum		args[1] = {Int64GetDatum(outcome->batch)};
 	Datum		result = (Datum) 0;
+	const char *schema = ranread_extension_schema();
 	Oid			batches;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	*isnull = true;
-	if (!shared->batch_recorded)
+	if (!outcome->recorded)
 		return (Datum) 0;
-	batches = get_relname_relid("ranread_batches", get_namespace_oid(shared->schema_name, false));
+	batches = get_relname_relid("ranread_batches", get_namespace_oid(schema, false));
 	if (!OidIsValid(batches) || !ConditionalLockRelationOid(batches, AccessShareLock))
 	{
 		ereport(WARNING,
-				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but could not be read back", shared->batch),
+				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but could not be read back", outcome->batch),
 				 errdetail("Another session holds a lock on ranread_batches."),
-				 errhint("SELECT * FROM ranread_summary WHERE batch = " INT64_FORMAT ";", shared->batch)));
+				 errhint("SELECT * FROM ranread_summary WHERE batch = " INT64_FORMAT ";", outcome->batch)));
 		return (Datum) 0;
 	}
 
 	SPI_connect();
 	plan = SPI_prepare(psprintf("SELECT * FROM %s.ranread_summary WHERE batch OPERATOR(pg_catalog.=) $1",
-								quote_identifier(shared->schema_name)),
+								quote_identifier(schema)),
 					   1, argtypes);
 	if (plan == NULL ||
 		SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(), InvalidSnapshot,

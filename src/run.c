@@ -1,9 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * run.c
- *		ranread_run(): the leader of one batch of timed random reads.
+ *		ranread_run_batch(), and ranread_run() around it: the leader of one
+ *		batch of timed random reads.
  *
- * The leader checks its arguments and the target, takes the cluster-wide
+ * ranread_run_batch() is the one entry of a batch: ranread_run() (at the
+ * end of this file) reads its SQL arguments into a RanreadParams
+ * (run_arguments.c), calls it and returns the batch's row; a sweep step
+ * (sweep.c) calls it the same way, with its sweep and step in the
+ * RanreadParams and its stop flag as an argument.
+ *
+ * The leader checks the caller and the target, takes the cluster-wide
  * run lock, and starts one background worker per process with the run's
  * parameters in a DSM segment, so that a run without enough worker slots
  * fails before anything else is said or done; a run that would re-read
@@ -52,8 +59,8 @@
 #include "run.h"
 #include "run_memory.h"
 #include "segments.h"
+#include "run_arguments.h"
 #include "series.h"
-#include "sweep.h"
 #include "extension.h"
 #include "target.h"
 
@@ -102,7 +109,8 @@ typedef struct RunState
 	RanreadShared *shared;
 	int			registered;
 	BackgroundWorkerHandle **handles;
-	bool		stopped_for_sweep;	/* the sweep was stopped: workers told to stop */
+	volatile sig_atomic_t *stop;	/* the caller's stop flag, or NULL */
+	bool		stopped_by_caller;	/* *stop was set: workers told to stop */
 } RunState;
 
 /*
@@ -270,10 +278,10 @@ wait_until_all_exited(RunState *run)
 			return;
 		check_client_connected(run->shared);
 		/* ranread_stop() signals a sweep's session, which stops its step */
-		if (!run->stopped_for_sweep && ranread_sweep_stop_requested())
+		if (!run->stopped_by_caller && run->stop != NULL && *run->stop)
 		{
 			stop_reading(run->shared);
-			run->stopped_for_sweep = true;
+			run->stopped_by_caller = true;
 		}
 		sleep_ms = follow_reading(run->shared);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -352,56 +360,60 @@ release_when_ready(RunState *run)
 	}
 }
 
-Datum
-ranread_run(PG_FUNCTION_ARGS)
+/*
+ * Run one batch with checked parameters (ranread_read_run_arguments()), as
+ * the current user, and say what it measured.  stop, if not NULL, is the
+ * caller's flag, set by its signal handler: once set, the leader stops the
+ * workers when they read (so none withdraws at the start barrier), and the
+ * batch ends as stopped.  *outcome gets the batch's number and status.
+ */
+void
+ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
+				  RanreadBatchOutcome *outcome)
 {
-	RanreadParams params;
 	Relation	target;
 	dsm_segment *seg;
 	RanreadShared *shared;
 	RunState   *run;
 	RanreadBatchSummary summary;
-	Datum		result;
-	bool		result_isnull;
 	char	   *first_segment;
 	Size		size;
 	Size		service_offset;
 	Size		series_offset;
 	int			series_capacity;
 
-	ranread_check_sql_version();
-	ranread_read_run_arguments(fcinfo, &params);
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
-	target = ranread_target_open_for_run(params.target_name);
-	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params.block_size / BLCKSZ))
+	target = ranread_target_open_for_run(params->target_name);
+	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params->block_size / BLCKSZ))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("block_size %d is larger than target \"%s\"", params.block_size, params.target_name)));
-	ranread_refuse_rereads(&params, RelationGetNumberOfBlocks(target) / (params.block_size / BLCKSZ));
+				 errmsg("block_size %d is larger than target \"%s\"", params->block_size, params->target_name)));
+	ranread_refuse_rereads(params, RelationGetNumberOfBlocks(target) / (params->block_size / BLCKSZ));
 
 	/* the detach callback releases the run locks, so register it first */
-	size = ranread_shared_layout(&params, &service_offset, &series_offset, &series_capacity);
+	size = ranread_shared_layout(params, &service_offset, &series_offset, &series_capacity);
 	seg = dsm_create(size, 0);
 	shared = dsm_segment_address(seg);
 	memset(shared, 0, size);
-	shared->params = params;
+	shared->params = *params;
 	shared->service_offset = service_offset;
 	shared->series_offset = series_offset;
 	shared->series_capacity = series_capacity;
 	pg_atomic_init_flag(&ranread_series_of(shared)->busy);
 	ranread_series_of(shared)->steady_at_s = -1;
-	for (int i = 0; i < params.processes; i++)
+	for (int i = 0; i < params->processes; i++)
 	{
 		pg_atomic_init_u64(&shared->slots[i].interval_max_ns, 0);
 		if (service_offset != 0)
 			ranread_hist_init(ranread_service_hist(shared, i));
 	}
-	shared->blocks_per_read = params.block_size / BLCKSZ;
+	shared->blocks_per_read = params->block_size / BLCKSZ;
 	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
 	run->shared = shared;
 	run->handles = MemoryContextAllocZero(TopTransactionContext,
 										  sizeof(BackgroundWorkerHandle *) * shared->params.processes);
+	run->stop = stop;
 	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
 	ranread_lock_out_other_runs();
@@ -437,13 +449,39 @@ ranread_run(PG_FUNCTION_ARGS)
 	ranread_summarize_batch(shared, &summary);
 	ranread_report_run(shared, &summary);
 	ranread_warn_about_unregistered_buffers(shared);
+	outcome->batch = shared->batch;
+	outcome->recorded = shared->batch_recorded;
+	outcome->status = summary.status;
 
-	result = ranread_result_row(fcinfo, shared, &result_isnull);
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 	ranread_release_run_locks(shared->batch, dsm_segment_handle(seg));
 	dsm_detach(seg);
 	relation_close(target, NoLock);
-	if (result_isnull)
+}
+
+/*
+ * ranread_run(processes, iterations, target, mode, block_size, duration,
+ * evict, ramp, sample_interval, steady_state, steady_band_pct, rate_iops,
+ * arrivals, iodepth, allow_rereads): one batch of timed random reads
+ * (docs/reference.md describes each argument).  Returns the batch's row of
+ * ranread_summary, or NULL after a WARNING when it could not be recorded or
+ * read back.
+ */
+Datum
+ranread_run(PG_FUNCTION_ARGS)
+{
+	RanreadRunArgs args;
+	RanreadParams params;
+	RanreadBatchOutcome outcome;
+	Datum		result;
+	bool		isnull;
+
+	ranread_check_sql_version();
+	ranread_run_args_from_call(fcinfo, &args);
+	ranread_read_run_arguments(&args, &params);
+	ranread_run_batch(&params, NULL, &outcome);
+	result = ranread_result_row(fcinfo, &outcome, &isnull);
+	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);
 }

@@ -1,14 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * run.h
- *		The parts of ranread_run()'s leader, one file each: its arguments
- *		(run_arguments.c), the run lock and batch registry (registry.c) and
- *		what it reports (report.c); run.c puts them together.
+ *		One batch, the entry of ranread_run() and of each sweep step
+ *		(run.c), and the parts of its leader, one file each: the run lock and
+ *		batch registry (registry.c) and what it reports (report.c).  Its
+ *		arguments are in run_arguments.h.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef RANREAD_RUN_H
 #define RANREAD_RUN_H
+
+#include <signal.h>
 
 #include "fmgr.h"
 #include "nodes/pg_list.h"
@@ -16,9 +19,17 @@
 
 #include "ranread.h"
 
-/* run_arguments.c */
-extern void ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params);
-extern void ranread_check_role_can_login(void);
+/* What became of one batch, for its caller. */
+typedef struct RanreadBatchOutcome
+{
+	int64		batch;
+	bool		recorded;		/* its ranread_batches row is committed */
+	RanreadStatus status;
+} RanreadBatchOutcome;
+
+/* run.c */
+extern void ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
+							  RanreadBatchOutcome *outcome);
 
 /* registry.c */
 extern void ranread_lock_out_other_runs(void);
@@ -40,7 +51,7 @@ extern void ranread_check_can_read_summary(void);
 extern void ranread_refuse_rereads(const RanreadParams *params, int64 units);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);
-extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadShared *shared,
+extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome,
 								bool *isnull);
 
 #endif							/* RANREAD_RUN_H */

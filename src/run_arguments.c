@@ -4,24 +4,125 @@
  *		ranread_run()'s arguments, checked and turned into a RanreadParams,
  *		and the caller's fitness to run (workers connect as the caller).
  *
+ * The arguments arrive by name in a RanreadRunArgs (run_arguments.h): from
+ * the SQL call of ranread_run(), or from a sweep step, which starts from
+ * ranread_run()'s defaults as its SQL signature declares them (read from the
+ * catalog, so that they are written once) and sets the arguments it steps.
+ * A new run parameter is a value of RunArgument and its checks here.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/dependency.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_proc.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/primnodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/datum.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
-#include "run.h"
+#include "run_arguments.h"
 #include "run_memory.h"
 #include "series.h"
-#include "sweep.h"
+
+/*
+ * The OID of the extension's ranread_run(): the one function of that name
+ * that is a member of the extension, whatever its schema and whatever else
+ * is called so.
+ */
+Oid
+ranread_run_function(void)
+{
+	Oid			extension = ranread_extension_oid();
+	CatCList   *candidates = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum("ranread_run"));
+	Oid			function = InvalidOid;
+
+	for (int i = 0; i < candidates->n_members && !OidIsValid(function); i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&candidates->members[i]->tuple);
+
+		if (getExtensionOfObject(ProcedureRelationId, proc->oid) == extension)
+			function = proc->oid;
+	}
+	ReleaseSysCacheList(candidates);
+	if (!OidIsValid(function))
+		elog(ERROR, "function ranread_run() of extension ranread not found");
+	return function;
+}
+
+/* Refuse a ranread_run() whose SQL signature has another number of arguments. */
+static void
+check_argument_count(int count)
+{
+	if (count != RUN_ARG_COUNT)
+		elog(ERROR, "ranread_run() has %d arguments, but this library knows %d", count, RUN_ARG_COUNT);
+}
+
+/* The arguments of an SQL call of ranread_run(). */
+void
+ranread_run_args_from_call(FunctionCallInfo fcinfo, RanreadRunArgs *args)
+{
+	check_argument_count(PG_NARGS());
+	for (int i = 0; i < RUN_ARG_COUNT; i++)
+	{
+		args->isnull[i] = PG_ARGISNULL(i);
+		args->value[i] = args->isnull[i] ? (Datum) 0 : PG_GETARG_DATUM(i);
+	}
+}
+
+/*
+ * The defaults of ranread_run() (`function`) as its SQL signature declares
+ * them, copied into the current memory context; an argument without a
+ * default is NULL.
+ */
+void
+ranread_run_args_defaults(Oid function, RanreadRunArgs *args)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(function));
+	Datum		defaults_text;
+	bool		isnull;
+	List	   *defaults = NIL;
+	int			first;
+	ListCell   *lc;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for function %u", function);
+	check_argument_count(((Form_pg_proc) GETSTRUCT(tuple))->pronargs);
+	defaults_text = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_proargdefaults, &isnull);
+	if (!isnull)
+		defaults = castNode(List, stringToNode(TextDatumGetCString(defaults_text)));
+	ReleaseSysCache(tuple);
+
+	for (int i = 0; i < RUN_ARG_COUNT; i++)
+	{
+		args->value[i] = (Datum) 0;
+		args->isnull[i] = true;
+	}
+	first = RUN_ARG_COUNT - list_length(defaults);
+	foreach(lc, defaults)
+	{
+		Node	   *expr = eval_const_expressions(NULL, (Node *) lfirst(lc));
+		Const	   *value;
+		int			i = first + foreach_current_index(lc);
+
+		if (!IsA(expr, Const))
+			elog(ERROR, "default of argument %d of ranread_run() is not a constant", i + 1);
+		value = castNode(Const, expr);
+		args->isnull[i] = value->constisnull;
+		if (!value->constisnull)
+			args->value[i] = datumCopy(value->constvalue, value->constbyval, value->constlen);
+	}
+}
 
 /*
  * Seconds in an interval, counting a month as 30 days (no overflow); -1 if
@@ -36,35 +137,15 @@ interval_seconds(const Interval *span)
 		((double) span->day + (double) span->month * DAYS_PER_MONTH) * SECS_PER_DAY;
 }
 
-/* ranread_run()'s arguments, in the order of its SQL signature. */
-typedef enum RunArgument
-{
-	ARG_PROCESSES,
-	ARG_ITERATIONS,
-	ARG_TARGET,
-	ARG_MODE,
-	ARG_BLOCK_SIZE,
-	ARG_DURATION,
-	ARG_EVICT,
-	ARG_RAMP,
-	ARG_SAMPLE_INTERVAL,
-	ARG_STEADY_STATE,
-	ARG_STEADY_BAND_PCT,
-	ARG_RATE_IOPS,
-	ARG_ARRIVALS,
-	ARG_IODEPTH,
-	ARG_ALLOW_REREADS
-} RunArgument;
-
 /* A duration argument in ns; 0 if NULL.  Refuses negative parts and more than 7 days. */
 static uint64
-duration_argument(FunctionCallInfo fcinfo, RunArgument arg, const char *name)
+duration_argument(const RanreadRunArgs *args, RunArgument arg, const char *name)
 {
 	double		seconds;
 
-	if (PG_ARGISNULL(arg))
+	if (args->isnull[arg])
 		return 0;
-	seconds = interval_seconds(PG_GETARG_INTERVAL_P(arg));
+	seconds = interval_seconds(DatumGetIntervalP(args->value[arg]));
 	if (seconds < 0 || seconds > RANREAD_MAX_DURATION_S)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -79,20 +160,20 @@ duration_argument(FunctionCallInfo fcinfo, RunArgument arg, const char *name)
  * is refused before anything starts.
  */
 static void
-read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
+read_time_arguments(const RanreadRunArgs *args, RanreadParams *params)
 {
-	if (PG_ARGISNULL(ARG_SAMPLE_INTERVAL) || PG_ARGISNULL(ARG_STEADY_BAND_PCT))
+	if (args->isnull[RUN_ARG_SAMPLE_INTERVAL] || args->isnull[RUN_ARG_STEADY_BAND_PCT])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("sample_interval and steady_band_pct must not be null")));
-	params->ramp_ns = duration_argument(fcinfo, ARG_RAMP, "ramp");
+	params->ramp_ns = duration_argument(args, RUN_ARG_RAMP, "ramp");
 	if (params->duration_ns > 0 && params->ramp_ns >= params->duration_ns)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ramp must be shorter than duration"),
 				 errdetail("The ramp is the first part of the duration, read but not counted.")));
 
-	params->sample_interval_ns = duration_argument(fcinfo, ARG_SAMPLE_INTERVAL, "sample_interval");
+	params->sample_interval_ns = duration_argument(args, RUN_ARG_SAMPLE_INTERVAL, "sample_interval");
 	if (params->sample_interval_ns < RANREAD_MIN_SAMPLE_INTERVAL_MS * UINT64CONST(1000000))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -105,8 +186,8 @@ read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 						(double) params->duration_ns / 1e9, RANREAD_SERIES_MAX_CAPACITY),
 				 errhint("Use a longer sample_interval.")));
 
-	params->steady_window_ns = duration_argument(fcinfo, ARG_STEADY_STATE, "steady_state");
-	params->steady_band_pct = PG_GETARG_FLOAT8(ARG_STEADY_BAND_PCT);
+	params->steady_window_ns = duration_argument(args, RUN_ARG_STEADY_STATE, "steady_state");
+	params->steady_band_pct = DatumGetFloat8(args->value[RUN_ARG_STEADY_BAND_PCT]);
 	if (!(params->steady_band_pct > 0 && params->steady_band_pct < 100))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -130,18 +211,18 @@ read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 							   (double) (params->duration_ns - params->ramp_ns) / 1e9)));
 	}
 
-	if (!PG_ARGISNULL(ARG_RATE_IOPS))
+	if (!args->isnull[RUN_ARG_RATE_IOPS])
 	{
-		params->rate_iops = PG_GETARG_FLOAT8(ARG_RATE_IOPS);
+		params->rate_iops = DatumGetFloat8(args->value[RUN_ARG_RATE_IOPS]);
 		if (!(params->rate_iops > 0 && params->rate_iops <= RANREAD_MAX_RATE_IOPS))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("rate_iops must be above 0 and at most %.0f", RANREAD_MAX_RATE_IOPS),
 					 errdetail("The value given is %g.", params->rate_iops)));
 	}
-	if (!PG_ARGISNULL(ARG_ARRIVALS))
+	if (!args->isnull[RUN_ARG_ARRIVALS])
 	{
-		char	   *arrivals = text_to_cstring(PG_GETARG_TEXT_PP(ARG_ARRIVALS));
+		char	   *arrivals = text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_ARRIVALS]));
 
 		if (params->rate_iops == 0)
 			ereport(ERROR,
@@ -165,16 +246,16 @@ read_time_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
  * io_uring is available is the read path's check(), before any worker starts.
  */
 static void
-read_iodepth_argument(FunctionCallInfo fcinfo, RanreadParams *params)
+read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
 {
 	const RanreadReadPath *path = ranread_readpath_by_index(params->readpath);
 
-	if (PG_ARGISNULL(ARG_IODEPTH))
+	if (args->isnull[RUN_ARG_IODEPTH])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("iodepth must not be null"),
 				 errhint("iodepth => 1 keeps one read in flight per process.")));
-	params->iodepth = PG_GETARG_INT32(ARG_IODEPTH);
+	params->iodepth = DatumGetInt32(args->value[RUN_ARG_IODEPTH]);
 	if (params->iodepth < 1 || params->iodepth > RANREAD_MAX_IODEPTH)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -193,40 +274,43 @@ read_iodepth_argument(FunctionCallInfo fcinfo, RanreadParams *params)
 				 errhint("Use iodepth => 1 with rate_iops, or leave rate_iops out.")));
 }
 
-/* Check ranread_run()'s arguments and fill in the run's parameters. */
+/*
+ * Check ranread_run()'s arguments and fill in the run's parameters; a batch
+ * of a sweep is the caller's to mark (sweep, sweep_step).
+ */
 void
-ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
+ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 {
-	if (PG_ARGISNULL(ARG_PROCESSES) || PG_ARGISNULL(ARG_TARGET) || PG_ARGISNULL(ARG_MODE) ||
-		PG_ARGISNULL(ARG_BLOCK_SIZE) || PG_ARGISNULL(ARG_EVICT))
+	if (args->isnull[RUN_ARG_PROCESSES] || args->isnull[RUN_ARG_TARGET] || args->isnull[RUN_ARG_MODE] ||
+		args->isnull[RUN_ARG_BLOCK_SIZE] || args->isnull[RUN_ARG_EVICT])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("processes, target, mode, block_size and evict must not be null")));
-	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
+	if (args->isnull[RUN_ARG_ITERATIONS] && args->isnull[RUN_ARG_DURATION])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("iterations and duration must not both be null"),
 				 errhint("Give iterations per process, a duration, or both (the run ends at whichever comes first).")));
 
 	memset(params, 0, sizeof(RanreadParams));
-	params->processes = PG_GETARG_INT32(ARG_PROCESSES);
+	params->processes = DatumGetInt32(args->value[RUN_ARG_PROCESSES]);
 	if (params->processes < 1 || params->processes > RANREAD_MAX_PROCESSES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
 				 errdetail("The value given is %d.", params->processes)));
-	if (!PG_ARGISNULL(ARG_ITERATIONS))
+	if (!args->isnull[RUN_ARG_ITERATIONS])
 	{
-		params->iterations = PG_GETARG_INT64(ARG_ITERATIONS);
+		params->iterations = DatumGetInt64(args->value[RUN_ARG_ITERATIONS]);
 		if (params->iterations < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("iterations must be at least 1"),
 					 errdetail("The value given is " INT64_FORMAT ".", params->iterations)));
 	}
-	if (!PG_ARGISNULL(ARG_DURATION))
+	if (!args->isnull[RUN_ARG_DURATION])
 	{
-		double		seconds = interval_seconds(PG_GETARG_INTERVAL_P(ARG_DURATION));
+		double		seconds = interval_seconds(DatumGetIntervalP(args->value[RUN_ARG_DURATION]));
 
 		if (seconds <= 0 || seconds > RANREAD_MAX_DURATION_S)
 			ereport(ERROR,
@@ -236,8 +320,8 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 		params->duration_ns = (uint64) (seconds * 1e9);
 	}
 
-	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(PG_GETARG_TEXT_PP(ARG_MODE))));
-	params->block_size = PG_GETARG_INT32(ARG_BLOCK_SIZE);
+	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_MODE]))));
+	params->block_size = DatumGetInt32(args->value[RUN_ARG_BLOCK_SIZE]);
 	if (params->block_size < BLCKSZ || params->block_size > RANREAD_MAX_BLOCK_SIZE ||
 		params->block_size % BLCKSZ != 0)
 		ereport(ERROR,
@@ -245,18 +329,17 @@ ranread_read_run_arguments(FunctionCallInfo fcinfo, RanreadParams *params)
 				 errmsg("block_size must be a multiple of %d between %d and %d bytes",
 						BLCKSZ, BLCKSZ, RANREAD_MAX_BLOCK_SIZE),
 				 errdetail("The value given is %d.", params->block_size)));
-	params->evict = PG_GETARG_BOOL(ARG_EVICT);
-	if (PG_ARGISNULL(ARG_ALLOW_REREADS))
+	params->evict = DatumGetBool(args->value[RUN_ARG_EVICT]);
+	if (args->isnull[RUN_ARG_ALLOW_REREADS])
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("allow_rereads must not be null")));
-	params->allow_rereads = PG_GETARG_BOOL(ARG_ALLOW_REREADS);
-	namestrcpy((Name) params->target_name, NameStr(*PG_GETARG_NAME(ARG_TARGET)));
-	read_time_arguments(fcinfo, params);
-	read_iodepth_argument(fcinfo, params);
+	params->allow_rereads = DatumGetBool(args->value[RUN_ARG_ALLOW_REREADS]);
+	namestrcpy((Name) params->target_name, NameStr(*DatumGetName(args->value[RUN_ARG_TARGET])));
+	read_time_arguments(args, params);
+	read_iodepth_argument(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
-	ranread_sweep_current_step(&params->sweep, &params->sweep_step);
 }
 
 /* Workers connect as the calling role, which PostgreSQL 15 requires to have LOGIN. */

@@ -15,11 +15,14 @@
  * other run slips in between two steps, and advertises itself with a lock
  * of its own, which ranread_stop() and the view ranread_sweeps look for.
  * ranread_stop() signals the sweep's session (RANREAD_STOP_SIGNAL), not the
- * workers: the step's leader, this session, stops them once they read (see
- * ranread_sweep_stop_requested()), so the running step ends as stopped, and
- * no step follows.
- * Each step is ranread_run() called through SPI, as the caller, with the
- * sweep's number and the step's in a static variable it reads.
+ * workers: the step's leader, this session, stops them once they read (the
+ * sweep's stop flag is an argument of ranread_run_batch()), so the running
+ * step ends as stopped, and no step follows.
+ * Each step is one call of ranread_run_batch() (run.c), as the caller and
+ * as an SQL call of ranread_run() would run it: its arguments by name in a
+ * RanreadRunArgs, starting from ranread_run()'s SQL defaults, checked by
+ * ranread_read_run_arguments(), and the sweep's number and the step's in
+ * the RanreadParams.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,15 +43,20 @@
 #include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
+#include "run_arguments.h"
 #include "run_memory.h"
 #include "run_rules.h"
 #include "sweep.h"
@@ -95,15 +103,6 @@ typedef enum SweepArgument
 /* The verdict NOTICE's DETAIL: lines of at most this many characters, as ranread_verdict()'s. */
 #define VERDICT_LINE_WIDTH	99
 
-/* ranread_run()'s arguments a step passes (see its SQL signature). */
-#define RUN_ARGUMENTS	15
-#define RUN_ARG_IODEPTH	13
-#define RUN_ARG_ALLOW_REREADS	14
-
-/* The sweep and step ranread_run() is called for now; 0: none. */
-static int64 current_sweep = 0;
-static int	current_step = 0;
-
 /* Set by RANREAD_STOP_SIGNAL (ranread_stop()) while a sweep runs. */
 static volatile sig_atomic_t stop_requested = false;
 
@@ -121,31 +120,13 @@ typedef struct SweepArgs
 	int			max_iodepth;
 	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
 	RanreadSweepRules rules;
-	Datum		run_values[RUN_ARGUMENTS];	/* the first step's ranread_run() arguments */
-	bool		run_nulls[RUN_ARGUMENTS];
+	Oid			run_function;	/* the extension's ranread_run() */
+	RanreadRunArgs run;			/* the next step's ranread_run() arguments */
 	int64		iterations;		/* per process, as asked; 0: a time-based sweep */
 	int64		target_units;	/* a step caps its iterations to these (run_step()) */
 	bool		cap_iterations; /* the read path's re-reads can be answered by memory */
 	bool		capped_said;	/* the NOTICE that steps are capped was given */
 } SweepArgs;
-
-void
-ranread_sweep_current_step(int64 *sweep, int *step)
-{
-	*sweep = current_sweep;
-	*step = current_step;
-}
-
-/*
- * Whether ranread_stop() has stopped the sweep whose step ranread_run() is
- * running now: its leader (this session) then stops the step's workers
- * once they read, so that none withdraws at the start barrier.
- */
-bool
-ranread_sweep_stop_requested(void)
-{
-	return current_sweep != 0 && stop_requested;
-}
 
 static void
 sweep_stop_handler(SIGNAL_ARGS)
@@ -182,47 +163,45 @@ positive_argument(FunctionCallInfo fcinfo, SweepArgument arg, const char *name, 
 
 /*
  * The ranread_run() arguments of the first step, checked by ranread_run()'s
- * own checks before the sweep starts anything.
+ * own checks before the sweep starts anything: ranread_run()'s defaults,
+ * and the sweep's own arguments that a step passes on.
  */
 static void
 read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 {
-	LOCAL_FCINFO(run_fcinfo, RUN_ARGUMENTS);
+	static const struct
+	{
+		RunArgument run;
+		SweepArgument sweep;
+	}			passed[] = {
+		{RUN_ARG_PROCESSES, ARG_START_PROCESSES}, {RUN_ARG_ITERATIONS, ARG_ITERATIONS},
+		{RUN_ARG_TARGET, ARG_TARGET}, {RUN_ARG_MODE, ARG_MODE}, {RUN_ARG_BLOCK_SIZE, ARG_BLOCK_SIZE},
+		{RUN_ARG_DURATION, ARG_DURATION}, {RUN_ARG_RAMP, ARG_RAMP}, {RUN_ARG_RATE_IOPS, ARG_RATE_IOPS}
+	};
+	RanreadRunArgs *run = &args->run;
 	RanreadParams params;
 	Relation	target;
-	int			from[RUN_ARGUMENTS] = {ARG_START_PROCESSES, ARG_ITERATIONS, ARG_TARGET, ARG_MODE,
-		ARG_BLOCK_SIZE, ARG_DURATION, -1, ARG_RAMP, -1, -1, -1, ARG_RATE_IOPS, -1, -1, -1};
 
-	for (int i = 0; i < RUN_ARGUMENTS; i++)
+	args->run_function = ranread_run_function();
+	ranread_run_args_defaults(args->run_function, run);
+	for (int i = 0; i < lengthof(passed); i++)
 	{
-		args->run_nulls[i] = from[i] < 0 || PG_ARGISNULL(from[i]);
-		args->run_values[i] = args->run_nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(from[i]);
+		run->isnull[passed[i].run] = PG_ARGISNULL(passed[i].sweep);
+		run->value[passed[i].run] = run->isnull[passed[i].run] ? (Datum) 0 : PG_GETARG_DATUM(passed[i].sweep);
 	}
-	/* evict, sample_interval and steady_band_pct as ranread_run()'s defaults */
-	args->run_nulls[6] = args->run_nulls[8] = args->run_nulls[10] = false;
-	args->run_values[6] = BoolGetDatum(true);
-	args->run_values[8] = DirectFunctionCall3(interval_in, CStringGetDatum("1 s"),
-											  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	args->run_values[10] = Float8GetDatum(10);
 	/* iodepth: 1, or the deepest step's, so that ranread_run() checks it with the mode */
-	args->run_nulls[RUN_ARG_IODEPTH] = false;
-	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(Max(args->max_iodepth, 1));
+	run->isnull[RUN_ARG_IODEPTH] = false;
+	run->value[RUN_ARG_IODEPTH] = Int32GetDatum(Max(args->max_iodepth, 1));
 	/* no step re-reads: run_step() caps its iterations, the run ends a timed step */
-	args->run_nulls[RUN_ARG_ALLOW_REREADS] = false;
-	args->run_values[RUN_ARG_ALLOW_REREADS] = BoolGetDatum(false);
+	run->isnull[RUN_ARG_ALLOW_REREADS] = false;
+	run->value[RUN_ARG_ALLOW_REREADS] = BoolGetDatum(false);
 	if (PG_ARGISNULL(ARG_ITERATIONS) && PG_ARGISNULL(ARG_DURATION))
 	{
-		args->run_nulls[1] = false;
-		args->run_values[1] = Int64GetDatum(DEFAULT_ITERATIONS);
+		run->isnull[RUN_ARG_ITERATIONS] = false;
+		run->value[RUN_ARG_ITERATIONS] = Int64GetDatum(DEFAULT_ITERATIONS);
 	}
 
-	InitFunctionCallInfoData(*run_fcinfo, NULL, RUN_ARGUMENTS, InvalidOid, NULL, NULL);
-	for (int i = 0; i < RUN_ARGUMENTS; i++)
-	{
-		run_fcinfo->args[i].value = args->run_values[i];
-		run_fcinfo->args[i].isnull = args->run_nulls[i];
-	}
-	ranread_read_run_arguments(run_fcinfo, &params);
+	ranread_read_run_arguments(run, &params);
 	target = ranread_target_open_for_run(params.target_name);
 	args->iterations = params.iterations;
 	args->target_units = RelationGetNumberOfBlocks(target) / (params.block_size / BLCKSZ);
@@ -405,8 +384,8 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	args->rules.max_processes = args->max_processes;
 	/* the widest, deepest step's buffers, before anything is recorded */
 	ranread_check_run_memory(args->max_processes, Max(args->max_iodepth, 1),
-							 DatumGetInt32(args->run_values[4]),
-							 ranread_readpath_by_name(TextDatumGetCString(args->run_values[3])));
+							 DatumGetInt32(args->run.value[RUN_ARG_BLOCK_SIZE]),
+							 ranread_readpath_by_name(TextDatumGetCString(args->run.value[RUN_ARG_MODE])));
 }
 
 
@@ -423,36 +402,29 @@ check_may_commit(FunctionCallInfo fcinfo)
 				 errhint("Run CALL ranread_sweep(...) on its own, not within BEGIN and COMMIT, a function, or a procedure called in a transaction block.")));
 }
 
+/* May the current user use relation `name` of the extension's schema `nsp` for `mode`? */
+static bool
+may_use(Oid nsp, const char *name, AclMode mode)
+{
+	return pg_class_aclcheck(get_relname_relid(name, nsp), GetUserId(), mode) == ACLCHECK_OK;
+}
+
 /*
- * The caller runs each step through ranread_run(), reads each step back and
+ * The caller runs each step as ranread_run(), reads each step back and
  * records the sweep: check every privilege that takes before anything is
- * recorded, as the sweep would otherwise fail after its first commit.  Each
- * privilege is asked for alone (has_table_privilege() with several is true
- * if any one is held).
+ * recorded, as the sweep would otherwise fail after its first commit.
  */
 static void
-check_privileges(void)
+check_privileges(const SweepArgs *args)
 {
-	const char *schema = quote_identifier(ranread_extension_schema());
-	const char *qualify = quote_literal_cstr(schema);
-	bool		isnull;
-	bool		allowed;
+	Oid			nsp = get_namespace_oid(ranread_extension_schema(), false);
 
-	SPI_connect();
-	if (SPI_execute(psprintf("SELECT pg_catalog.has_function_privilege(%s OPERATOR(pg_catalog.||) "
-							 "'.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, "
-							 "interval, float8, float8, text, int, boolean)', 'EXECUTE') "
-							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'INSERT') "
-							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'UPDATE') "
-							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_runs', 'SELECT') "
-							 "AND pg_catalog.has_table_privilege(%s OPERATOR(pg_catalog.||) '.ranread_batches', 'SELECT') "
-							 "AND pg_catalog.has_sequence_privilege(%s OPERATOR(pg_catalog.||) '.ranread_sweep_seq', 'USAGE')",
-							 qualify, qualify, qualify, qualify, qualify, qualify),
-					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not check the privileges of the sweep");
-	allowed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	if (!allowed)
+	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK ||
+		!may_use(nsp, "ranread_sweep_runs", ACL_INSERT) ||
+		!may_use(nsp, "ranread_sweep_runs", ACL_UPDATE) ||
+		!may_use(nsp, "ranread_sweep_runs", ACL_SELECT) ||
+		!may_use(nsp, "ranread_batches", ACL_SELECT) ||
+		!may_use(nsp, "ranread_sweep_seq", ACL_USAGE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run a sweep"),
@@ -482,15 +454,15 @@ record_start(const SweepArgs *args)
 	memset(nulls, ' ', sizeof(nulls));
 	values[0] = Int64GetDatum(sweep);
 	values[1] = Int32GetDatum(MyProcPid);
-	values[2] = args->run_values[2];	/* target */
-	values[3] = args->run_values[3];	/* mode */
-	values[4] = args->run_values[4];	/* block_size */
-	values[5] = args->run_values[1];	/* iterations */
-	values[6] = args->run_values[5];	/* duration */
-	values[7] = args->run_values[7];	/* ramp */
-	nulls[5] = args->run_nulls[1] ? 'n' : ' ';
-	nulls[6] = args->run_nulls[5] ? 'n' : ' ';
-	nulls[7] = args->run_nulls[7] ? 'n' : ' ';
+	values[2] = args->run.value[RUN_ARG_TARGET];
+	values[3] = args->run.value[RUN_ARG_MODE];
+	values[4] = args->run.value[RUN_ARG_BLOCK_SIZE];
+	values[5] = args->run.value[RUN_ARG_ITERATIONS];
+	values[6] = args->run.value[RUN_ARG_DURATION];
+	values[7] = args->run.value[RUN_ARG_RAMP];
+	nulls[5] = args->run.isnull[RUN_ARG_ITERATIONS] ? 'n' : ' ';
+	nulls[6] = args->run.isnull[RUN_ARG_DURATION] ? 'n' : ' ';
+	nulls[7] = args->run.isnull[RUN_ARG_RAMP] ? 'n' : ' ';
 	values[8] = Int32GetDatum(args->start_processes);
 	values[9] = Int32GetDatum(args->step_processes);
 	nulls[9] = args->step_processes == 0 ? 'n' : ' ';
@@ -563,7 +535,7 @@ cap_iterations(SweepArgs *args, int processes)
 	if (args->iterations == 0 || !args->cap_iterations)
 		return;
 	fit = ranread_iterations_without_rereads(processes, args->iterations, args->target_units);
-	args->run_values[1] = Int64GetDatum(fit > 0 ? fit : args->iterations);
+	args->run.value[RUN_ARG_ITERATIONS] = Int64GetDatum(fit > 0 ? fit : args->iterations);
 	if (fit <= 0 || fit == args->iterations || args->capped_said)
 		return;
 	args->capped_said = true;
@@ -576,38 +548,49 @@ cap_iterations(SweepArgs *args, int processes)
 			 errhint("Use a larger target (ranread_setup) for more iterations per step.")));
 }
 
-/* Run one step: ranread_run() as the caller, with this step's processes, iodepth and rate. */
+/*
+ * Run one step: a batch of ranread_run() as the caller, with this step's
+ * processes, iodepth and rate, marked as the sweep's step, stopped by
+ * ranread_stop().  It runs as an SQL call of ranread_run() would: refused
+ * without EXECUTE on it, with its SET clause's search_path, an active
+ * snapshot for the step, and its memory freed after it.
+ */
 static void
 run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, double rate)
 {
-	Oid			types[RUN_ARGUMENTS] = {INT4OID, INT8OID, NAMEOID, TEXTOID, INT4OID, INTERVALOID, BOOLOID,
-		INTERVALOID, INTERVALOID, INTERVALOID, FLOAT8OID, FLOAT8OID, TEXTOID, INT4OID, BOOLOID};
-	char		nulls[RUN_ARGUMENTS];
+	MemoryContext step_context;
+	MemoryContext caller_context;
+	RanreadParams params;
+	RanreadBatchOutcome outcome;
+	int			guc_level;
 
-	args->run_values[0] = Int32GetDatum(processes);
+	args->run.value[RUN_ARG_PROCESSES] = Int32GetDatum(processes);
 	cap_iterations(args, processes);
-	args->run_values[11] = Float8GetDatum(rate);
-	args->run_values[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
-	for (int i = 0; i < RUN_ARGUMENTS; i++)
-		nulls[i] = args->run_nulls[i] ? 'n' : ' ';
-	nulls[11] = rate > 0 ? ' ' : 'n';
+	args->run.value[RUN_ARG_RATE_IOPS] = Float8GetDatum(rate);
+	args->run.isnull[RUN_ARG_RATE_IOPS] = !(rate > 0);
+	args->run.value[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
 
 	wait_for_worker_slots(processes);
-	current_sweep = sweep;
-	current_step = step;
-	PG_TRY();
-	{
-		if (SPI_execute_with_args(psprintf("SELECT FROM %s.ranread_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-										   quote_identifier(ranread_extension_schema())),
-								  RUN_ARGUMENTS, types, args->run_values, nulls, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "could not run step %d of sweep " INT64_FORMAT, step, sweep);
-	}
-	PG_FINALLY();
-	{
-		current_sweep = 0;
-		current_step = 0;
-	}
-	PG_END_TRY();
+	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "ranread_run");
+	step_context = AllocSetContextCreate(CurrentMemoryContext, "ranread sweep step",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(step_context);
+	guc_level = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	PushActiveSnapshot(GetTransactionSnapshot());
+
+	ranread_read_run_arguments(&args->run, &params);
+	params.sweep = sweep;
+	params.sweep_step = step;
+	/* run_steps() reads the step back from ranread_batches, as recorded */
+	ranread_run_batch(&params, &stop_requested, &outcome);
+
+	PopActiveSnapshot();
+	AtEOXact_GUC(true, guc_level);
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(step_context);
 }
 
 /*
@@ -776,7 +759,7 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	check_may_commit(fcinfo);
 	ranread_check_sql_version();
 	read_sweep_arguments(fcinfo, &args);
-	check_privileges();
+	check_privileges(&args);
 
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
 	stop_requested = false;

@@ -25,10 +25,6 @@ typedef struct RanreadSweepRecord
 	int64	   *batches;		/* each step's batch */
 } RanreadSweepRecord;
 
-/* sweep.c */
-extern void ranread_sweep_current_step(int64 *sweep, int *step);
-extern bool ranread_sweep_stop_requested(void);
-
 /* sweep_verdict.c */
 extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
 extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record);

@@ -282,6 +282,17 @@ $sweeps_before = $node->safe_psql('postgres', $count);
 like($e, qr/42501: permission denied to run a sweep/, 'INSERT without UPDATE on ranread_sweep_runs is refused up front');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
 
+# EXECUTE is checked on the extension's own ranread_run(), not on one of the same signature that the search_path finds
+$node->safe_psql('postgres', q{GRANT UPDATE ON ranread_sweep_runs TO sweeper;
+	REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM sweeper;
+	GRANT USAGE ON SCHEMA evil TO sweeper;
+	GRANT EXECUTE ON FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO sweeper;});
+($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; SET search_path = evil, public; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/,
+	'without EXECUTE on the extension\'s ranread_run() (only on an impostor) a sweep is refused up front');
+is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
+
 # the extension in a schema whose name holds % and a quote
 $node->safe_psql('postgres', 'CREATE DATABASE odd');
 $node->safe_psql('odd', q{CREATE SCHEMA "odd%s'name"; CREATE EXTENSION ranread SCHEMA "odd%s'name";
