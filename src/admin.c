@@ -19,9 +19,9 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
-#include "ranread.h"
-#include "run.h"
 #include "extension.h"
+#include "ranread.h"
+#include "registry.h"
 #include "target.h"
 
 /* How long ranread_stop() waits for the workers to record and exit. */

@@ -38,10 +38,10 @@
 
 #include "chart.h"
 #include "extension.h"
-#include "run.h"
+#include "format.h"
 #include "spi_columns.h"
 #include "svg.h"
-#include "sweep.h"
+#include "sweep_verdict.h"
 
 PG_FUNCTION_INFO_V1(ranread_chart);
 PG_FUNCTION_INFO_V1(ranread_chart_latency);

@@ -31,8 +31,8 @@
 
 #include "chart.h"
 #include "extension.h"
-#include "run.h"
 #include "series.h"
+#include "series_rules.h"
 #include "spi_columns.h"
 #include "svg.h"
 

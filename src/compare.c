@@ -26,8 +26,8 @@
 
 #include "compare_noise.h"
 #include "extension.h"
-#include "run.h"
-#include "sweep.h"
+#include "format.h"
+#include "sweep_verdict.h"
 
 PG_FUNCTION_INFO_V1(ranread_compare);
 PG_FUNCTION_INFO_V1(ranread_compare_sweeps);

@@ -18,6 +18,7 @@
 #include "utils/guc.h"
 
 #include "run_memory.h"
+#include "worker.h"
 
 extern PGDLLEXPORT void _PG_init(void);
 

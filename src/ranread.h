@@ -234,18 +234,4 @@ typedef struct RanreadBatchSummary
 	RanreadHistogram *histogram;	/* every worker's reads, merged */
 } RanreadBatchSummary;
 
-/* run.c */
-extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset,
-								  Size *series_offset, int *series_capacity);
-
-/* results.c */
-extern const char *ranread_status_name(RanreadStatus status);
-extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
-extern void ranread_record_worker(const RanreadShared *shared, int worker);
-extern void ranread_record_batch(RanreadShared *shared);
-extern ErrorData *ranread_catch_error(MemoryContext context);
-
-/* worker.c */
-extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
-
 #endif							/* RANREAD_H */

@@ -46,7 +46,8 @@
 #include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
-#include "run.h"
+#include "registry.h"
+#include "results.h"
 
 PG_FUNCTION_INFO_V1(ranread_running);
 

@@ -25,11 +25,15 @@
 #include "utils/snapmgr.h"
 
 #include "extension.h"
+#include "format.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "report.h"
+#include "results.h"
 #include "run.h"
 #include "run_rules.h"
 #include "series.h"
+#include "series_rules.h"
 
 /* Warn when the device answered less than this share of the reads. */
 #define PHYSICAL_WARNING_PCT	95.0
@@ -94,41 +98,6 @@ ranread_warn_about_rereads(const RanreadShared *shared)
 			 errdetail("The run asks for " INT64_FORMAT " reads of a target of " INT64_FORMAT " read units: it reads every unit once before any again, and the last " INT64_FORMAT " reads can be answered by the OS page cache instead of the device.",
 					   reads, units, rereads),
 			 errhint("Use fewer iterations or a larger target (ranread_setup).")));
-}
-
-/*
- * A latency in ms as the NOTICEs show it: two decimals, or as many as keep
- * three significant digits below 1 ms (0.0599, 0.500, 1.50, 12.35), so that
- * flash does not print as 0.00.
- */
-char *
-ranread_format_ms(double ms)
-{
-	int			decimals = 2;
-
-	if (ms > 0 && ms < 1)
-		decimals = Min(6, 2 - (int) floor(log10(ms)));
-	return psprintf("%.*f", decimals, ms);
-}
-
-/* A rate as the NOTICEs show it: whole reads per second, thousands grouped (16,000). */
-char *
-ranread_format_rate(double rate)
-{
-	char		digits[32];
-	StringInfoData out;
-	int			n;
-
-	snprintf(digits, sizeof(digits), "%.0f", rate);
-	n = strlen(digits);
-	initStringInfo(&out);
-	for (int i = 0; i < n; i++)
-	{
-		if (i > 0 && (n - i) % 3 == 0)
-			appendStringInfoChar(&out, ',');
-		appendStringInfoChar(&out, digits[i]);
-	}
-	return out.data;
 }
 
 /*

@@ -29,9 +29,11 @@
 #include "compat.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "results.h"
 #include "run_memory.h"
 #include "run_rules.h"
 #include "series.h"
+#include "series_rules.h"
 
 #define MAX_COLUMNS		64
 

@@ -54,15 +54,20 @@
 #include "utils/wait_event.h"
 
 #include "compat.h"
+#include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "registry.h"
+#include "report.h"
+#include "results.h"
 #include "run.h"
+#include "run_arguments.h"
 #include "run_memory.h"
 #include "segments.h"
-#include "run_arguments.h"
 #include "series.h"
-#include "extension.h"
+#include "series_rules.h"
 #include "target.h"
+#include "worker.h"
 
 /* How long the leader sleeps between checks while workers get ready. */
 #define READY_POLL_MS	100

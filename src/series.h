@@ -67,11 +67,4 @@ extern void ranread_series_sample(struct RanreadShared *shared, instr_time now);
 extern void ranread_series_close(struct RanreadShared *shared, instr_time now);
 extern instr_time ranread_series_next_boundary(const struct RanreadShared *shared);
 
-/* series_rules.c: pure functions of a series */
-extern double ranread_interval_iops(const RanreadInterval *interval);
-extern bool ranread_series_is_steady(const RanreadInterval *intervals, int count,
-									 int window, double band_pct, int processes);
-extern bool ranread_series_find_drop(const RanreadInterval *intervals, int count,
-									 int processes, RanreadDrop *drop);
-
 #endif							/* RANREAD_SERIES_H */

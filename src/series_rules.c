@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "series.h"
+#include "series_rules.h"
 
 /* Fewest full intervals the fall rule looks at: two per third. */
 #define DROP_MIN_INTERVALS	6

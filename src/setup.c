@@ -42,10 +42,10 @@
 #include "utils/rel.h"
 
 #include "compat.h"
+#include "extension.h"
 #include "osstats.h"
 #include "segments.h"
 #include "setup_progress.h"
-#include "extension.h"
 #include "target.h"
 
 #define MIN_TARGET_BYTES		(8 * 1024 * 1024)

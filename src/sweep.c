@@ -55,11 +55,12 @@
 #include "extension.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "registry.h"
 #include "run.h"
 #include "run_arguments.h"
 #include "run_memory.h"
 #include "run_rules.h"
-#include "sweep.h"
+#include "sweep_verdict.h"
 #include "target.h"
 
 PG_FUNCTION_INFO_V1(ranread_sweep);

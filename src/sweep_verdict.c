@@ -32,10 +32,11 @@
 #include "utils/lsyscache.h"
 
 #include "extension.h"
+#include "format.h"
 #include "ranread.h"
-#include "run.h"
+#include "registry.h"
 #include "spi_columns.h"
-#include "sweep.h"
+#include "sweep_verdict.h"
 
 PG_FUNCTION_INFO_V1(ranread_sweep_verdict);
 

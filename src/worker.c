@@ -57,10 +57,12 @@
 #include "arrivals.h"
 #include "compat.h"
 #include "permutation.h"
-#include "residency.h"
 #include "ranread.h"
 #include "readpath.h"
+#include "residency.h"
+#include "results.h"
 #include "series.h"
+#include "worker.h"
 
 /* How often the read loop checks that the postmaster is alive. */
 #define POSTMASTER_CHECK_INTERVAL	1024

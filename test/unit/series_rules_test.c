@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "series.h"
+#include "series_rules.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

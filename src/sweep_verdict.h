@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * sweep.h
- *		ranread_sweep(): the methodology in one call, one batch per step
- *		(sweep.c), and what a sweep's recorded steps say (sweep_verdict.c).
+ * sweep_verdict.h
+ *		What a sweep's recorded steps say (sweep_verdict.c), read by the
+ *		sweep itself (sweep.c), its views, charts, comparisons and exports.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef RANREAD_SWEEP_H
-#define RANREAD_SWEEP_H
+#ifndef RANREAD_SWEEP_VERDICT_H
+#define RANREAD_SWEEP_VERDICT_H
 
 #include "sweep_rules.h"
 
@@ -25,7 +25,6 @@ typedef struct RanreadSweepRecord
 	int64	   *batches;		/* each step's batch */
 } RanreadSweepRecord;
 
-/* sweep_verdict.c */
 extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
 extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record);
 extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
@@ -35,4 +34,4 @@ extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int ste
 extern char *ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat);
 extern char *ranread_sweep_repeats_text(const int64 *sweeps, int count);
 
-#endif							/* RANREAD_SWEEP_H */
+#endif							/* RANREAD_SWEEP_VERDICT_H */

@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ *
+ * format.c
+ *		Numbers as ranread's NOTICEs, verdicts and charts show them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+
+#include "format.h"
+
+/*
+ * A latency in ms as the NOTICEs show it: two decimals, or as many as keep
+ * three significant digits below 1 ms (0.0599, 0.500, 1.50, 12.35), so that
+ * flash does not print as 0.00.
+ */
+char *
+ranread_format_ms(double ms)
+{
+	int			decimals = 2;
+
+	if (ms > 0 && ms < 1)
+		decimals = Min(6, 2 - (int) floor(log10(ms)));
+	return psprintf("%.*f", decimals, ms);
+}
+
+/* A rate as the NOTICEs show it: whole reads per second, thousands grouped (16,000). */
+char *
+ranread_format_rate(double rate)
+{
+	char		digits[32];
+	StringInfoData out;
+	int			n;
+
+	snprintf(digits, sizeof(digits), "%.0f", rate);
+	n = strlen(digits);
+	initStringInfo(&out);
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0 && (n - i) % 3 == 0)
+			appendStringInfoChar(&out, ',');
+		appendStringInfoChar(&out, digits[i]);
+	}
+	return out.data;
+}

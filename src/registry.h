@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.h
+ *		The run lock, the registry of running batches and sweeps, and the
+ *		workers and slots of the cluster (registry.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_REGISTRY_H
+#define RANREAD_REGISTRY_H
+
+#include "nodes/pg_list.h"
+#include "storage/dsm.h"
+
+extern void ranread_lock_out_other_runs(void);
+extern int64 ranread_start_batch(dsm_handle segment);
+extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
+extern void ranread_release_run_lock(void);
+extern int64 ranread_running_batch(bool any_database, int *leader_pid, dsm_handle *segment,
+								  Oid *database);
+extern List *ranread_worker_pids(void);
+extern int	ranread_free_worker_slots(void);
+extern void ranread_advertise_sweep(int64 sweep, bool advertise);
+extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
+								  Oid *database);
+
+#endif							/* RANREAD_REGISTRY_H */
