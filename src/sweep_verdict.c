@@ -42,11 +42,11 @@ PG_FUNCTION_INFO_V1(ranread_sweep_verdict);
 
 #define VERDICT_COLUMNS 10
 
-/* Column `n` of `row` as a string copied into `context`, or NULL. */
+/* Column `name` of `row` as a string copied into `context`, or NULL. */
 static char *
-text_column(HeapTuple row, TupleDesc desc, int n, MemoryContext context)
+text_column(HeapTuple row, TupleDesc desc, const char *name, MemoryContext context)
 {
-	char	   *text = ranread_spi_text(row, desc, n, NULL);
+	char	   *text = ranread_spi_text_named(row, desc, name, NULL);
 
 	return text == NULL ? NULL : MemoryContextStrdup(context, text);
 }
@@ -56,48 +56,43 @@ static void
 read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryContext context)
 {
 	RanreadSweepRules *rules = &record->rules;
-	bool		isnull;
 
-	rules->max_processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
-	rules->max_rate_iops = ranread_spi_float(row, desc, 2, RANREAD_MAX_RATE_IOPS);
-	rules->stop_latency_ms = ranread_spi_float(row, desc, 3, 0);
-	rules->min_scaling_pct = ranread_spi_float(row, desc, 4, 0);
-	rules->slo_mean_ms = ranread_spi_float(row, desc, 5, 0);
-	rules->slo_p99_ms = ranread_spi_float(row, desc, 6, 0);
-	rules->slo_p999_ms = ranread_spi_float(row, desc, 7, 0);
-	rules->slo_max_ms = ranread_spi_float(row, desc, 8, 0);
-	record->status = text_column(row, desc, 9, context);
-	record->stop_rule = text_column(row, desc, 10, context);
-	record->max_processes_by = text_column(row, desc, 11, context);
-	record->open_loop = ranread_spi_float(row, desc, 12, 0) > 0;
-	rules->max_iodepth = DatumGetInt32(SPI_getbinval(row, desc, 13, &isnull));
-	if (isnull)
-		rules->max_iodepth = 0;
+	rules->max_processes = ranread_spi_int_named(row, desc, "max_processes", 0);
+	rules->max_rate_iops = ranread_spi_float_named(row, desc, "max_rate_iops", RANREAD_MAX_RATE_IOPS);
+	rules->stop_latency_ms = ranread_spi_float_named(row, desc, "stop_latency_ms", 0);
+	rules->min_scaling_pct = ranread_spi_float_named(row, desc, "min_scaling_pct", 0);
+	rules->slo_mean_ms = ranread_spi_float_named(row, desc, "slo_mean_ms", 0);
+	rules->slo_p99_ms = ranread_spi_float_named(row, desc, "slo_p99_ms", 0);
+	rules->slo_p999_ms = ranread_spi_float_named(row, desc, "slo_p999_ms", 0);
+	rules->slo_max_ms = ranread_spi_float_named(row, desc, "slo_max_ms", 0);
+	record->status = text_column(row, desc, "status", context);
+	record->stop_rule = text_column(row, desc, "stop_rule", context);
+	record->max_processes_by = text_column(row, desc, "max_processes_by", context);
+	record->open_loop = ranread_spi_float_named(row, desc, "rate_iops", 0) > 0;
+	rules->max_iodepth = ranread_spi_int_named(row, desc, "max_iodepth", 0);
 }
 
 /* One step, from its ranread_batches row. */
 static void
 read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 {
-	bool		isnull;
-	char	   *status;
+	char	   *status = ranread_spi_text_named(row, desc, "status", "");
 
-	*batch = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-	step->processes = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-	step->rate_iops = ranread_spi_float(row, desc, 3, 0);
-	step->iops = ranread_spi_float(row, desc, 4, 0);
-	step->mean_ms = ranread_spi_float(row, desc, 5, 0);
-	step->p99_ms = ranread_spi_float(row, desc, 6, 0);
-	step->p999_ms = ranread_spi_float(row, desc, 7, 0);
-	step->max_ms = ranread_spi_float(row, desc, 8, 0);
-	step->physical_pct = ranread_spi_float(row, desc, 9, -1);
-	status = TextDatumGetCString(SPI_getbinval(row, desc, 10, &isnull));
+	*batch = ranread_spi_int_named(row, desc, "batch", 0);
+	step->processes = ranread_spi_int_named(row, desc, "processes", 0);
+	step->rate_iops = ranread_spi_float_named(row, desc, "rate_iops", 0);
+	step->iops = ranread_spi_float_named(row, desc, "iops", 0);
+	step->mean_ms = ranread_spi_float_named(row, desc, "response_time_ms", 0);
+	step->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", 0);
+	step->p999_ms = ranread_spi_float_named(row, desc, "p999_ms", 0);
+	step->max_ms = ranread_spi_float_named(row, desc, "max_ms", 0);
+	step->physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
 	step->completed = strcmp(status, "completed") == 0;
 	strlcpy(step->status, status, sizeof(step->status));
-	step->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 11, &isnull));
-	step->iops_band_pct = ranread_spi_float(row, desc, 13, -1);
-	step->mean_band_pct = ranread_spi_float(row, desc, 14, -1);
-	step->p99_band_pct = ranread_spi_float(row, desc, 15, -1);
+	step->iodepth = ranread_spi_int_named(row, desc, "iodepth", 1);
+	step->iops_band_pct = ranread_spi_float_named(row, desc, "iops_band_pct", -1);
+	step->mean_band_pct = ranread_spi_float_named(row, desc, "mean_band_pct", -1);
+	step->p99_band_pct = ranread_spi_float_named(row, desc, "p99_band_pct", -1);
 	step->runs = step->completed ? 1 : 0;
 }
 
@@ -125,7 +120,10 @@ read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *ba
 		int64		batch = 0;
 
 		if (i < rows)
-			sweep_step = DatumGetInt32(SPI_getbinval(table->vals[i], table->tupdesc, 12, &isnull));
+		{
+			sweep_step = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
+			isnull = sweep_step < 0;
+		}
 		if (nruns > 0 && (i == rows || isnull || sweep_step != step_of_runs ||
 						  nruns == lengthof(runs)))
 		{
@@ -179,7 +177,8 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 												get_namespace_oid(ranread_extension_schema(), false));
 		const char *bands = get_attnum(batches, "iops_band_pct") != InvalidAttrNumber ?
 			"iops_band_pct, mean_band_pct, p99_band_pct" :
-			"NULL::pg_catalog.float8, NULL::pg_catalog.float8, NULL::pg_catalog.float8";
+			"NULL::pg_catalog.float8 AS iops_band_pct, NULL::pg_catalog.float8 AS mean_band_pct, "
+			"NULL::pg_catalog.float8 AS p99_band_pct";
 
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
