@@ -11,6 +11,14 @@
 
 #include "readpath.h"
 
+/*
+ * Every read path: a new one is its own file (readpath_<name>.c, which the
+ * Makefile finds by itself) and one line here and in the table below.
+ */
+extern const RanreadReadPath ranread_readpath_smgr;
+extern const RanreadReadPath ranread_readpath_direct;
+extern const RanreadReadPath ranread_readpath_buffer;
+
 static const RanreadReadPath *const read_paths[] = {
 	&ranread_readpath_smgr,
 	&ranread_readpath_direct,
