@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lint.sh: static analysis of src/ with cppcheck and clang-tidy (config in
-# .clang-tidy) against the headers of $PG_CONFIG (default pg_config), a check
-# that only src/compat.h knows PostgreSQL's versions, and a check of
+# .clang-tidy) against the headers of $PG_CONFIG (default pg_config), checks
+# that only src/compat.h knows PostgreSQL's versions and that a read path's
+# ops table is named only in its file and the table, and a check of
 # META.json.  Fails on any finding.  Needs cppcheck, clang-tidy and
 # postgresql-server-dev-15 (scripts/install-deps.sh installs them).
 set -euo pipefail
@@ -15,6 +16,17 @@ if [ -n "$version_tests" ]; then
 	echo "lint.sh: PostgreSQL version tests belong in src/compat.h only" >&2
 	exit 1
 fi
+
+# A read path is its own file and two lines in readpath.c: its ops table is
+# named nowhere else.
+for path_file in src/readpath_*.c; do
+	ops=$(basename "$path_file" .c)
+	elsewhere=$(grep -ln "ranread_$ops\b" src/*.c src/*.h | grep -v -e "^$path_file\$" -e '^src/readpath\.c$' || true)
+	if [ -n "$elsewhere" ]; then
+		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath.c: $elsewhere" >&2
+		exit 1
+	fi
+done
 
 includes=(-I. -I"$($pg_config --includedir-server)" -I"$($pg_config --includedir)/internal")
 # the Makefile passes the extension's version to the compiler; so must the analysers
