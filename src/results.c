@@ -30,12 +30,11 @@
 #include "ranread.h"
 #include "readpath.h"
 #include "results.h"
+#include "row_builder.h"
 #include "run_memory.h"
 #include "run_rules.h"
 #include "series.h"
 #include "series_rules.h"
-
-#define MAX_COLUMNS		64
 
 /* The columns of ranread_intervals after batch, as arrays, one element per interval. */
 #define SERIES_COLUMNS	9
@@ -212,59 +211,36 @@ ranread_catch_error(MemoryContext context)
 	return edata;
 }
 
-/* The columns and parameters of one INSERT, added one by one. */
-typedef struct RowBuilder
-{
-	StringInfoData columns;
-	int			n;
-	Oid			types[MAX_COLUMNS];
-	Datum		values[MAX_COLUMNS];
-	char		nulls[MAX_COLUMNS];
-} RowBuilder;
-
-static void
-add_column(RowBuilder *row, const char *name, Oid type, Datum value, bool isnull)
-{
-	Assert(row->n < MAX_COLUMNS);
-	if (row->n == 0)
-		initStringInfo(&row->columns);
-	appendStringInfo(&row->columns, "%s%s", row->n > 0 ? ", " : "", name);
-	row->types[row->n] = type;
-	row->values[row->n] = value;
-	row->nulls[row->n] = isnull ? 'n' : ' ';
-	row->n++;
-}
-
 /* A float8 column that is NULL when negative (nothing was measured). */
 static void
-add_measure(RowBuilder *row, const char *name, double value)
+add_measure(RanreadRow *row, const char *name, double value)
 {
-	add_column(row, name, FLOAT8OID, Float8GetDatum(value), value < 0);
+	ranread_row_add(row, name, FLOAT8OID, Float8GetDatum(value), value < 0);
 }
 
 /* Columns both tables share: the batch, its parameters and its latencies. */
 static void
-add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
+add_run_columns(RanreadRow *row, const RanreadShared *shared, int64 reads,
 				const RanreadLatency *latency)
 {
 	Name		target = palloc(NAMEDATALEN);
 
 	namestrcpy(target, shared->params.target_name);
-	add_column(row, "batch", INT8OID, Int64GetDatum(shared->batch), false);
-	add_column(row, "run_date", DATEOID, DateADTGetDatum(shared->run_date), false);
-	add_column(row, "run_time", TIMEOID, TimeADTGetDatum(shared->run_time), false);
-	add_column(row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(shared->started_at), false);
-	add_column(row, "target", NAMEOID, NameGetDatum(target), false);
-	add_column(row, "mode", TEXTOID,
+	ranread_row_add(row, "batch", INT8OID, Int64GetDatum(shared->batch), false);
+	ranread_row_add(row, "run_date", DATEOID, DateADTGetDatum(shared->run_date), false);
+	ranread_row_add(row, "run_time", TIMEOID, TimeADTGetDatum(shared->run_time), false);
+	ranread_row_add(row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(shared->started_at), false);
+	ranread_row_add(row, "target", NAMEOID, NameGetDatum(target), false);
+	ranread_row_add(row, "mode", TEXTOID,
 			   CStringGetTextDatum(ranread_readpath_by_index(shared->params.readpath)->name), false);
-	add_column(row, "block_size", INT4OID, Int32GetDatum(shared->params.block_size), false);
-	add_column(row, "processes", INT4OID, Int32GetDatum(shared->params.processes), false);
-	add_column(row, "iodepth", INT4OID, Int32GetDatum(shared->params.iodepth), false);
-	add_column(row, "iterations", INT8OID, Int64GetDatum(shared->params.iterations), shared->params.iterations == 0);
-	add_column(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->params.duration_ns / 1e9),
+	ranread_row_add(row, "block_size", INT4OID, Int32GetDatum(shared->params.block_size), false);
+	ranread_row_add(row, "processes", INT4OID, Int32GetDatum(shared->params.processes), false);
+	ranread_row_add(row, "iodepth", INT4OID, Int32GetDatum(shared->params.iodepth), false);
+	ranread_row_add(row, "iterations", INT8OID, Int64GetDatum(shared->params.iterations), shared->params.iterations == 0);
+	ranread_row_add(row, "duration_s", FLOAT8OID, Float8GetDatum((double) shared->params.duration_ns / 1e9),
 			   shared->params.duration_ns == 0);
-	add_column(row, "evicted", BOOLOID, BoolGetDatum(shared->params.evict), false);
-	add_column(row, "reads", INT8OID, Int64GetDatum(reads), false);
+	ranread_row_add(row, "evicted", BOOLOID, BoolGetDatum(shared->params.evict), false);
+	ranread_row_add(row, "reads", INT8OID, Int64GetDatum(reads), false);
 	add_measure(row, "response_time_ms", latency->mean_ms);
 	add_measure(row, "min_ms", latency->min_ms);
 	add_measure(row, "max_ms", latency->max_ms);
@@ -276,13 +252,13 @@ add_run_columns(RowBuilder *row, const RanreadShared *shared, int64 reads,
 
 /* Buffer hits and misses mean something only on the shared-buffer path. */
 static void
-add_buffer_columns(RowBuilder *row, const RanreadShared *shared, int64 hits, int64 misses)
+add_buffer_columns(RanreadRow *row, const RanreadShared *shared, int64 hits, int64 misses)
 {
 	bool		applies = (ranread_readpath_by_index(shared->params.readpath)->flags &
 						   RANREAD_PATH_COUNTS_BUFFER_HITS) != 0;
 
-	add_column(row, "buffer_hits", INT8OID, Int64GetDatum(hits), !applies);
-	add_column(row, "buffer_misses", INT8OID, Int64GetDatum(misses), !applies);
+	ranread_row_add(row, "buffer_hits", INT8OID, Int64GetDatum(hits), !applies);
+	ranread_row_add(row, "buffer_misses", INT8OID, Int64GetDatum(misses), !applies);
 }
 
 /* An array of one field of every interval; NULL elements where a latency is -1. */
@@ -364,27 +340,19 @@ insert_series(const RanreadShared *shared)
  * *error (if given) and carry on: the worker must still end cleanly.
  */
 static bool
-insert_row(const RanreadShared *shared, const char *table, RowBuilder *row,
+insert_row(const RanreadShared *shared, const char *table, RanreadRow *row,
 		   bool with_series, char *error, size_t error_size)
 {
 	MemoryContext oldcontext = CurrentMemoryContext;
-	StringInfoData sql;
 	bool		ok = true;
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "INSERT INTO %s.%s (%s) VALUES (",
-					 quote_identifier(shared->schema_name), table, row->columns.data);
-	for (int i = 0; i < row->n; i++)
-		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 1);
-	appendStringInfoChar(&sql, ')');
 
 	StartTransactionCommand();
 	PG_TRY();
 	{
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		if (SPI_execute_with_args(sql.data, row->n, row->types, row->values, row->nulls,
-								  false, 0) != SPI_OK_INSERT)
+		if (ranread_row_insert(row, shared->schema_name, table) != SPI_OK_INSERT)
 			elog(ERROR, "could not insert into %s", table);
 		if (with_series)
 			insert_series(shared);
@@ -426,21 +394,21 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 	const RanreadHistogram *hist = &slot->hist;
 	RanreadLatency latency;
 	double		elapsed = seconds_counted(shared, slot->end_time);
-	RowBuilder	row = {0};
+	RanreadRow	row = {0};
 
 	ranread_hist_latency(hist, &latency);
 	add_run_columns(&row, shared, (int64) hist->count, &latency);
-	add_column(&row, "worker", INT4OID, Int32GetDatum(worker + 1), false);
-	add_column(&row, "elapsed_s", FLOAT8OID, Float8GetDatum(elapsed), false);
-	add_column(&row, "iops", FLOAT8OID,
+	ranread_row_add(&row, "worker", INT4OID, Int32GetDatum(worker + 1), false);
+	ranread_row_add(&row, "elapsed_s", FLOAT8OID, Float8GetDatum(elapsed), false);
+	ranread_row_add(&row, "iops", FLOAT8OID,
 			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
-	add_column(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
+	ranread_row_add(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
 	add_measure(&row, "physical_pct",
 				physical_pct(slot->memory_reads, hist->count));
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
-	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
-	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
-	add_column(&row, "registered_buffers", BOOLOID, BoolGetDatum(slot->unregistered_errno == 0),
+	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
+	ranread_row_add(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);
+	ranread_row_add(&row, "registered_buffers", BOOLOID, BoolGetDatum(slot->unregistered_errno == 0),
 			   !slot->uring_opened);
 
 	slot->recorded = insert_row(shared, "ranread_results", &row, false,
@@ -449,14 +417,14 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 
 /* A duration parameter in seconds, NULL when not given (0). */
 static void
-add_seconds(RowBuilder *row, const char *name, uint64 ns)
+add_seconds(RanreadRow *row, const char *name, uint64 ns)
 {
-	add_column(row, name, FLOAT8OID, Float8GetDatum((double) ns / 1e9), ns == 0);
+	ranread_row_add(row, name, FLOAT8OID, Float8GetDatum((double) ns / 1e9), ns == 0);
 }
 
 /* The batch's ramp, series, steady-state, open-loop and sweep parameters and results. */
 static void
-add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
+add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
 	const RanreadParams *params = &shared->params;
 	bool		open_loop = params->rate_iops > 0;
@@ -464,18 +432,18 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
 	add_seconds(row, "ramp_s", params->ramp_ns);
 	add_seconds(row, "sample_interval_s", params->sample_interval_ns);
 	add_seconds(row, "steady_state_s", params->steady_window_ns);
-	add_column(row, "steady_band_pct", FLOAT8OID, Float8GetDatum(params->steady_band_pct),
+	ranread_row_add(row, "steady_band_pct", FLOAT8OID, Float8GetDatum(params->steady_band_pct),
 			   params->steady_window_ns == 0);
 	add_measure(row, "steady_at_s", ranread_series_of(shared)->steady_at_s);
-	add_column(row, "rate_iops", FLOAT8OID, Float8GetDatum(params->rate_iops), !open_loop);
-	add_column(row, "arrivals", TEXTOID, CStringGetTextDatum(params->poisson ? "poisson" : "uniform"),
+	ranread_row_add(row, "rate_iops", FLOAT8OID, Float8GetDatum(params->rate_iops), !open_loop);
+	ranread_row_add(row, "arrivals", TEXTOID, CStringGetTextDatum(params->poisson ? "poisson" : "uniform"),
 			   !open_loop);
 	add_measure(row, "service_mean_ms", summary->service.mean_ms);
 	add_measure(row, "service_p50_ms", summary->service.p50_ms);
 	add_measure(row, "service_p99_ms", summary->service.p99_ms);
 	add_measure(row, "service_p999_ms", summary->service.p999_ms);
-	add_column(row, "sweep", INT8OID, Int64GetDatum(params->sweep), params->sweep == 0);
-	add_column(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
+	ranread_row_add(row, "sweep", INT8OID, Int64GetDatum(params->sweep), params->sweep == 0);
+	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
 /*
@@ -484,25 +452,25 @@ add_time_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatc
  * report must show it).
  */
 static void
-add_server_columns(RowBuilder *row)
+add_server_columns(RanreadRow *row)
 {
 	const char *version = GetConfigOption("server_version_num", false, false);
 	const char *io_method = GetConfigOption("io_method", true, false);
 
-	add_column(row, "server_version_num", INT4OID, Int32GetDatum(pg_strtoint32(version)), false);
-	add_column(row, "io_method", TEXTOID,
+	ranread_row_add(row, "server_version_num", INT4OID, Int32GetDatum(pg_strtoint32(version)), false);
+	ranread_row_add(row, "io_method", TEXTOID,
 			   io_method != NULL ? CStringGetTextDatum(io_method) : (Datum) 0, io_method == NULL);
 }
 
 /* io_uring: whether every worker's buffers were registered; NULL where none read through it. */
 static void
-add_registration_column(RowBuilder *row, const RanreadShared *shared)
+add_registration_column(RanreadRow *row, const RanreadShared *shared)
 {
 	int			opened;
 	int			err;
 	bool		registered = ranread_unregistered_workers(shared, &opened, &err) == 0;
 
-	add_column(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), opened == 0);
+	ranread_row_add(row, "registered_buffers", BOOLOID, BoolGetDatum(registered), opened == 0);
 }
 
 /*
@@ -512,7 +480,7 @@ add_registration_column(RowBuilder *row, const RanreadShared *shared)
  * NULL while unknown (one worker, fewer than 3 full intervals, no reads).
  */
 static void
-add_band_columns(RowBuilder *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
+add_band_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatchSummary *summary)
 {
 	const RanreadSeries *series = ranread_series_of(shared);
 	const int	measures[] = {RANREAD_MEASURE_IOPS, RANREAD_MEASURE_MEAN, RANREAD_MEASURE_P99};
@@ -586,31 +554,31 @@ void
 ranread_record_batch(RanreadShared *shared)
 {
 	RanreadBatchSummary summary;
-	RowBuilder	row = {0};
+	RanreadRow	row = {0};
 	bool		no_device;
 
 	ranread_summarize_batch(shared, &summary);
 	no_device = !summary.device_sampled;
 	add_run_columns(&row, shared, summary.reads, &summary.latency);
-	add_column(&row, "wall_s", FLOAT8OID, Float8GetDatum(summary.wall_s), false);
-	add_column(&row, "iops", FLOAT8OID, Float8GetDatum(summary.iops), false);
-	add_column(&row, "mb_per_s", FLOAT8OID, Float8GetDatum(summary.mb_per_s), false);
+	ranread_row_add(&row, "wall_s", FLOAT8OID, Float8GetDatum(summary.wall_s), false);
+	ranread_row_add(&row, "iops", FLOAT8OID, Float8GetDatum(summary.iops), false);
+	ranread_row_add(&row, "mb_per_s", FLOAT8OID, Float8GetDatum(summary.mb_per_s), false);
 	add_measure(&row, "pct_over_2ms", summary.pct_over_2ms);
 	add_measure(&row, "pct_over_5ms", summary.pct_over_5ms);
 	add_measure(&row, "pct_over_10ms", summary.pct_over_10ms);
 	add_measure(&row, "physical_pct", summary.physical_pct);
 	add_measure(&row, "kb_per_read", summary.kb_per_read);
 	add_buffer_columns(&row, shared, summary.buffer_hits, summary.buffer_misses);
-	add_column(&row, "device", TEXTOID, CStringGetTextDatum(shared->device.name), no_device);
-	add_column(&row, "device_reads_per_s", FLOAT8OID, Float8GetDatum(summary.device_reads_per_s), no_device);
-	add_column(&row, "device_read_wait_ms", FLOAT8OID, Float8GetDatum(summary.device_read_wait_ms), no_device);
-	add_column(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
-	add_column(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
-	add_column(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
-	add_column(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
+	ranread_row_add(&row, "device", TEXTOID, CStringGetTextDatum(shared->device.name), no_device);
+	ranread_row_add(&row, "device_reads_per_s", FLOAT8OID, Float8GetDatum(summary.device_reads_per_s), no_device);
+	ranread_row_add(&row, "device_read_wait_ms", FLOAT8OID, Float8GetDatum(summary.device_read_wait_ms), no_device);
+	ranread_row_add(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
+	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(summary.status)), false);
+	ranread_row_add(&row, "histogram", INT8ARRAYOID, histogram_array(summary.histogram), false);
+	ranread_row_add(&row, "wrapped_reads", INT8OID, Int64GetDatum(summary.wrapped_reads), false);
 	add_time_columns(&row, shared, &summary);
 	add_registration_column(&row, shared);
-	add_column(&row, "ended_by", TEXTOID,
+	ranread_row_add(&row, "ended_by", TEXTOID,
 			   summary.ended_by != NULL ? CStringGetTextDatum(summary.ended_by) : (Datum) 0,
 			   summary.ended_by == NULL);
 	add_measure(&row, "device_shared_pct", summary.device_shared_pct);

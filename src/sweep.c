@@ -57,6 +57,7 @@
 #include "readpath.h"
 #include "registry.h"
 #include "run.h"
+#include "row_builder.h"
 #include "run_arguments.h"
 #include "run_memory.h"
 #include "run_rules.h"
@@ -433,61 +434,68 @@ check_privileges(const SweepArgs *args)
 				 errhint("Grant EXECUTE on ranread_run(), SELECT on ranread_batches, SELECT, INSERT and UPDATE on ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
 }
 
+/* A run argument the sweep was given, as its ranread_sweep_runs column. */
+static void
+add_run_argument(RanreadRow *row, const char *column, Oid type, const SweepArgs *args, RunArgument arg)
+{
+	ranread_row_add(row, column, type, args->run.value[arg], args->run.isnull[arg]);
+}
+
+/* An interval argument as seconds (date_part('epoch', ...)), NULL if not given. */
+static void
+add_interval_seconds(RanreadRow *row, const char *column, const SweepArgs *args, RunArgument arg)
+{
+	Datum		seconds = (Datum) 0;
+
+	if (!args->run.isnull[arg])
+		seconds = DirectFunctionCall2(interval_part, CStringGetTextDatum("epoch"), args->run.value[arg]);
+	ranread_row_add(row, column, FLOAT8OID, seconds, args->run.isnull[arg]);
+}
+
+/* A float8 setting: 0 stands for NULL (not given) unless it is always set. */
+static void
+add_float(RanreadRow *row, const char *column, double value, bool always_set)
+{
+	ranread_row_add(row, column, FLOAT8OID, Float8GetDatum(value), !(value > 0 || always_set));
+}
+
 /* Record the sweep's start (committed by the caller), and return its number. */
 static int64
 record_start(const SweepArgs *args)
 {
-	const char *schema = quote_identifier(ranread_extension_schema());
 	Oid			seq = get_relname_relid("ranread_sweep_seq", get_namespace_oid(ranread_extension_schema(), false));
 	int64		sweep = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
-	Oid			types[] = {INT8OID, INT4OID, NAMEOID, TEXTOID, INT4OID, INT8OID, INTERVALOID, INTERVALOID,
-		INT4OID, INT4OID, INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, INT4OID};
-	Datum		values[lengthof(types)];
-	char		nulls[lengthof(types)];
 	const RanreadSweepRules *rules = &args->rules;
-	/* $13 to $21; 0 stands for NULL (not given), except in the two rules always set */
-	double		floats[] = {args->rate_iops, args->rate_step_iops, args->max_rate_iops,
-		rules->stop_latency_ms, rules->min_scaling_pct, rules->slo_mean_ms, rules->slo_p99_ms,
-	rules->slo_p999_ms, rules->slo_max_ms};
-	bool		always_set[lengthof(floats)] = {false, false, false, true, true, false, false, false, false};
+	RanreadRow	row = {0};
 
-	memset(nulls, ' ', sizeof(nulls));
-	values[0] = Int64GetDatum(sweep);
-	values[1] = Int32GetDatum(MyProcPid);
-	values[2] = args->run.value[RUN_ARG_TARGET];
-	values[3] = args->run.value[RUN_ARG_MODE];
-	values[4] = args->run.value[RUN_ARG_BLOCK_SIZE];
-	values[5] = args->run.value[RUN_ARG_ITERATIONS];
-	values[6] = args->run.value[RUN_ARG_DURATION];
-	values[7] = args->run.value[RUN_ARG_RAMP];
-	nulls[5] = args->run.isnull[RUN_ARG_ITERATIONS] ? 'n' : ' ';
-	nulls[6] = args->run.isnull[RUN_ARG_DURATION] ? 'n' : ' ';
-	nulls[7] = args->run.isnull[RUN_ARG_RAMP] ? 'n' : ' ';
-	values[8] = Int32GetDatum(args->start_processes);
-	values[9] = Int32GetDatum(args->step_processes);
-	nulls[9] = args->step_processes == 0 ? 'n' : ' ';
-	values[10] = Int32GetDatum(args->max_processes);
-	values[11] = CStringGetTextDatum(args->max_by_slots ? "worker slots" : "argument");
-	for (int i = 0; i < lengthof(floats); i++)
-	{
-		values[12 + i] = Float8GetDatum(floats[i]);
-		nulls[12 + i] = floats[i] > 0 || always_set[i] ? ' ' : 'n';
-	}
-	values[21] = Int32GetDatum(args->iodepth);
-	values[22] = Int32GetDatum(args->max_iodepth);
-	nulls[21] = nulls[22] = args->iodepth > 0 ? ' ' : 'n';
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.ranread_sweep_runs (sweep, started_at, leader_pid, target, "
-									   "mode, block_size, iterations, duration_s, ramp_s, start_processes, "
-									   "step_processes, max_processes, max_processes_by, rate_iops, rate_step_iops, "
-									   "max_rate_iops, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, "
-									   "slo_p999_ms, slo_max_ms, iodepth, max_iodepth, status) "
-									   "VALUES ($1, pg_catalog.now(), $2, $3, $4, $5, $6, "
-									   "pg_catalog.date_part('epoch', $7), pg_catalog.date_part('epoch', $8), "
-									   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-									   "'running')",
-									   schema),
-							  lengthof(types), types, values, nulls, false, 0) != SPI_OK_INSERT)
+	ranread_row_add(&row, "sweep", INT8OID, Int64GetDatum(sweep), false);
+	ranread_row_add(&row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()), false);
+	ranread_row_add(&row, "leader_pid", INT4OID, Int32GetDatum(MyProcPid), false);
+	add_run_argument(&row, "target", NAMEOID, args, RUN_ARG_TARGET);
+	add_run_argument(&row, "mode", TEXTOID, args, RUN_ARG_MODE);
+	add_run_argument(&row, "block_size", INT4OID, args, RUN_ARG_BLOCK_SIZE);
+	add_run_argument(&row, "iterations", INT8OID, args, RUN_ARG_ITERATIONS);
+	add_interval_seconds(&row, "duration_s", args, RUN_ARG_DURATION);
+	add_interval_seconds(&row, "ramp_s", args, RUN_ARG_RAMP);
+	ranread_row_add(&row, "start_processes", INT4OID, Int32GetDatum(args->start_processes), false);
+	ranread_row_add(&row, "step_processes", INT4OID, Int32GetDatum(args->step_processes), args->step_processes == 0);
+	ranread_row_add(&row, "max_processes", INT4OID, Int32GetDatum(args->max_processes), false);
+	ranread_row_add(&row, "max_processes_by", TEXTOID,
+					CStringGetTextDatum(args->max_by_slots ? "worker slots" : "argument"), false);
+	/* 0 stands for NULL (not given), except in the two rules always set */
+	add_float(&row, "rate_iops", args->rate_iops, false);
+	add_float(&row, "rate_step_iops", args->rate_step_iops, false);
+	add_float(&row, "max_rate_iops", args->max_rate_iops, false);
+	add_float(&row, "stop_latency_ms", rules->stop_latency_ms, true);
+	add_float(&row, "min_scaling_pct", rules->min_scaling_pct, true);
+	add_float(&row, "slo_mean_ms", rules->slo_mean_ms, false);
+	add_float(&row, "slo_p99_ms", rules->slo_p99_ms, false);
+	add_float(&row, "slo_p999_ms", rules->slo_p999_ms, false);
+	add_float(&row, "slo_max_ms", rules->slo_max_ms, false);
+	ranread_row_add(&row, "iodepth", INT4OID, Int32GetDatum(args->iodepth), args->iodepth <= 0);
+	ranread_row_add(&row, "max_iodepth", INT4OID, Int32GetDatum(args->max_iodepth), args->iodepth <= 0);
+	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum("running"), false);
+	if (ranread_row_insert(&row, ranread_extension_schema(), "ranread_sweep_runs") != SPI_OK_INSERT)
 		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
 	return sweep;
 }

@@ -1,0 +1,30 @@
+/*-------------------------------------------------------------------------
+ *
+ * row_builder.h
+ *		A row for an SPI INSERT, built column by name (row_builder.c): the
+ *		one way ranread writes its tables' rows, so that a new column is one
+ *		call and no list of positions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_ROW_BUILDER_H
+#define RANREAD_ROW_BUILDER_H
+
+#include "lib/stringinfo.h"
+
+#define RANREAD_ROW_MAX_COLUMNS	64
+
+typedef struct RanreadRow
+{
+	StringInfoData columns;		/* "a, b, c" */
+	int			n;
+	Oid			types[RANREAD_ROW_MAX_COLUMNS];
+	Datum		values[RANREAD_ROW_MAX_COLUMNS];
+	char		nulls[RANREAD_ROW_MAX_COLUMNS];
+} RanreadRow;
+
+extern void ranread_row_add(RanreadRow *row, const char *name, Oid type, Datum value, bool isnull);
+extern char *ranread_row_insert_sql(const RanreadRow *row, const char *schema, const char *table);
+extern int	ranread_row_insert(const RanreadRow *row, const char *schema, const char *table);
+
+#endif							/* RANREAD_ROW_BUILDER_H */
