@@ -24,7 +24,6 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
-#include "common/int.h"
 #include "commands/dbcommands.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"

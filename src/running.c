@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/dsm.h"
