@@ -53,8 +53,9 @@ $hb->finish;
 is($$errb =~ /ERROR/ ? $$errb : '', '', 'the second session saw no error');
 is($failed, 0, 'every run ran, or was stopped before its first read with a clear error');
 note "$stopped_early of 20 runs were stopped by ranread_stop() before their first read";
-is(scalar(grep { $_->[1] !~ /^(completed|stopped)$/ } @batches), 0,
-	'every run ended completed or stopped');
+my @odd = grep { ($_->[1] // '') !~ /^(completed|stopped)$/ } @batches;
+is(scalar(@odd), 0, 'every run ended completed or stopped, and returned its row')
+  or diag('returned: ' . join(', ', map { join(' ', @$_) || '(no row)' } @odd));
 ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
 	'no ranread worker is left');
