@@ -360,7 +360,12 @@ ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, 
 							 true, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_summary");
 	*isnull = SPI_processed != 1;
-	if (!*isnull)
+	if (*isnull)
+		ereport(WARNING,
+				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but is no longer there", outcome->batch),
+				 errdetail("ranread_reset() or a DELETE removed it while the run was ending."),
+				 errhint("Reset the history when no run is running.")));
+	else
 	{
 		Datum	   *values = palloc(sizeof(Datum) * tupdesc->natts);
 		bool	   *nulls = palloc(sizeof(bool) * tupdesc->natts);

@@ -238,6 +238,20 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 	is($out, "0\n0", 'ranread_reset() works in both');
 }
 
+# 10. The batch's row deleted as the run ends (as a ranread_reset() at that moment does):
+# the run says so instead of returning NULL silently.
+{
+	$node->safe_psql('postgres', q{
+		CREATE FUNCTION gone() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN DELETE FROM public.ranread_batches WHERE batch = NEW.batch; RETURN NULL; END $$;
+		CREATE TRIGGER gone AFTER INSERT ON ranread_batches FOR EACH ROW EXECUTE FUNCTION gone()});
+	my ($out, $err) = verbose(q{SELECT ranread_run(1, 50, 'h_target') IS NULL});
+	is($out, 't', 'a run whose row is deleted as it ends returns NULL');
+	like($err, qr/WARNING:  01000: the row of ranread batch \d+ was recorded but is no longer there\n.*DETAIL:  ranread_reset\(\) or a DELETE removed it while the run was ending\.\n.*HINT:  Reset the history when no run is running\./,
+		'after a WARNING that says why');
+	$node->safe_psql('postgres', 'DROP TRIGGER gone ON ranread_batches; DROP FUNCTION gone()');
+}
+
 is(worker_count($node), '0', 'no worker is left');
 ok(log_is_clean($node, $log_start), 'no PANIC, crash, assertion or internal error in the server log');
 done_testing();
