@@ -77,9 +77,10 @@ is(sweep_row('steps, stop_rule'), '1|latency', 'latency: one step, rule latency'
 
 # no step within the SLO (mean <= 1 ns): the sweep does not search on, the scaling rule decides
 $shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 2, iterations => 1000, target => 'sw', min_scaling_pct => 99.9, slo_mean_ms => 0.000001)");
-like($shown, qr/It stopped because from 2 to 4 processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\.|It stopped undecided at 4 processes: after 3 runs the step's scaling was still within its noise of min_scaling_pct \(99\.9%\)/,
+# (a first step slowed by the machine can be doubled, 111 % of linear was seen: then a later step stops it)
+like($shown, qr/It stopped because from (\d+) to (??{ 2 * $1 }) processes IOPS gained -?\d+% of what linear scaling would have gained \(min_scaling_pct 99\.9%\): the storage is saturated\.|It stopped undecided at \d+ processes: after 3 runs the step's scaling was still within its noise of min_scaling_pct \(99\.9%\)/,
 	'scaling: the verdict names the share and the rule (or, within the noise after the repeats, says it could not decide)');
-like(sweep_row('steps, stop_rule'), qr/^2\|(scaling|undecided)$/, 'scaling: two steps (2 vCPUs cannot double 2 processes\' IOPS), rule scaling');
+like(sweep_row('steps, stop_rule'), qr/^[2-9]\|(scaling|undecided)$/, 'scaling: it stops after two steps or more, rule scaling');
 
 $shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, step_processes => 2, max_processes => 5, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000)");
 is($node->safe_psql('postgres', q{SELECT string_agg(processes::text, ',' ORDER BY sweep_step) FROM (SELECT DISTINCT ON (sweep_step) * FROM ranread_batches
