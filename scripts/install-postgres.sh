@@ -135,8 +135,8 @@ if [ ! -f "$stamp" ]; then
 		# the TAP modules (PostgreSQL::Test::Cluster), where PGXS's prove_installcheck looks
 		make -s -C src/test/perl install >/dev/null
 	)
-	mv "$prefix/.ranread-building" "$stamp"
 	echo "$version" >"$stamp"
+	rm "$prefix/.ranread-building"
 fi
 version=$(cat "$stamp")
 

@@ -28,8 +28,8 @@ ranread_row_add(RanreadRow *row, const char *name, Oid type, Datum value, bool i
 }
 
 /* INSERT INTO schema.table (its columns) VALUES ($1, ...), schema quoted here. */
-char *
-ranread_row_insert_sql(const RanreadRow *row, const char *schema, const char *table)
+static char *
+insert_sql(const RanreadRow *row, const char *schema, const char *table)
 {
 	StringInfoData sql;
 
@@ -46,6 +46,6 @@ ranread_row_insert_sql(const RanreadRow *row, const char *schema, const char *ta
 int
 ranread_row_insert(const RanreadRow *row, const char *schema, const char *table)
 {
-	return SPI_execute_with_args(ranread_row_insert_sql(row, schema, table), row->n,
+	return SPI_execute_with_args(insert_sql(row, schema, table), row->n,
 								 (Oid *) row->types, (Datum *) row->values, row->nulls, false, 0);
 }

@@ -24,7 +24,6 @@ typedef struct RanreadRow
 } RanreadRow;
 
 extern void ranread_row_add(RanreadRow *row, const char *name, Oid type, Datum value, bool isnull);
-extern char *ranread_row_insert_sql(const RanreadRow *row, const char *schema, const char *table);
 extern int	ranread_row_insert(const RanreadRow *row, const char *schema, const char *table);
 
 #endif							/* RANREAD_ROW_BUILDER_H */

@@ -370,12 +370,10 @@ release_when_ready(RunState *run)
  * the current user, and say what it measured.  stop, if not NULL, is the
  * caller's flag, set by its signal handler: once set, the leader stops the
  * workers when they read (so none withdraws at the start barrier), and the
- * batch ends as stopped.  *outcome gets the batch's number and status;
- * recorded, if not NULL, is called with it before the run's locks go.
+ * batch ends as stopped.  *outcome gets the batch's number and status.
  */
 void
 ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
-				  RanreadBatchRecorded recorded, void *recorded_arg,
 				  RanreadBatchOutcome *outcome)
 {
 	Relation	target;
@@ -459,29 +457,11 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	outcome->batch = shared->batch;
 	outcome->recorded = shared->batch_recorded;
 	outcome->status = summary.status;
-	if (recorded != NULL)
-		recorded(outcome, recorded_arg);
 
 	cancel_on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 	ranread_release_run_locks(shared->batch, dsm_segment_handle(seg));
 	dsm_detach(seg);
 	relation_close(target, NoLock);
-}
-
-/* ranread_run()'s return value: its batch's row, read back under the run's locks. */
-typedef struct ResultRow
-{
-	FunctionCallInfo fcinfo;
-	Datum		value;
-	bool		isnull;
-} ResultRow;
-
-static void
-read_result_row(const RanreadBatchOutcome *outcome, void *arg)
-{
-	ResultRow  *row = (ResultRow *) arg;
-
-	row->value = ranread_result_row(row->fcinfo, outcome, &row->isnull);
 }
 
 /*
@@ -498,13 +478,15 @@ ranread_run(PG_FUNCTION_ARGS)
 	RanreadRunArgs args;
 	RanreadParams params;
 	RanreadBatchOutcome outcome;
-	ResultRow	row = {fcinfo, (Datum) 0, true};
+	Datum		result;
+	bool		isnull;
 
 	ranread_check_sql_version();
 	ranread_run_args_from_call(fcinfo, &args);
 	ranread_read_run_arguments(&args, &params);
-	ranread_run_batch(&params, NULL, read_result_row, &row, &outcome);
-	if (row.isnull)
+	ranread_run_batch(&params, NULL, &outcome);
+	result = ranread_result_row(fcinfo, &outcome, &isnull);
+	if (isnull)
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(row.value);
+	PG_RETURN_DATUM(result);
 }

@@ -22,14 +22,7 @@ typedef struct RanreadBatchOutcome
 	RanreadStatus status;
 } RanreadBatchOutcome;
 
-/*
- * Called by ranread_run_batch() once the batch is recorded, while the run
- * still holds its locks: no reset and no other run can come between.
- */
-typedef void (*RanreadBatchRecorded) (const RanreadBatchOutcome *outcome, void *arg);
-
 extern void ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
-							  RanreadBatchRecorded recorded, void *recorded_arg,
 							  RanreadBatchOutcome *outcome);
 extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset,
 								  Size *series_offset, int *series_capacity);
