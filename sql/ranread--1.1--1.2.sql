@@ -24,6 +24,12 @@ ALTER TABLE ranread_batches ADD COLUMN iops_band_pct float8,
 ALTER TABLE ranread_batches ADD COLUMN server_version_num int,
 	ADD COLUMN io_method text;
 
+-- PostgreSQL 18's AIO: the batch's other I/O settings (NULL before 18)
+ALTER TABLE ranread_batches ADD COLUMN io_workers int,
+	ADD COLUMN effective_io_concurrency int,
+	ADD COLUMN io_combine_limit int,
+	ADD COLUMN io_max_concurrency int;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).

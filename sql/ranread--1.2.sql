@@ -113,7 +113,12 @@ CREATE TABLE ranread_batches (
 	mean_band_pct float8,
 	p99_band_pct float8,
 	server_version_num int,		-- the server's version (NULL for batches before 1.2)
-	io_method text				-- its io_method, 18 and later (NULL: earlier, or before 1.2)
+	io_method text,				-- its io_method, 18 and later (NULL: earlier, or before 1.2)
+	-- its other I/O settings, 18 and later, as the batch's workers had them
+	io_workers int,
+	effective_io_concurrency int,	-- a read stream's look-ahead (mode 'stream': iodepth)
+	io_combine_limit int,		-- in blocks
+	io_max_concurrency int
 );
 
 -- One row per batch and sample interval: the batch over time.

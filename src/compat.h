@@ -39,6 +39,9 @@
 #else
 #include "storage/relfilenode.h"
 #endif
+#if PG_VERSION_NUM >= 180000
+#include "storage/bufmgr.h"
+#endif
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
 #else
@@ -191,6 +194,34 @@ ranread_function_aclcheck(Oid function, Oid role)
  * ALTER EXTENSION DROP TABLE then expects the row type's membership too.
  */
 #define RANREAD_EXTENSION_OWNS_ROW_TYPES	(PG_VERSION_NUM >= 170000)
+
+/*
+ * PostgreSQL 18's asynchronous I/O: read streams whose reads go through
+ * io_method (storage/read_stream.h, storage/aio.h).  17 has read streams but
+ * no AIO under them; read path 'stream' refuses every major before 18.
+ */
+#define RANREAD_HAVE_AIO	(PG_VERSION_NUM >= 180000)
+#define RANREAD_AIO_MAJOR	"18"
+
+/*
+ * Evict the relation's unpinned buffers from shared buffers (18:
+ * EvictRelUnpinnedBuffers, as pg_buffercache_evict_relation() does); before
+ * 18 there is no way to, and it returns false.
+ */
+static inline bool
+ranread_evict_relation_buffers(Relation rel)
+{
+#if PG_VERSION_NUM >= 180000
+	int32		evicted;
+	int32		flushed;
+	int32		skipped;
+
+	EvictRelUnpinnedBuffers(rel, &evicted, &flushed, &skipped);
+	return true;
+#else
+	return false;
+#endif
+}
 
 /*
  * md.c's private record of one open segment file, which SMgrRelationData

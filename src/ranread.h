@@ -227,7 +227,7 @@ typedef struct RanreadBatchSummary
 	double		device_read_wait_ms;
 	double		device_util_pct;
 	double		device_bytes;	/* the device read, over the device window */
-	double		own_bytes;		/* of which the workers' reads caused */
+	double		own_bytes;		/* of which the workers' reads caused (-1: unknown) */
 	double		device_shared_pct;	/* share of device_bytes not own; -1: unknown */
 	RanreadStatus status;
 	const char *ended_by;		/* what ended a completed batch; NULL otherwise */

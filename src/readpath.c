@@ -9,6 +9,7 @@
 
 #include "lib/stringinfo.h"
 
+#include "compat.h"
 #include "readpath.h"
 
 /*
@@ -18,11 +19,13 @@
 extern const RanreadReadPath ranread_readpath_smgr;
 extern const RanreadReadPath ranread_readpath_direct;
 extern const RanreadReadPath ranread_readpath_buffer;
+extern const RanreadReadPath ranread_readpath_stream;
 
 static const RanreadReadPath *const read_paths[] = {
 	&ranread_readpath_smgr,
 	&ranread_readpath_direct,
 	&ranread_readpath_buffer,
+	&ranread_readpath_stream,
 };
 
 const RanreadReadPath *
@@ -40,9 +43,16 @@ ranread_readpath_by_name(const char *name)
 	return NULL;				/* keep compiler quiet */
 }
 
+/* Whether this server can run the path (one through asynchronous I/O needs 18). */
+static bool
+runs_here(const RanreadReadPath *path)
+{
+	return !(path->flags & RANREAD_PATH_AIO) || RANREAD_HAVE_AIO;
+}
+
 /*
- * The modes whose flags include all of flags (0: every mode), as a sentence
- * lists them: 'smgr', 'direct' or 'buffer'.
+ * The modes this server runs whose flags include all of flags (0: every
+ * mode), as a sentence lists them: 'smgr', 'direct' or 'buffer'.
  */
 const char *
 ranread_readpath_names(uint32 flags)
@@ -52,11 +62,11 @@ ranread_readpath_names(uint32 flags)
 	int			listed = 0;
 
 	for (int i = 0; i < lengthof(read_paths); i++)
-		matching += (read_paths[i]->flags & flags) == flags;
+		matching += (read_paths[i]->flags & flags) == flags && runs_here(read_paths[i]);
 	initStringInfo(&names);
 	for (int i = 0; i < lengthof(read_paths); i++)
 	{
-		if ((read_paths[i]->flags & flags) != flags)
+		if ((read_paths[i]->flags & flags) != flags || !runs_here(read_paths[i]))
 			continue;
 		appendStringInfo(&names, "%s'%s'",
 						 listed == 0 ? "" : listed == matching - 1 ? " or " : ", ",
@@ -91,4 +101,20 @@ ranread_readpath_index(const RanreadReadPath *path)
 	}
 	elog(ERROR, "unregistered read path");
 	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * Refuse a path this server cannot run, before anything starts: one through
+ * asynchronous I/O before PostgreSQL 18.
+ */
+void
+ranread_readpath_check_server(const RanreadReadPath *path)
+{
+	if (!runs_here(path))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mode '%s' needs PostgreSQL %s or later", path->name, RANREAD_AIO_MAJOR),
+				 errdetail("This server is PostgreSQL %s; mode '%s' reads through the asynchronous I/O (io_method) that PostgreSQL %s introduced.",
+						   PG_VERSION, path->name, RANREAD_AIO_MAJOR),
+				 errhint("Mode 'direct' with iodepth keeps reads in flight on any version.")));
 }

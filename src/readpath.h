@@ -22,6 +22,17 @@
  * block_size bytes of its own per worker, which ranread.max_run_memory
  * bounds (run_memory.c).
  *
+ * A path with a stream call reads the way PostgreSQL's read_stream does: it
+ * pulls the units to read from the worker (feed->next, which also says when
+ * there are no more) as far ahead as it wants, and hands each unit back once
+ * read (feed->done); the worker times a read from the one to the other.
+ * check_iodepth, if the path has it, refuses an iodepth the server cannot
+ * keep in flight; it runs where the arguments are read, before anything
+ * starts.  A path flagged RANREAD_PATH_AIO reads through PostgreSQL 18's
+ * asynchronous I/O: it is refused before 18, the leader evicts the target
+ * from shared buffers too, and the reads may run in other processes (I/O
+ * workers), so the worker's own byte count says nothing.
+ *
  * Each read path lives in its own readpath_<name>.c and has one line in the
  * table in readpath.c; nothing else names a particular path.
  *
@@ -38,6 +49,21 @@
 #define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
 #define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
 #define RANREAD_PATH_PRIVATE_BUFFERS		0x08	/* reads into iodepth x block_size of its own */
+#define RANREAD_PATH_AIO					0x10	/* reads through io_method (18) */
+
+/*
+ * What a path with a stream call pulls its units from: next() names the
+ * first block of the next unit, or InvalidBlockNumber when the worker is
+ * done, and fills `read` (read_size bytes the path keeps with the unit);
+ * done() takes the unit's `read` back once all its blocks have been read.
+ */
+typedef struct RanreadStreamFeed
+{
+	Size		read_size;
+	BlockNumber (*next) (void *arg, void *read);
+	void		(*done) (void *arg, void *read);
+	void	   *arg;
+} RanreadStreamFeed;
 
 typedef struct RanreadReadPath
 {
@@ -48,6 +74,8 @@ typedef struct RanreadReadPath
 	const char *memory_hit;
 	/* leader: error out if this path cannot read the target; may be NULL */
 	void		(*check) (const RanreadShared *shared);
+	/* argument check: error out if iodepth cannot be kept in flight; may be NULL */
+	void		(*check_iodepth) (int iodepth);
 	/* worker: prepare to read the target; returns the path's private state */
 	void	   *(*open) (const RanreadShared *shared);
 	/* worker: read shared->blocks_per_read blocks from first_block on */
@@ -61,6 +89,8 @@ typedef struct RanreadReadPath
 	 * (iodepth 1), 0 if it did, else the errno that refused them; may be NULL
 	 */
 	int			(*buffer_registration) (void *state);
+	/* worker: read the units feed names until it has none; may be NULL */
+	void		(*stream) (void *state, const RanreadStreamFeed *feed);
 	void		(*close) (void *state);
 } RanreadReadPath;
 
@@ -69,5 +99,6 @@ extern const char *ranread_readpath_names(uint32 flags);
 extern int	ranread_readpath_count(void);
 extern const RanreadReadPath *ranread_readpath_by_index(int index);
 extern int	ranread_readpath_index(const RanreadReadPath *path);
+extern void ranread_readpath_check_server(const RanreadReadPath *path);
 
 #endif							/* RANREAD_READPATH_H */

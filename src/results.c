@@ -146,6 +146,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 {
 	RanreadHistogram *all = palloc(sizeof(RanreadHistogram));
 	uint64		bytes_physical = 0;
+	bool		bytes_unknown = false;	/* a worker's reads ran in other processes */
 	uint64		memory_reads = 0;
 	int			i;
 
@@ -160,6 +161,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->wall_s = Max(summary->wall_s, seconds_counted(shared, slot->end_time));
 		summary->status = Max(summary->status, slot->status);
 		bytes_physical += slot->bytes_physical;
+		bytes_unknown |= slot->hist.count > 0 && !slot->io_accounted;
 		memory_reads += slot->memory_reads;
 		summary->buffer_hits += slot->buffer_hits;
 		summary->buffer_misses += slot->buffer_misses;
@@ -180,10 +182,10 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_2ms = ranread_hist_pct_over_ms(all, 2.0);
 	summary->pct_over_5ms = ranread_hist_pct_over_ms(all, 5.0);
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
-	summary->own_bytes = (double) bytes_physical;
+	summary->own_bytes = bytes_unknown ? -1 : (double) bytes_physical;
 	summary->device_shared_pct = -1;
 	summary->physical_pct = physical_pct(memory_reads, all->count);
-	summary->kb_per_read = kb_per_read(bytes_physical, all->count);
+	summary->kb_per_read = bytes_unknown ? -1 : kb_per_read(bytes_physical, all->count);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
@@ -446,10 +448,22 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
+/* An integer setting as the worker recording the batch has it; NULL if this server has none. */
+static void
+add_int_setting(RanreadRow *row, const char *name)
+{
+	const char *value = GetConfigOption(name, true, false);
+
+	ranread_row_add(row, name, INT4OID, value != NULL ? Int32GetDatum(pg_strtoint32(value)) : (Datum) 0,
+					value == NULL);
+}
+
 /*
- * The server the batch ran on: its version, and since 18 its io_method (the
- * read paths that do not use AIO read the same whatever it says, but a
- * report must show it).
+ * The server the batch ran on: its version and, since 18, its I/O settings
+ * (the read paths that do not use AIO read the same whatever they say, but
+ * a report must show them).  A worker records the batch, so
+ * effective_io_concurrency is the look-ahead its read path used (a read
+ * stream's is iodepth); io_combine_limit is in blocks.
  */
 static void
 add_server_columns(RanreadRow *row)
@@ -460,6 +474,12 @@ add_server_columns(RanreadRow *row)
 	ranread_row_add(row, "server_version_num", INT4OID, Int32GetDatum(pg_strtoint32(version)), false);
 	ranread_row_add(row, "io_method", TEXTOID,
 			   io_method != NULL ? CStringGetTextDatum(io_method) : (Datum) 0, io_method == NULL);
+	if (io_method == NULL)
+		return;					/* before 18: the columns below stay NULL */
+	add_int_setting(row, "io_workers");
+	add_int_setting(row, "effective_io_concurrency");
+	add_int_setting(row, "io_combine_limit");
+	add_int_setting(row, "io_max_concurrency");
 }
 
 /* io_uring: whether every worker's buffers were registered; NULL where none read through it. */

@@ -241,9 +241,12 @@ read_time_arguments(const RanreadRunArgs *args, RanreadParams *params)
 
 /*
  * iodepth: reads in flight per worker.  Above 1 it needs a read path that
- * queues (mode 'direct', through io_uring), and a closed loop: an open-loop
- * run issues each read at its due time, one in flight per process.  Whether
- * io_uring is available is the read path's check(), before any worker starts.
+ * queues (mode 'direct' through io_uring, or a read stream), and a closed
+ * loop: an open-loop run issues each read at its due time, one in flight per
+ * process, which a read stream, starting reads as far ahead as it may, never
+ * does.  The path's check_iodepth() refuses a depth the server cannot keep
+ * in flight; whether io_uring is available is the read path's check(),
+ * before any worker starts.
  */
 static void
 read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
@@ -272,6 +275,14 @@ read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
 				 errmsg("rate_iops cannot be combined with iodepth above 1"),
 				 errdetail("An open-loop run issues each read when it is due, one read in flight per process."),
 				 errhint("Use iodepth => 1 with rate_iops, or leave rate_iops out.")));
+	if (path->stream != NULL && params->rate_iops > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rate_iops cannot be combined with mode '%s'", path->name),
+				 errdetail("A read stream starts each read as far ahead as its look-ahead allows, not when the read is due."),
+				 errhint("Leave rate_iops out, or use another mode for an open-loop run.")));
+	if (path->check_iodepth != NULL)
+		path->check_iodepth(params->iodepth);
 }
 
 /*
@@ -281,6 +292,8 @@ read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
 void
 ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 {
+	const RanreadReadPath *path;
+
 	if (args->isnull[RUN_ARG_PROCESSES] || args->isnull[RUN_ARG_TARGET] || args->isnull[RUN_ARG_MODE] ||
 		args->isnull[RUN_ARG_BLOCK_SIZE] || args->isnull[RUN_ARG_EVICT])
 		ereport(ERROR,
@@ -320,7 +333,9 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 		params->duration_ns = (uint64) (seconds * 1e9);
 	}
 
-	params->readpath = ranread_readpath_index(ranread_readpath_by_name(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_MODE]))));
+	path = ranread_readpath_by_name(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_MODE])));
+	ranread_readpath_check_server(path);
+	params->readpath = ranread_readpath_index(path);
 	params->block_size = DatumGetInt32(args->value[RUN_ARG_BLOCK_SIZE]);
 	if (params->block_size < BLCKSZ || params->block_size > RANREAD_MAX_BLOCK_SIZE ||
 		params->block_size % BLCKSZ != 0)

@@ -53,12 +53,13 @@ ranread_iterations_without_rereads(int processes, int64 iterations, int64 units)
 
 /*
  * The share, in percent, of the bytes the device read that the run's
- * workers did not cause; -1 if the device read nothing.
+ * workers did not cause; -1 if the device read nothing or the workers'
+ * own bytes are unknown (their reads ran in I/O workers).
  */
 double
 ranread_device_shared_pct(double device_bytes, double own_bytes)
 {
-	if (device_bytes <= 0)
+	if (device_bytes <= 0 || own_bytes < 0)
 		return -1;
 	if (own_bytes >= device_bytes)
 		return 0;
@@ -69,7 +70,8 @@ ranread_device_shared_pct(double device_bytes, double own_bytes)
 bool
 ranread_device_was_shared(double device_bytes, double own_bytes)
 {
-	return ranread_device_shared_pct(device_bytes, own_bytes) > RANREAD_DEVICE_SHARED_PCT &&
+	return own_bytes >= 0 &&
+		ranread_device_shared_pct(device_bytes, own_bytes) > RANREAD_DEVICE_SHARED_PCT &&
 		device_bytes - own_bytes >= RANREAD_DEVICE_SHARED_MIN_BYTES;
 }
 

@@ -154,22 +154,42 @@ record_physical_bytes(RanreadWorkerSlot *slot)
 		slot->bytes_physical = now - slot->read_bytes_start;
 }
 
+/* What the read loops share: where they are along the permutation and the clock. */
+typedef struct ReadLoop
+{
+	RanreadPermutation order;
+	uint64		pass;
+	RanreadResidency *residency;	/* NULL: the path bypasses the page cache */
+	uint64		count_from_ns;
+	uint64		deadline_ns;	/* PG_UINT64_MAX: no duration */
+	int64		hits_before;
+	int64		misses_before;
+	bool		counting;
+	int64		counted;
+	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
+	bool		io_elsewhere;	/* the reads may run in other processes (I/O workers) */
+} ReadLoop;
+
 /*
  * Counting begins (at once, or after the ramp): from here on the kernel's
  * count of bytes fetched from storage and the shared buffer counters give
- * the proof of physical reads and the buffer hits.
+ * the proof of physical reads and the buffer hits.  Reads that may run in
+ * other processes leave the worker's byte count out (io_accounted false).
  */
 static void
-begin_counting(RanreadWorkerSlot *slot, int64 *hits_before, int64 *misses_before)
+begin_counting(RanreadWorkerSlot *slot, ReadLoop *loop)
 {
+	loop->counting = true;
+	loop->hits_before = pgBufferUsage.shared_blks_hit;
+	loop->misses_before = pgBufferUsage.shared_blks_read;
+	if (loop->io_elsewhere)
+		return;
 	if (!ranread_thread_read_bytes(&slot->read_bytes_start))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("could not read the I/O accounting of the worker from \"/proc/thread-self/io\""),
 				 errhint("ranread needs a Linux kernel with per-task I/O accounting.")));
 	slot->io_accounted = true;
-	*hits_before = pgBufferUsage.shared_blks_hit;
-	*misses_before = pgBufferUsage.shared_blks_read;
 }
 
 /* Open loop: wait until the read is due, or the worker is told to stop. */
@@ -230,21 +250,6 @@ count_read(RanreadWorkerSlot *slot, uint64 latency_ns, bool from_memory, bool wr
 		pg_atomic_write_u64(&slot->interval_max_ns, latency_ns);
 }
 
-/* What the read loops share: where they are along the permutation and the clock. */
-typedef struct ReadLoop
-{
-	RanreadPermutation order;
-	uint64		pass;
-	RanreadResidency *residency;	/* NULL: the path bypasses the page cache */
-	uint64		count_from_ns;
-	uint64		deadline_ns;	/* PG_UINT64_MAX: no duration */
-	int64		hits_before;
-	int64		misses_before;
-	bool		counting;
-	int64		counted;
-	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
-} ReadLoop;
-
 /*
  * One read in flight at a time (iodepth 1).  Each counted read goes into the
  * histogram: closed loop, the time from issuing it to its end; open loop
@@ -288,10 +293,7 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 		}
 		unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
 		if (!loop->counting && last_end_ns >= loop->count_from_ns)
-		{
-			begin_counting(slot, &loop->hits_before, &loop->misses_before);
-			loop->counting = true;
-		}
+			begin_counting(slot, loop);
 		if (service != NULL)
 		{
 			due_ns = ranread_arrivals_next(&arrivals);
@@ -374,10 +376,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		int			ndone;
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
-		{
-			begin_counting(slot, &loop->hits_before, &loop->misses_before);
-			loop->counting = true;
-		}
+			begin_counting(slot, loop);
 		while (nfree > 0 && !stop_requested && now_ns < loop->deadline_ns &&
 			   !(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
 			   (shared->params.iterations == 0 || !loop->counting ||
@@ -423,6 +422,114 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 	}
 }
 
+/* What a read path with a stream call pulls its units through. */
+typedef struct StreamFeedState
+{
+	RanreadShared *shared;
+	RanreadWorkerSlot *slot;
+	ReadLoop   *loop;
+	int			worker;
+	int64		i;				/* the worker's next read number */
+	int64		counted_in_flight;
+} StreamFeedState;
+
+/*
+ * The stream asks for its next unit: none once told to stop, past the
+ * duration or the iterations, or (re-reads not allowed) at a unit read
+ * before; else the next along the permutation, its read stamped now.
+ */
+static BlockNumber
+feed_next(void *arg, void *read)
+{
+	StreamFeedState *feed = (StreamFeedState *) arg;
+	ReadLoop   *loop = feed->loop;
+	const RanreadShared *shared = feed->shared;
+	InFlight   *f = (InFlight *) read;
+	instr_time	now;
+	uint64		now_ns;
+	BlockNumber unit;
+
+	INSTR_TIME_SET_CURRENT(now);
+	now_ns = ranread_instr_time_ns(now);
+	if (!loop->counting && now_ns >= loop->count_from_ns)
+		begin_counting(feed->slot, loop);
+	if (stop_requested)
+		return InvalidBlockNumber;
+	if (now_ns >= loop->deadline_ns)
+	{
+		feed->slot->reached_deadline = true;
+		return InvalidBlockNumber;
+	}
+	if (loop->stop_at_coverage && read_would_reread(shared, feed->i, feed->worker))
+	{
+		feed->slot->covered = true;
+		return InvalidBlockNumber;
+	}
+	if (shared->params.iterations > 0 && loop->counting &&
+		loop->counted + feed->counted_in_flight >= shared->params.iterations)
+		return InvalidBlockNumber;
+	if (feed->i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
+		proc_exit(1);
+	unit = unit_of_read(shared, &loop->order, &loop->pass, feed->i++, feed->worker);
+	f->from_memory = loop->residency != NULL &&
+		ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+								 shared->blocks_per_read);
+	f->wrapped = loop->pass > 0;
+	f->counted = loop->counting;
+	feed->counted_in_flight += f->counted;
+	f->start_ns = now_ns;
+	return unit * shared->blocks_per_read;
+}
+
+/* The stream hands a unit back: count it, unless the worker was told to stop. */
+static void
+feed_done(void *arg, void *read)
+{
+	StreamFeedState *feed = (StreamFeedState *) arg;
+	InFlight   *f = (InFlight *) read;
+	instr_time	now;
+
+	if (!f->counted)
+		return;
+	feed->counted_in_flight--;
+	if (stop_requested)
+		return;
+	INSTR_TIME_SET_CURRENT(now);
+	count_read(feed->slot, ranread_instr_time_ns(now) - f->start_ns, f->from_memory, f->wrapped);
+	feed->loop->counted++;
+}
+
+/*
+ * A read path that pulls its units (a read stream): it asks for the next
+ * unit whenever its look-ahead allows, and each read is timed from that
+ * request to the unit being handed back.  As with reads in flight, nothing
+ * more is asked for after the duration and those in the stream are counted
+ * as they come back; once told to stop, the worker asks for nothing more and
+ * the stream is drained without counting.  The stream counts its own buffer
+ * hits, so a hit is not known per read: after the loop, the hit units are
+ * added to those the page cache answered (at most every read), which can only
+ * understate physical_pct.
+ */
+static void
+read_streamed(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
+			  void *state, int worker, ReadLoop *loop)
+{
+	StreamFeedState feed_state = {
+		.shared = shared,
+		.slot = slot,
+		.loop = loop,
+		.worker = worker,
+	};
+	RanreadStreamFeed feed = {
+		.read_size = sizeof(InFlight),
+		.next = feed_next,
+		.done = feed_done,
+		.arg = &feed_state,
+	};
+
+	path->stream(state, &feed);
+}
+
 /*
  * The timed loop, until the iterations are counted, the duration has passed
  * (checked against the clock read that ends each read, so it costs
@@ -435,6 +542,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 {
 	ReadLoop	loop = {0};
 	uint64		release_ns = ranread_instr_time_ns(shared->release_time);
+	const char *io_method;
 
 	ranread_permutation_init(&loop.order, shared->target_units, shared->seed);
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
@@ -442,10 +550,15 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 												shared->blocks_per_read);
 	loop.stop_at_coverage = !shared->params.allow_rereads &&
 		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
+	io_method = GetConfigOption("io_method", true, false);
+	loop.io_elsewhere = (path->flags & RANREAD_PATH_AIO) && io_method != NULL &&
+		strcmp(io_method, "sync") != 0;
 	loop.count_from_ns = ranread_instr_time_ns(shared->count_from);
 	loop.deadline_ns = shared->params.duration_ns > 0 ?
 		release_ns + shared->params.duration_ns : PG_UINT64_MAX;
-	if (shared->params.iodepth > 1)
+	if (path->stream != NULL)
+		read_streamed(shared, slot, path, state, worker, &loop);
+	else if (shared->params.iodepth > 1)
 		read_in_flight(shared, slot, path, state, worker, &loop);
 	else
 		read_one_at_a_time(shared, slot, path, state, worker, &loop);
@@ -457,6 +570,9 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	{
 		slot->buffer_hits = pgBufferUsage.shared_blks_hit - loop.hits_before;
 		slot->buffer_misses = pgBufferUsage.shared_blks_read - loop.misses_before;
+		if (path->stream != NULL)
+			slot->memory_reads = Min(slot->hist.count,
+									 slot->memory_reads + slot->buffer_hits / shared->blocks_per_read);
 	}
 }
 

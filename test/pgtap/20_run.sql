@@ -22,7 +22,7 @@ $$;
 
 \ir helpers.psql
 
-SELECT plan(110);
+SELECT plan(111);
 
 -- ---------------------------------------------------------------------------
 -- A target for this file
@@ -57,6 +57,13 @@ SELECT is(server_version_num, current_setting('server_version_num')::int,
 		  'the batch records the server''s version') FROM ranread_batches WHERE batch = :b1;
 SELECT is(io_method, current_setting('io_method', true),
 		  'and its io_method (NULL before 18)') FROM ranread_batches WHERE batch = :b1;
+SELECT is(ARRAY[io_workers, effective_io_concurrency, io_combine_limit, io_max_concurrency]::text[],
+		  CASE WHEN io_method IS NULL THEN ARRAY[NULL, NULL, NULL, NULL]::text[]
+			   ELSE ARRAY[current_setting('io_workers'), current_setting('effective_io_concurrency'),
+						  (pg_size_bytes(current_setting('io_combine_limit')) / 8192)::text,
+						  current_setting('io_max_concurrency')] END,
+		  'and its other I/O settings, io_combine_limit in blocks (NULL before 18)')
+  FROM ranread_batches WHERE batch = :b1;
 
 -- ---------------------------------------------------------------------------
 -- ranread_results: one row per worker, written by the worker

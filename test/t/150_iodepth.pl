@@ -126,8 +126,8 @@ foreach my $how ('stopped', 'cancelled')
 # --- refusals -------------------------------------------------------------------------
 # [ call, SQLSTATE, message ]
 my @refused = (
-	[ "mode => 'smgr', iodepth => 4", '22023', qr/mode 'smgr' keeps one read in flight per process, so iodepth must be 1\nHINT:  Use mode 'direct' for iodepth above 1\./ ],
-	[ "mode => 'buffer', iodepth => 2", '22023', qr/HINT:  Use mode 'direct' for iodepth above 1\./ ],
+	[ "mode => 'smgr', iodepth => 4", '22023', qr/mode 'smgr' keeps one read in flight per process, so iodepth must be 1\nHINT:  Use mode 'direct'( or 'stream')? for iodepth above 1\./ ],
+	[ "mode => 'buffer', iodepth => 2", '22023', qr/HINT:  Use mode 'direct'( or 'stream')? for iodepth above 1\./ ],
 	[ "mode => 'direct', iodepth => 0", '22023', qr/iodepth must be between 1 and 1024\nDETAIL:  The value given is 0\./ ],
 	[ "mode => 'direct', iodepth => 1025", '22023', qr/iodepth must be between 1 and 1024/ ],
 	[ "mode => 'direct', iodepth => NULL", '22004', qr/iodepth must not be null/ ],

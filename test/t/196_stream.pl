@@ -1,0 +1,170 @@
+# Read path 'stream': PostgreSQL 18's read_stream through io_method.
+#
+# Before 18 the mode is refused (0A000) before anything is recorded.  On 18,
+# under each io_method, a stream at iodepth 32 reads physically (physical_pct
+# >= 99 after the target was prewarmed into shared buffers: the leader
+# evicts it; >= 95 under 'worker', whose I/O workers read without ranread's
+# POSIX_FADV_RANDOM, so kernel readahead brings a few units in early), keeps more than one read in flight (Little's law), and records
+# the server's I/O settings with effective_io_concurrency = iodepth; under
+# 'worker' the I/O workers make its reads (their read(2) calls grow), and
+# the batch leaves the worker's own byte count out.  Without eviction the
+# stream's buffer hits are counted as reads from memory.  Stopped or
+# cancelled mid-stream, no buffer of the target stays pinned.  Bad input:
+# an iodepth beyond io_max_concurrency, rate_iops, a tablespace that sets
+# its own effective_io_concurrency.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('stream');
+
+if ($node->pg_version < 18)
+{
+	$node->safe_psql('postgres', q{SELECT ranread_setup('16 MB', log_level => 0)});
+	my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+	is(sqlstate_of(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream')}, verbose => 1)), '0A000',
+		'mode stream before 18: feature not supported');
+	like(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream')}),
+		qr/ERROR:  mode 'stream' needs PostgreSQL 18 or later\nDETAIL:  This server is PostgreSQL \d+/,
+		'the refusal names the version it needs and the server\'s');
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches,
+		'and records nothing');
+	done_testing();
+	exit;
+}
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION pg_prewarm;
+	CREATE EXTENSION pg_buffercache;
+	SELECT ranread_setup('64 MB', log_level => 0);
+});
+
+# read(2) calls made by the I/O worker processes so far (/proc/PID/io syscr)
+sub io_worker_reads
+{
+	my $pids = $node->safe_psql('postgres', "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE backend_type = 'io worker'");
+	my $reads = 0;
+	foreach my $pid (split / /, $pids)
+	{
+		open(my $fh, '<', "/proc/$pid/io") or die "cannot read /proc/$pid/io: $!";
+		while (<$fh>) { $reads += $1 if /^syscr: (\d+)/; }
+		close $fh;
+	}
+	return $reads;
+}
+
+# $columns (a SELECT list) of the batch row that $run (returning batch) recorded
+sub batch_of
+{
+	my ($node, $run, $columns) = @_;
+	my $batch = $node->safe_psql('postgres', $run);
+	return $node->safe_psql('postgres', "$columns FROM ranread_batches WHERE batch = $batch");
+}
+
+# buffers of the target some backend still pins
+sub pinned_buffers
+{
+	my ($target) = @_;
+	$target //= 'ranread_target';
+	return $node->safe_psql('postgres', qq{
+		SELECT count(*) FROM pg_buffercache
+		WHERE relfilenode = pg_relation_filenode('$target') AND pinning_backends > 0});
+}
+
+foreach my $method ('worker', 'io_uring', 'sync')
+{
+	$node->safe_psql('postgres', "ALTER SYSTEM SET io_method = '$method'");
+	$node->restart;
+	is($node->safe_psql('postgres', 'SHOW io_method'), $method, "io_method = $method");
+
+	# in shared buffers beforehand: the leader must evict it for the reads to be physical
+	$node->safe_psql('postgres', q{SELECT pg_prewarm('ranread_target', 'buffer')});
+	my $before = io_worker_reads();
+	my $row = batch_of($node, q{SELECT batch FROM ranread_run(1, 3000, mode => 'stream', iodepth => 32)}, q{
+		SELECT status, physical_pct >= (CASE io_method WHEN 'worker' THEN 95 ELSE 99 END), iodepth, effective_io_concurrency, io_method,
+			   io_workers IS NOT NULL AND io_combine_limit > 0 AND io_max_concurrency >= 32,
+			   kb_per_read IS NULL, reads, round(iops * response_time_ms / 1000)});
+	my ($status, $physical, $depth, $eic, $io_method, $settings, $bytes_unknown, $reads, $in_flight) = split /\|/, $row;
+	is($status, 'completed', "$method: a stream at iodepth 32 completes");
+	is($physical, 't', "$method: its reads reached the device though the target was in shared buffers (physical_pct >= "
+		  . ($method eq 'worker' ? 95 : 99) . ')');
+	is("$depth $eic $io_method", "32 32 $method", "$method: the batch records iodepth, the look-ahead it used and io_method");
+	is($settings, 't', "$method: and the server's other I/O settings");
+	is($bytes_unknown, $method eq 'sync' ? 'f' : 't',
+		"$method: the worker's own byte count is " . ($method eq 'sync' ? 'kept (it reads itself)' : 'left out (the reads may run elsewhere)'));
+	cmp_ok($in_flight, '>', 2, "$method: more than two reads in flight on average (Little's law: $in_flight)");
+	if ($method eq 'worker')
+	{
+		cmp_ok(io_worker_reads() - $before, '>=', $reads * 0.9, "worker: the I/O workers made the stream's $reads reads");
+	}
+	is(pinned_buffers(), '0', "$method: no buffer of the target is left pinned");
+}
+
+# io_method is sync now: without eviction the buffer hits are reads from memory
+$node->safe_psql('postgres', q{SELECT pg_prewarm('ranread_target', 'buffer')});
+is(batch_of($node, q{SELECT batch FROM ranread_run(1, 1000, mode => 'stream', iodepth => 8, evict => false)},
+		q{SELECT physical_pct < 50 AND buffer_hits > 0}),
+	't', 'evict => false: the stream\'s buffer hits count as reads from memory');
+
+# iodepth 1 is a stream too: one read in flight, and the next block waits in the stream
+is(batch_of($node, q{SELECT batch FROM ranread_run(1, 500, mode => 'stream')},
+		q{SELECT status || ' ' || (physical_pct >= 99) || ' ' || (iops * response_time_ms / 1000 < 3)}),
+	'completed true true', 'iodepth 1: at most one read in flight and one asked for');
+
+# stopped and cancelled mid-stream: the stream is drained and nothing stays pinned
+$node->safe_psql('postgres', "ALTER SYSTEM SET io_method = 'worker'");
+$node->restart;
+# larger than shared_buffers, so that the stream keeps missing (and pinning) after its first pass
+$node->safe_psql('postgres', q{SELECT ranread_setup('512 MB', target => 'stream_big', log_level => 0)});
+foreach my $how ('stopped', 'cancelled')
+{
+	my ($h) = start_psql($node,
+		q{SELECT ranread_run(2, NULL, 'stream_big', mode => 'stream', iodepth => 16, duration => '60 s', allow_rereads => true)});
+	ok(wait_for_readers($node, 2), "$how: the stream's workers are reading");
+	ok($node->poll_query_until('postgres', q{
+		SELECT count(*) > 0 FROM pg_buffercache
+		WHERE relfilenode = pg_relation_filenode('stream_big') AND pinning_backends > 0}),
+		"$how: while it reads, its buffers are pinned");
+	interrupt_run($node, $h, $how, 'SELECT ranread_run');
+	ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+		"$how: the workers end");
+	is(pinned_buffers('stream_big'), '0', "$how: no buffer of the target is left pinned");
+	is($node->safe_psql('postgres', 'SELECT status, reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1'),
+		"$how|t", "$how: the batch records what it measured and how it ended");
+}
+
+# bad input, each refused before anything is recorded
+my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+my $max_io = $node->safe_psql('postgres', 'SHOW io_max_concurrency');
+like(shown($node, "SELECT ranread_run(1, 10, mode => 'stream', iodepth => " . ($max_io + 1) . ")"),
+	qr/ERROR:  iodepth \d+ is more than io_max_concurrency \($max_io\)/,
+	'an iodepth beyond io_max_concurrency is refused');
+is(sqlstate_of(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream', rate_iops => 100)}, verbose => 1)), '22023',
+	'rate_iops with a stream is refused');
+is(sqlstate_of(shown($node, q{CALL ranread_sweep(mode => 'stream', iodepth => 1)}, verbose => 1)), '22023',
+	'a sweep stepping a stream up to the default max_iodepth (1024) is refused up front');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'none of them recorded a batch');
+my $dir = PostgreSQL::Test::Utils::tempdir;
+$node->safe_psql('postgres', qq{
+	CREATE TABLESPACE own_eic LOCATION '$dir' WITH (effective_io_concurrency = 4);
+	SELECT ranread_setup('16 MB', target => 'in_own_eic', tablespace => 'own_eic', log_level => 0);
+});
+like(shown($node, q{SELECT ranread_run(1, 10, 'in_own_eic', mode => 'stream', iodepth => 8)}),
+	qr/ERROR:  the tablespace of the target sets its own effective_io_concurrency \(4\)/,
+	'a tablespace that sets its own look-ahead is refused');
+is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, 10, 'in_own_eic', mode => 'direct')}),
+	'completed', 'other modes read from it');
+
+# a sweep stepping the stream's look-ahead
+$node->safe_psql('postgres', q{CALL ranread_sweep(mode => 'stream', iodepth => 1, max_iodepth => 8, iterations => 500)});
+is($node->safe_psql('postgres', q{
+	SELECT string_agg(DISTINCT iodepth::text, ',' ORDER BY iodepth::text) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_batches) AND mode = 'stream'}),
+	'1,2,4,8', 'a sweep steps the stream\'s iodepth 1 to 8');
+
+ok(log_is_clean($node), 'the server log has no internal error');
+done_testing();
