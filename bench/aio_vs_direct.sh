@@ -35,11 +35,15 @@
 #   --duration SECONDS   each run (default 5)
 #   --depths "LIST"      look-aheads / queue depths (default "1 8 32")
 #   --io-workers "LIST"  io_workers under io_method = worker (default "1 3 8"; "" none)
+#   --methods "LIST"     io_methods, in order (default "sync worker io_uring
+#                        io_uring+direct"); +direct also sets debug_io_direct =
+#                        'data', so that PostgreSQL's own reads, the stream's
+#                        too, bypass the page cache as mode direct's do
 #
 # Needs: PostgreSQL 18 (scripts/install-postgres.sh 18) with ranread
 # installed for it, pg_virtualenv, fio, python3, free space for SIZE.
-# Runtime: about 3 methods x depths x 3 tools x reps x (D + 1 s), plus the
-# io_workers steps and the setup: 6 to 7 minutes with the defaults.
+# Runtime: about methods x depths x 3 tools x reps x (D + 1 s), plus the
+# io_workers steps and the setup: about 9 minutes with the defaults.
 
 set -euo pipefail
 
@@ -60,6 +64,7 @@ REPS=2
 DURATION=5
 DEPTHS="1 8 32"
 IO_WORKERS="1 3 8"
+METHODS="sync worker io_uring io_uring+direct"
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage 0 ;;
@@ -68,12 +73,14 @@ while [[ $# -gt 0 ]]; do
         --duration) DURATION=${2:?}; shift 2 ;;
         --depths) DEPTHS=${2:?}; shift 2 ;;
         --io-workers) IO_WORKERS=${2-}; shift 2 ;;
+        --methods) METHODS=${2:?}; shift 2 ;;
         *) echo "aio_vs_direct: unknown argument $1" >&2; usage 1 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be whole seconds"
 for q in $DEPTHS; do [[ $q =~ ^[1-9][0-9]*$ ]] || die "--depths must be positive integers, not '$q'"; done
+for m in $METHODS; do [[ $m =~ ^(sync|worker|io_uring)(\+direct)?$ ]] || die "--methods takes sync, worker, io_uring, each with +direct or not, not '$m'"; done
 for w in $IO_WORKERS; do [[ $w =~ ^[1-9][0-9]*$ ]] || die "--io-workers must be positive integers, not '$w'"; done
 
 # shellcheck source=bench/common.sh
@@ -149,11 +156,16 @@ EOF
     }
 
     local method q rep tool order w
-    for method in sync worker io_uring; do
-        "${PSQL[@]}" -c "ALTER SYSTEM SET io_method = '$method'"
+    for method in $METHODS; do
+        "${PSQL[@]}" -c "ALTER SYSTEM SET io_method = '${method%+direct}'"
+        if [[ $method == *+direct ]]; then
+            "${PSQL[@]}" -c "ALTER SYSTEM SET debug_io_direct = 'data'"
+        else
+            "${PSQL[@]}" -c "ALTER SYSTEM RESET debug_io_direct"
+        fi
         restart
         echo
-        echo "io_method = $("${PSQL[@]}" -c 'SHOW io_method'), io_workers $("${PSQL[@]}" -c 'SHOW io_workers'), io_max_concurrency $("${PSQL[@]}" -c 'SHOW io_max_concurrency')"
+        echo "$method: io_method = $("${PSQL[@]}" -c 'SHOW io_method'), debug_io_direct '$("${PSQL[@]}" -c 'SHOW debug_io_direct')', io_workers $("${PSQL[@]}" -c 'SHOW io_workers'), io_max_concurrency $("${PSQL[@]}" -c 'SHOW io_max_concurrency')"
         for q in $DEPTHS; do
             for (( rep = 1; rep <= REPS; rep++ )); do
                 order="stream direct fio"
@@ -165,7 +177,8 @@ EOF
         done
         if [[ $method == worker && -n $IO_WORKERS ]]; then
             q=${DEPTHS##* }
-            for w in $IO_WORKERS; do
+            for m in $METHODS; do [[ $m =~ ^(sync|worker|io_uring)(\+direct)?$ ]] || die "--methods takes sync, worker, io_uring, each with +direct or not, not '$m'"; done
+for w in $IO_WORKERS; do
                 "${PSQL[@]}" -c "ALTER SYSTEM SET io_workers = $w" -c "SELECT pg_reload_conf()" >/dev/null
                 sleep 1
                 for (( rep = 1; rep <= REPS; rep++ )); do
@@ -201,5 +214,5 @@ if [[ -n ${AIO_VS_DIRECT_INNER:-} ]]; then
 fi
 check_benchmark_prerequisites
 (( pg_major >= 18 )) || die "PostgreSQL $pg_major has no asynchronous I/O: PG_CONFIG must name 18 or later"
-export SIZE REPS DURATION DEPTHS IO_WORKERS PG_CONFIG AIO_VS_DIRECT_INNER=1
+export SIZE REPS DURATION DEPTHS IO_WORKERS METHODS PG_CONFIG AIO_VS_DIRECT_INNER=1
 exec pg_virtualenv -t -v "$pg_major" -o autovacuum=off "$SELF" "${ARGS[@]}"

@@ -67,6 +67,12 @@ static const CompareMeasure compare_measures[RANREAD_N_MEASURES] = {
 	{"device_reads_per_s", "device_reads_per_s", NULL, NULL, NEUTRAL, false},
 };
 
+/* The server's I/O settings a batch records (18 and later), compared by name. */
+#define RANREAD_N_IO_SETTINGS 5
+static const char *const io_setting_names[RANREAD_N_IO_SETTINGS] = {
+	"io_method", "io_workers", "effective_io_concurrency", "io_combine_limit", "io_max_concurrency"
+};
+
 /* A batch as compared: its settings, its measures and their noise. */
 typedef struct CompareBatch
 {
@@ -78,6 +84,7 @@ typedef struct CompareBatch
 	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
 	int			iodepth;		/* reads in flight per worker */
 	int64		reads;
+	char	   *io_settings[RANREAD_N_IO_SETTINGS];	/* '' where not recorded */
 	bool		known[RANREAD_N_MEASURES];
 	double		value[RANREAD_N_MEASURES];
 	double		rse[RANREAD_N_MEASURES];	/* relative standard error; < 0: unknown */
@@ -133,8 +140,10 @@ read_batch(int64 number, CompareBatch *batch)
 		interval_columns[m] = compare_measures[m].interval_column;
 		batch->rse[m] = -1;
 	}
-	appendStringInfo(&select, ", histogram, min_ms, max_ms, coalesce(iodepth, 1) FROM %s.ranread_batches "
-					 "WHERE batch OPERATOR(pg_catalog.=) $1", schema);
+	appendStringInfoString(&select, ", histogram, min_ms, max_ms, coalesce(iodepth, 1)");
+	for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
+		appendStringInfo(&select, ", coalesce(%s::text, '')", io_setting_names[s]);
+	appendStringInfo(&select, " FROM %s.ranread_batches WHERE batch OPERATOR(pg_catalog.=) $1", schema);
 
 	SPI_connect();
 	if (SPI_execute_with_args(select.data, 1, types, args, NULL, true, 1) != SPI_OK_SELECT)
@@ -151,6 +160,10 @@ read_batch(int64 number, CompareBatch *batch)
 		batch->rate_iops = DatumGetFloat8(SPI_getbinval(row, desc, 5, &isnull));
 		batch->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 10 + RANREAD_N_MEASURES, &isnull));
 		batch->reads = DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull));
+		for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
+			batch->io_settings[s] = MemoryContextStrdup(context,
+														TextDatumGetCString(SPI_getbinval(row, desc, 11 + RANREAD_N_MEASURES + s,
+																						  &isnull)));
 		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 		{
 			Datum		value = SPI_getbinval(row, desc, 7 + m, &isnull);
@@ -365,6 +378,25 @@ append_setting_differences(StringInfo differences, const char *target_a, const c
 						 rate_a > 0 ? "open loop" : "closed loop", rate_b > 0 ? "open loop" : "closed loop");
 }
 
+/*
+ * The server's I/O settings that differ between two batches (io_method
+ * worker vs io_uring, from batches before and after a restart, say); a
+ * setting one batch did not record (before 18) is "unrecorded".
+ */
+static void
+append_io_setting_differences(StringInfo differences, const CompareBatch *a, const CompareBatch *b)
+{
+	for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
+	{
+		const char *value_a = a->io_settings[s][0] != '\0' ? a->io_settings[s] : "unrecorded";
+		const char *value_b = b->io_settings[s][0] != '\0' ? b->io_settings[s] : "unrecorded";
+
+		if (strcmp(value_a, value_b) != 0)
+			appendStringInfo(differences, "%s%s %s vs %s", differences->len > 0 ? ", " : "",
+							 io_setting_names[s], value_a, value_b);
+	}
+}
+
 /* A sentence when a batch did not complete or memory answered its reads. */
 static void
 append_batch_caveats(StringInfo out, const char *name, const CompareBatch *batch)
@@ -422,6 +454,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 	initStringInfo(&differences);
 	append_setting_differences(&differences, a.target, b.target, a.mode, b.mode, a.block_size, b.block_size,
 							   a.rate_iops, b.rate_iops, a.iodepth, b.iodepth);
+	append_io_setting_differences(&differences, &a, &b);
 	if (differences.len > 0)
 		appendStringInfo(&verdict, "Not like for like: %s. ", differences.data);
 	append_iops_sentence(&verdict, &rows[RANREAD_MEASURE_IOPS]);

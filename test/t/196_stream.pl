@@ -7,7 +7,8 @@
 # POSIX_FADV_RANDOM, so kernel readahead brings a few units in early), keeps more than one read in flight (Little's law), and records
 # the server's I/O settings with effective_io_concurrency = iodepth; under
 # 'worker' the I/O workers make its reads (their read(2) calls grow), and
-# the batch leaves the worker's own byte count out.  Without eviction the
+# the batch leaves the worker's own byte count out; ranread_compare names
+# the io_method that differs between two batches.  Without eviction the
 # stream's buffer hits are counted as reads from memory.  Stopped or
 # cancelled mid-stream, no buffer of the target stays pinned.  Bad input:
 # an iodepth beyond io_max_concurrency, rate_iops, a tablespace that sets
@@ -103,6 +104,15 @@ foreach my $method ('worker', 'io_uring', 'sync')
 	}
 	is(pinned_buffers(), '0', "$method: no buffer of the target is left pinned");
 }
+
+# ranread_compare names the I/O settings that differ between batches from before and after a restart
+my ($worker_batch, $uring_batch, $sync_batch) = map {
+	$node->safe_psql('postgres', "SELECT min(batch) FROM ranread_batches WHERE io_method = '$_' AND mode = 'stream'")
+} ('worker', 'io_uring', 'sync');
+like($node->safe_psql('postgres', "SELECT verdict FROM ranread_compare($worker_batch, $uring_batch) WHERE measure = 'verdict'"),
+	qr/^Not like for like: io_method worker vs io_uring\. /, 'ranread_compare: io_method worker vs io_uring is named');
+unlike($node->safe_psql('postgres', "SELECT verdict FROM ranread_compare($sync_batch, $sync_batch) WHERE measure = 'verdict'"),
+	qr/Not like for like/, 'and a batch against itself is like for like');
 
 # io_method is sync now: without eviction the buffer hits are reads from memory
 $node->safe_psql('postgres', q{SELECT pg_prewarm('ranread_target', 'buffer')});
