@@ -53,10 +53,8 @@ export PATH="$($PG_CONFIG --bindir):$PATH"
 
 die() { echo "aio_vs_direct: $*" >&2; exit 1; }
 
-usage() {
-    sed -n '/^# Usage:/,/^# Needs:/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'
-    exit "${1:-0}"
-}
+# shellcheck source=bench/common.sh
+. "$(dirname "$SELF")/common.sh"
 
 ARGS=("$@")
 SIZE=8GB
@@ -67,14 +65,14 @@ IO_WORKERS="1 3 8"
 METHODS="sync worker io_uring io_uring+direct"
 while [[ $# -gt 0 ]]; do
     case $1 in
-        -h|--help) usage 0 ;;
+        -h|--help) bench_usage 0 ;;
         --size) SIZE=${2:?}; shift 2 ;;
         --reps) REPS=${2:?}; shift 2 ;;
         --duration) DURATION=${2:?}; shift 2 ;;
         --depths) DEPTHS=${2:?}; shift 2 ;;
         --io-workers) IO_WORKERS=${2-}; shift 2 ;;
         --methods) METHODS=${2:?}; shift 2 ;;
-        *) echo "aio_vs_direct: unknown argument $1" >&2; usage 1 ;;
+        *) echo "aio_vs_direct: unknown argument $1" >&2; bench_usage 1 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
@@ -83,8 +81,6 @@ for q in $DEPTHS; do [[ $q =~ ^[1-9][0-9]*$ ]] || die "--depths must be positive
 for m in $METHODS; do [[ $m =~ ^(sync|worker|io_uring)(\+direct)?$ ]] || die "--methods takes sync, worker, io_uring, each with +direct or not, not '$m'"; done
 for w in $IO_WORKERS; do [[ $w =~ ^[1-9][0-9]*$ ]] || die "--io-workers must be positive integers, not '$w'"; done
 
-# shellcheck source=bench/common.sh
-source "$(dirname "$SELF")/common.sh"
 
 inner() {
     local datadir pm_pid clk_tck size_bytes setup_out segs filenames so so_id i dev devname model

@@ -2,6 +2,13 @@
 # prerequisites, and for those against fio the target they read and the
 # device it is on.  The sourcing script defines die() first.
 
+# Print the script's usage, its header from "# Usage:" up to "# Needs:", and
+# exit with status $1 (0 by default).
+bench_usage() {
+    sed -n '/^# Usage:/,/^# Needs:/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
 # Fail, saying what to install, unless the tools and the installed ranread
 # that a benchmark on a pg_virtualenv cluster with fio needs are all here.
 check_benchmark_prerequisites() {

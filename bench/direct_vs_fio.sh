@@ -107,10 +107,8 @@ LAT_TOLERANCE=0.05
 
 die() { echo "direct_vs_fio: $*" >&2; exit 1; }
 
-usage() {
-    sed -n '/^# Usage:/,/^# Needs:/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'
-    exit "${1:-0}"
-}
+# shellcheck source=bench/common.sh
+. "$(dirname "$SELF")/common.sh"
 
 # ---------------------------------------------------------------------------
 # Arguments
@@ -127,7 +125,7 @@ MAX_WORKERS=80
 optarg() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
-        -h|--help) usage 0 ;;
+        -h|--help) bench_usage 0 ;;
         --size) optarg "$@"; SIZE=$2; shift 2 ;;
         --size=*) SIZE=${1#*=}; shift ;;
         --reps) optarg "$@"; REPS=$2; shift 2 ;;
@@ -140,7 +138,7 @@ while [[ $# -gt 0 ]]; do
         --smgr-processes=*) SMGR_PROCESSES=${1#*=}; shift ;;
         --rate) optarg "$@"; RATE=$2; shift 2 ;;
         --rate-processes) optarg "$@"; RATE_PROCESSES=$2; shift 2 ;;
-        *) echo "direct_vs_fio: unknown argument '$1'" >&2; usage 1 ;;
+        *) echo "direct_vs_fio: unknown argument '$1'" >&2; bench_usage 1 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer, not '$REPS'"
@@ -455,7 +453,6 @@ EOF
 }
 
 # shared with the other benchmarks: checks, the target, the device
-. "$(dirname "$SELF")/common.sh"
 
 if [[ -n ${DIRECT_VS_FIO_INNER:-} ]]; then
     inner

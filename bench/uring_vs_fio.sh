@@ -72,10 +72,8 @@ ONE_WORKER_TARGET=0.95
 
 die() { echo "uring_vs_fio: $*" >&2; exit 1; }
 
-usage() {
-    sed -n '/^# Usage:/,/^# Needs:/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'
-    exit "${1:-0}"
-}
+# shellcheck source=bench/common.sh
+. "$(dirname "$SELF")/common.sh"
 
 ARGS=("$@")
 SIZE=8GB
@@ -87,13 +85,13 @@ MAX_WORKERS=16
 optarg() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
     case $1 in
-        -h|--help) usage 0 ;;
+        -h|--help) bench_usage 0 ;;
         --size) optarg "$@"; SIZE=$2; shift 2 ;;
         --reps) optarg "$@"; REPS=$2; shift 2 ;;
         --duration) optarg "$@"; DURATION=$2; shift 2 ;;
         --steps) optarg "$@"; STEP_LIST=$2; shift 2 ;;
         --psync-jobs) optarg "$@"; PSYNC_JOBS=$2; shift 2 ;;
-        *) echo "uring_vs_fio: unknown argument '$1'" >&2; usage 1 ;;
+        *) echo "uring_vs_fio: unknown argument '$1'" >&2; bench_usage 1 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer, not '$REPS'"
@@ -305,7 +303,6 @@ EOF
 }
 
 # shared with the other benchmarks: checks, the target, the device
-. "$(dirname "$SELF")/common.sh"
 
 if [[ -n ${URING_VS_FIO_INNER:-} ]]; then
     inner

@@ -21,20 +21,6 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE scanned AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 100000) g;
 });
 
-# read(2) calls made by the I/O worker processes so far (/proc/PID/io syscr)
-sub io_worker_reads
-{
-	my $pids = $node->safe_psql('postgres', "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE backend_type = 'io worker'");
-	my $reads = 0;
-	foreach my $pid (split / /, $pids)
-	{
-		open(my $fh, '<', "/proc/$pid/io") or die "cannot read /proc/$pid/io: $!";
-		while (<$fh>) { $reads += $1 if /^syscr: (\d+)/; }
-		close $fh;
-	}
-	return $reads;
-}
-
 foreach my $method ('worker', 'io_uring', 'sync')
 {
 	$node->safe_psql('postgres', "ALTER SYSTEM SET io_method = '$method'");
@@ -42,22 +28,22 @@ foreach my $method ('worker', 'io_uring', 'sync')
 	is($node->safe_psql('postgres', 'SHOW io_method'), $method, "io_method = $method");
 	foreach my $mode ('smgr', 'direct', 'buffer')
 	{
-		my $before = $method eq 'worker' ? io_worker_reads() : 0;
+		my $before = $method eq 'worker' ? io_worker_reads($node) : 0;
 		my $row = $node->safe_psql('postgres', qq{
 			SELECT status || ' ' || (physical_pct >= 99) FROM ranread_run(2, 500, mode => '$mode')});
 		is($row, 'completed true', "$method, $mode: the worker's own reads reached the device (physical_pct >= 99)");
 		if ($method eq 'worker')
 		{
-			cmp_ok(io_worker_reads() - $before, '<', 50, "worker, $mode: the I/O workers read nothing for it");
+			cmp_ok(io_worker_reads($node) - $before, '<', 50, "worker, $mode: the I/O workers read nothing for it");
 		}
 	}
 	is($node->safe_psql('postgres', 'SELECT io_method FROM ranread_batches ORDER BY batch DESC LIMIT 1'),
 		$method, "the batch records io_method = $method");
 	if ($method eq 'worker')
 	{
-		my $before = io_worker_reads();
+		my $before = io_worker_reads($node);
 		$node->safe_psql('postgres', "SET effective_io_concurrency = 16; SELECT count(*) FROM scanned");
-		cmp_ok(io_worker_reads() - $before, '>', 50, 'a sequential scan\'s reads, by contrast, are the I/O workers\'');
+		cmp_ok(io_worker_reads($node) - $before, '>', 50, 'a sequential scan\'s reads, by contrast, are the I/O workers\'');
 	}
 }
 

@@ -44,20 +44,6 @@ $node->safe_psql('postgres', q{
 	SELECT ranread_setup('64 MB', log_level => 0);
 });
 
-# read(2) calls made by the I/O worker processes so far (/proc/PID/io syscr)
-sub io_worker_reads
-{
-	my $pids = $node->safe_psql('postgres', "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE backend_type = 'io worker'");
-	my $reads = 0;
-	foreach my $pid (split / /, $pids)
-	{
-		open(my $fh, '<', "/proc/$pid/io") or die "cannot read /proc/$pid/io: $!";
-		while (<$fh>) { $reads += $1 if /^syscr: (\d+)/; }
-		close $fh;
-	}
-	return $reads;
-}
-
 # $columns (a SELECT list) of the batch row that $run (returning batch) recorded
 sub batch_of
 {
@@ -84,7 +70,7 @@ foreach my $method ('worker', 'io_uring', 'sync')
 
 	# in shared buffers beforehand: the leader must evict it for the reads to be physical
 	$node->safe_psql('postgres', q{SELECT pg_prewarm('ranread_target', 'buffer')});
-	my $before = io_worker_reads();
+	my $before = io_worker_reads($node);
 	my $row = batch_of($node, q{SELECT batch FROM ranread_run(1, 3000, mode => 'stream', iodepth => 32)}, q{
 		SELECT status, physical_pct >= (CASE io_method WHEN 'worker' THEN 95 ELSE 99 END), iodepth, effective_io_concurrency, io_method,
 			   io_workers IS NOT NULL AND io_combine_limit > 0 AND io_max_concurrency >= 32,
@@ -100,7 +86,7 @@ foreach my $method ('worker', 'io_uring', 'sync')
 	cmp_ok($in_flight, '>', 2, "$method: more than two reads in flight on average (Little's law: $in_flight)");
 	if ($method eq 'worker')
 	{
-		cmp_ok(io_worker_reads() - $before, '>=', $reads * 0.9, "worker: the I/O workers made the stream's $reads reads");
+		cmp_ok(io_worker_reads($node) - $before, '>=', $reads * 0.9, "worker: the I/O workers made the stream's $reads reads");
 	}
 	is(pinned_buffers(), '0', "$method: no buffer of the target is left pinned");
 }

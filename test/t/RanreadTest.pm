@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
-  log_is_clean orphan_bytes shown lines_matching interrupt_run);
+  log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads);
 
 # A started cluster with ranread created in database postgres.
 sub new_node
@@ -44,6 +44,22 @@ sub worker_count
 	$filter //= '';
 	return $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'ranread worker' $filter");
+}
+
+# read(2) calls made so far by the I/O worker processes of $node
+# (PostgreSQL 18's io_method = worker), from /proc/PID/io syscr.
+sub io_worker_reads
+{
+	my ($node) = @_;
+	my $pids = $node->safe_psql('postgres', "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE backend_type = 'io worker'");
+	my $reads = 0;
+	foreach my $pid (split / /, $pids)
+	{
+		open(my $fh, '<', "/proc/$pid/io") or die "cannot read /proc/$pid/io: $!";
+		while (<$fh>) { $reads += $1 if /^syscr: (\d+)/; }
+		close $fh;
+	}
+	return $reads;
 }
 
 # Wait (up to 30 s) until $n ranread workers are reading.
