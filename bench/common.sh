@@ -34,8 +34,9 @@ check_benchmark_prerequisites() {
 }
 
 # In a benchmark's inner part, on its pg_virtualenv cluster (PSQL, SIZE, SELF
-# and work set by the caller): create the extension, set up a target of SIZE
-# on the cluster's volume, list its segment files for fio, and say which
+# and work set by the caller, and TABLESPACE if the target goes in one):
+# create the extension, set up a target of SIZE on the cluster's volume (or
+# the tablespace's), list its segment files for fio, and say which
 # ranread runs.  Sets datadir, pm_pid, clk_tck, size_bytes, setup_out, segs,
 # filenames, so and so_id, which the caller declares local, and defines so_id_of and
 # src_id.
@@ -50,14 +51,17 @@ setup_target_for_fio() {
         die "PostgreSQL does not accept the size '$SIZE'"
     (( size_bytes >= 1024 * 1024 * 1024 )) ||
         die "size must be at least 1GB: the readers must not be able to touch a noticeable part of it"
-    local avail_kb
-    avail_kb=$(df -Pk "$datadir" | awk 'NR == 2 {print $4}')
+    local avail_kb where=$datadir
+    [[ -z ${TABLESPACE:-} ]] || where=$("${PSQL[@]}" -c "SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname = '$TABLESPACE'")
+    avail_kb=$(df -Pk "$where" | awk 'NR == 2 {print $4}')
     (( avail_kb * 1024 > size_bytes + 1024 * 1024 * 1024 )) ||
-        die "not enough free space for $SIZE under $(dirname "$datadir") ($(( avail_kb / 1024 )) MiB free)"
+        die "not enough free space for $SIZE under $where ($(( avail_kb / 1024 )) MiB free)"
 
     # --- the target ----------------------------------------------------------
     local first_seg
-    setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('$size_bytes', log_level => 0)" \
+    local tablespace_arg=NULL
+    [[ -z ${TABLESPACE:-} ]] || tablespace_arg="'$TABLESPACE'"
+    setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('$size_bytes', tablespace => $tablespace_arg, log_level => 0)" \
                 2>"$work/setup.err") || { cat "$work/setup.err" >&2; die "ranread_setup failed"; }
     first_seg=$("${PSQL[@]}" -c "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('ranread_target')")
     [[ -f $first_seg ]] || die "target segment $first_seg not found"

@@ -30,6 +30,9 @@ ALTER TABLE ranread_batches ADD COLUMN io_workers int,
 	ADD COLUMN io_combine_limit int,
 	ADD COLUMN io_max_concurrency int;
 
+-- a second proof from PostgreSQL's own counters (16 and later)
+ALTER TABLE ranread_batches ADD COLUMN stat_io_reads bigint;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).

@@ -116,9 +116,10 @@ CREATE TABLE ranread_batches (
 	io_method text,				-- its io_method, 18 and later (NULL: earlier, or before 1.2)
 	-- its other I/O settings, 18 and later, as the batch's workers had them
 	io_workers int,
-	effective_io_concurrency int,	-- a read stream's look-ahead (mode 'stream': iodepth)
+	effective_io_concurrency int,	-- the server's (mode 'stream' looks ahead iodepth)
 	io_combine_limit int,		-- in blocks
-	io_max_concurrency int
+	io_max_concurrency int,
+	stat_io_reads bigint			-- blocks background workers read per pg_stat_io during the batch (16+; modes buffer and stream)
 );
 
 -- One row per batch and sample interval: the batch over time.

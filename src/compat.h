@@ -224,6 +224,19 @@ ranread_evict_relation_buffers(Relation rel)
 }
 
 /*
+ * pg_stat_io (16): the bytes background workers have read from relations.
+ * 18 counts them in read_bytes (a read may combine blocks); 16 and 17 count
+ * reads of op_bytes each.  Before 16 there is no such view: "".
+ */
+#if PG_VERSION_NUM >= 180000
+#define RANREAD_STAT_IO_READ_BYTES	"sum(read_bytes)"
+#elif PG_VERSION_NUM >= 160000
+#define RANREAD_STAT_IO_READ_BYTES	"sum(reads * op_bytes)"
+#else
+#define RANREAD_STAT_IO_READ_BYTES	""
+#endif
+
+/*
  * md.c's private record of one open segment file, which SMgrRelationData
  * points to (md_seg_fds) without defining.  Identical from 15 to 18; a port
  * checks it against md.c's MdfdVec.

@@ -177,6 +177,14 @@ typedef struct RanreadShared
 	bool		batch_recorded; /* the ranread_batches row is committed */
 	instr_time	device_end_time;
 
+	/*
+	 * pg_stat_io's bytes read by background workers (16 and later), before
+	 * the release (-1: not taken), and the blocks read during the batch as
+	 * the worker recording it found them (-1: unknown): stat_io.c.
+	 */
+	int64		stat_io_bytes_before;
+	int64		stat_io_blocks;
+
 	/* where the variable-length parts start: see ranread_shared_layout() */
 	Size		service_offset; /* open loop: one service-time histogram per worker */
 	Size		series_offset;	/* the per-interval series (series.h) */

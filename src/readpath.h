@@ -74,8 +74,8 @@ typedef struct RanreadReadPath
 	const char *memory_hit;
 	/* leader: error out if this path cannot read the target; may be NULL */
 	void		(*check) (const RanreadShared *shared);
-	/* argument check: error out if iodepth cannot be kept in flight; may be NULL */
-	void		(*check_iodepth) (int iodepth);
+	/* argument check: error out if iodepth units cannot be kept in flight; may be NULL */
+	void		(*check_iodepth) (int iodepth, int blocks_per_read);
 	/* worker: prepare to read the target; returns the path's private state */
 	void	   *(*open) (const RanreadShared *shared);
 	/* worker: read shared->blocks_per_read blocks from first_block on */

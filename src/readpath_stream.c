@@ -9,8 +9,9 @@
  * the server's asynchronous I/O (io_method sync, worker or io_uring), and
  * hands back pinned buffers in order; each is share-locked and released at
  * once, as in mode buffer.  iodepth is the look-ahead: the worker's
- * effective_io_concurrency is set to it, and the stream starts at full
- * distance (READ_STREAM_FULL), submitting in batches as a heap scan does.
+ * effective_io_concurrency is set to it; with READ_STREAM_FULL the stream's
+ * distance starts at io_combine_limit blocks and doubles as its reads
+ * miss, within a few reads, and it submits in batches as a heap scan does.
  * No buffer access strategy: a ring would cap the pins below the look-ahead.
  *
  * A read's latency runs from the stream asking for its first block to the
@@ -20,8 +21,9 @@
  * block, and the stream may combine them into one I/O.
  *
  * check_iodepth() refuses a look-ahead the server cannot keep in flight:
- * more than io_max_concurrency (AIO handles per process) or than the buffer
- * pins a process may hold.  check() refuses a target whose tablespace sets
+ * more than effective_io_concurrency may be, than io_max_concurrency (AIO
+ * handles per process), or than the buffer pins a process may hold (iodepth
+ * units of block_size each).  check() refuses a target whose tablespace sets
  * its own effective_io_concurrency, which would override iodepth.  Before
  * 18 the mode is refused where the arguments are read (readpath.c).
  *
@@ -35,9 +37,11 @@
 #if RANREAD_HAVE_AIO
 
 #include "access/relation.h"
+#include "commands/tablespace.h"
 #include "storage/aio.h"
 #include "storage/bufmgr.h"
 #include "storage/read_stream.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/spccache.h"
 
@@ -62,39 +66,66 @@ typedef struct StreamBlock
 #define STREAM_BLOCK_HEADER	MAXALIGN(sizeof(StreamBlock))
 
 static void
-stream_check_iodepth(int iodepth)
+stream_check_iodepth(int iodepth, int blocks_per_read)
 {
 	uint32		pin_limit = GetPinLimit();
 
+	if (iodepth > MAX_IO_CONCURRENCY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("iodepth %d is more than a read stream can look ahead (%d)", iodepth, MAX_IO_CONCURRENCY),
+				 errdetail("Mode 'stream' sets effective_io_concurrency to iodepth, and it is at most %d.",
+						   MAX_IO_CONCURRENCY),
+				 errhint("Use a smaller iodepth (in a sweep: max_iodepth).")));
 	if (iodepth > io_max_concurrency)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("iodepth %d is more than io_max_concurrency (%d)", iodepth, io_max_concurrency),
 				 errdetail("A process of mode 'stream' can have at most io_max_concurrency asynchronous reads in flight."),
-				 errhint("Use a smaller iodepth (in a sweep: max_iodepth), or raise io_max_concurrency (a restart).")));
-	if ((uint32) iodepth > pin_limit)
+				 errhint("Use a smaller iodepth (in a sweep: max_iodepth), or raise io_max_concurrency, which requires a server restart.")));
+	if ((uint64) iodepth * blocks_per_read > pin_limit)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("iodepth %d is more than the %u buffer pins a process may hold", iodepth, pin_limit),
-				 errdetail("A read stream pins a buffer for each read in flight; a process may pin shared_buffers divided by the number of server processes."),
-				 errhint("Use a smaller iodepth (in a sweep: max_iodepth), or raise shared_buffers or lower max_connections or max_worker_processes (a restart).")));
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("iodepth %d of %d-block reads needs more than the %u buffer pins a process may hold",
+						iodepth, blocks_per_read, pin_limit),
+				 errdetail("A read stream pins a buffer for each block in flight; a process may pin shared_buffers divided by the number of server processes."),
+				 errhint("Use a smaller iodepth (in a sweep: max_iodepth) or block_size, or raise shared_buffers or lower max_connections or max_worker_processes, which requires a server restart.")));
+}
+
+/*
+ * Whether the tablespace sets its own effective_io_concurrency: set the
+ * session's to a value for a moment and see whether the tablespace's look-
+ * ahead follows it.
+ */
+static bool
+tablespace_sets_look_ahead(Oid spc, int iodepth)
+{
+	int			nest = NewGUCNestLevel();
+	bool		own;
+
+	(void) set_config_option("effective_io_concurrency", psprintf("%d", iodepth),
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	own = get_tablespace_io_concurrency(spc) != iodepth;
+	AtEOXact_GUC(false, nest);
+	return own;
 }
 
 static void
 stream_check(const RanreadShared *shared)
 {
 	Relation	rel = relation_open(shared->target_relid, AccessShareLock);
-	Oid			spc = rel->rd_locator.spcOid;
-	int			own = get_tablespace_io_concurrency(spc);
+	Oid			spc = OidIsValid(rel->rd_rel->reltablespace) ? rel->rd_rel->reltablespace : MyDatabaseTableSpace;
 
 	relation_close(rel, AccessShareLock);
-	if (own != effective_io_concurrency)
+	if (tablespace_sets_look_ahead(spc, shared->params.iodepth))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the tablespace of the target sets its own effective_io_concurrency (%d)", own),
+				 errmsg("tablespace \"%s\" sets its own effective_io_concurrency (%d)",
+						get_tablespace_name(spc), get_tablespace_io_concurrency(spc)),
 				 errdetail("A read stream looks ahead as far as its tablespace's effective_io_concurrency, which would override iodepth %d.",
 						   shared->params.iodepth),
-				 errhint("ALTER TABLESPACE ... RESET (effective_io_concurrency) to let iodepth set the look-ahead.")));
+				 errhint("Run ALTER TABLESPACE %s RESET (effective_io_concurrency) to let iodepth set the look-ahead.",
+						 quote_identifier(get_tablespace_name(spc)))));
 }
 
 static void *
@@ -145,7 +176,7 @@ stream_read_units(void *state, const RanreadStreamFeed *feed)
 	s->unit_read = palloc(feed->read_size);
 	stream = read_stream_begin_relation(READ_STREAM_FULL | READ_STREAM_USE_BATCHING, NULL,
 										s->rel, MAIN_FORKNUM, next_block, s,
-										STREAM_BLOCK_HEADER + feed->read_size);
+										MAXALIGN(STREAM_BLOCK_HEADER + feed->read_size));
 	while ((buffer = read_stream_next_buffer(stream, &data)) != InvalidBuffer)
 	{
 		StreamBlock *block = (StreamBlock *) data;

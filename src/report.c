@@ -34,6 +34,7 @@
 #include "run_rules.h"
 #include "series.h"
 #include "series_rules.h"
+#include "stat_io.h"
 
 /* Warn when the device answered less than this share of the reads. */
 #define PHYSICAL_WARNING_PCT	95.0
@@ -243,6 +244,14 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 		ereport(notice,
 				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
 						summary->buffer_hits, summary->buffer_misses)));
+	if (summary->status == RANREAD_STATUS_COMPLETED &&
+		ranread_stat_io_disagrees(shared, summary->buffer_misses))
+		ereport(WARNING,
+				(errmsg("pg_stat_io and ranread disagree on the reads of batch " INT64_FORMAT, shared->batch),
+				 errdetail("pg_stat_io counted " INT64_FORMAT " blocks read by background workers during the batch and ranread " INT64_FORMAT " buffer misses, more apart than %d%% of the misses plus %d blocks per process.",
+						   shared->stat_io_blocks, summary->buffer_misses,
+						   RANREAD_STAT_IO_MARGIN_PCT, RANREAD_STAT_IO_MARGIN_PER_PROCESS),
+				 errhint("Another background worker may have read meanwhile (parallel query, say); otherwise the reads were not the ones ranread counted.")));
 	if (summary->physical_pct < PHYSICAL_WARNING_PCT)
 		ereport(WARNING,
 				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",

@@ -35,6 +35,7 @@
 #include "run_rules.h"
 #include "series.h"
 #include "series_rules.h"
+#include "stat_io.h"
 
 /* The columns of ranread_intervals after batch, as arrays, one element per interval. */
 #define SERIES_COLUMNS	9
@@ -448,11 +449,11 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
-/* An integer setting as the worker recording the batch has it; NULL if this server has none. */
+/* An integer setting as the server has it (not as a worker may have set it). */
 static void
 add_int_setting(RanreadRow *row, const char *name)
 {
-	const char *value = GetConfigOption(name, true, false);
+	const char *value = GetConfigOptionResetString(name);
 
 	ranread_row_add(row, name, INT4OID, value != NULL ? Int32GetDatum(pg_strtoint32(value)) : (Datum) 0,
 					value == NULL);
@@ -461,9 +462,9 @@ add_int_setting(RanreadRow *row, const char *name)
 /*
  * The server the batch ran on: its version and, since 18, its I/O settings
  * (the read paths that do not use AIO read the same whatever they say, but
- * a report must show them).  A worker records the batch, so
- * effective_io_concurrency is the look-ahead its read path used (a read
- * stream's is iodepth); io_combine_limit is in blocks.
+ * a report must show them), as the server has them: a read stream's
+ * look-ahead is iodepth, whatever effective_io_concurrency says;
+ * io_combine_limit is in blocks.
  */
 static void
 add_server_columns(RanreadRow *row)
@@ -576,6 +577,7 @@ ranread_record_batch(RanreadShared *shared)
 	RanreadBatchSummary summary;
 	RanreadRow	row = {0};
 	bool		no_device;
+	int64		stat_io_blocks;
 
 	ranread_summarize_batch(shared, &summary);
 	no_device = !summary.device_sampled;
@@ -604,6 +606,8 @@ ranread_record_batch(RanreadShared *shared)
 	add_measure(&row, "device_shared_pct", summary.device_shared_pct);
 	add_band_columns(&row, shared, &summary);
 	add_server_columns(&row);
+	stat_io_blocks = ranread_stat_io_end(shared);
+	ranread_row_add(&row, "stat_io_reads", INT8OID, Int64GetDatum(stat_io_blocks), stat_io_blocks < 0);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
 }

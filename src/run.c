@@ -66,6 +66,7 @@
 #include "segments.h"
 #include "series.h"
 #include "series_rules.h"
+#include "stat_io.h"
 #include "target.h"
 #include "worker.h"
 
@@ -450,6 +451,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 		(void) ranread_evict_relation_buffers(target);
 	if (shared->params.evict)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
+	ranread_stat_io_begin(shared);
 	release_when_ready(run);
 	wait_until_all_exited(run);
 

@@ -282,7 +282,7 @@ read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
 				 errdetail("A read stream starts each read as far ahead as its look-ahead allows, not when the read is due."),
 				 errhint("Leave rate_iops out, or use another mode for an open-loop run.")));
 	if (path->check_iodepth != NULL)
-		path->check_iodepth(params->iodepth);
+		path->check_iodepth(params->iodepth, params->block_size / BLCKSZ);
 }
 
 /*

@@ -623,6 +623,8 @@ run_worker(RanreadShared *shared, int worker)
 	stop_gently = false;
 	path->close(state);
 	CommitTransactionCommand();
+	/* the loop's reads into pg_stat_io before any worker records the batch (stat_io.c) */
+	pgstat_report_stat(true);
 
 	if (!stop_requested ||
 		pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
@@ -730,6 +732,8 @@ ranread_worker_main(Datum main_arg)
 		ereport(LOG,
 				(errmsg("ranread worker %d of batch " INT64_FORMAT " failed: %s",
 						worker + 1, shared->batch, edata->message)));
+		/* what it read, into pg_stat_io, as run_worker() does (stat_io.c) */
+		pgstat_report_stat(true);
 	}
 	PG_END_TRY();
 

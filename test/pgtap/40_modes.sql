@@ -26,7 +26,7 @@ DROP TABLESPACE IF EXISTS tap_modes_tmpfs;
 
 \ir helpers.psql
 
-SELECT plan(94);
+SELECT plan(96);
 
 -- ---------------------------------------------------------------------------
 -- Targets for this file
@@ -111,6 +111,15 @@ SELECT is((r.buffer_hits, b.buffer_hits, b.buffer_misses, b.buffer_hits + b.buff
 			   count(*) FILTER (WHERE buffer_hits + buffer_misses = reads) AS ok_workers
 		  FROM ranread_results GROUP BY batch) w USING (batch)
  WHERE r.label = 'buffer';
+-- the second proof, from pg_stat_io (16 and later): the background workers'
+-- reads during the batch, at least the misses (plus catalog reads at connection)
+SELECT is(CASE WHEN current_setting('server_version_num')::int < 160000 THEN b.stat_io_reads IS NULL
+			   ELSE b.stat_io_reads BETWEEN b.buffer_misses AND b.buffer_misses * 1.05 + 32 END, true,
+		  format('buffer: pg_stat_io counts its reads, NULL before 16 (%s blocks, %s misses)',
+				 b.stat_io_reads, b.buffer_misses))
+  FROM tap_runs r JOIN ranread_batches b USING (batch) WHERE r.label = 'buffer';
+SELECT is(b.stat_io_reads, NULL, 'smgr: no pg_stat_io count (it reads past shared buffers)')
+  FROM tap_runs r JOIN ranread_batches b USING (batch) WHERE r.label = 'smgr';
 
 -- ---------------------------------------------------------------------------
 -- block_size 65536: a read is one unit of 8 blocks

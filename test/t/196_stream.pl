@@ -12,7 +12,9 @@
 # stream's buffer hits are counted as reads from memory.  Stopped or
 # cancelled mid-stream, no buffer of the target stays pinned.  Bad input:
 # an iodepth beyond io_max_concurrency, rate_iops, a tablespace that sets
-# its own effective_io_concurrency.
+# its own effective_io_concurrency.  pg_stat_io's count of the batch's reads
+# (stat_io_reads) agrees with ranread's buffer misses for stream and buffer,
+# and a parallel scan's reads meanwhile make the run WARN.
 use strict;
 use warnings;
 use FindBin;
@@ -79,7 +81,8 @@ foreach my $method ('worker', 'io_uring', 'sync')
 	is($status, 'completed', "$method: a stream at iodepth 32 completes");
 	is($physical, 't', "$method: its reads reached the device though the target was in shared buffers (physical_pct >= "
 		  . ($method eq 'worker' ? 95 : 99) . ')');
-	is("$depth $eic $io_method", "32 32 $method", "$method: the batch records iodepth, the look-ahead it used and io_method");
+	is("$depth $eic $io_method", "32 " . $node->safe_psql('postgres', 'SHOW effective_io_concurrency') . " $method",
+		"$method: the batch records iodepth (the stream's look-ahead), the server's effective_io_concurrency and io_method");
 	is($settings, 't', "$method: and the server's other I/O settings");
 	is($bytes_unknown, $method eq 'sync' ? 'f' : 't',
 		"$method: the worker's own byte count is " . ($method eq 'sync' ? 'kept (it reads itself)' : 'left out (the reads may run elsewhere)'));
@@ -105,6 +108,26 @@ $node->safe_psql('postgres', q{SELECT pg_prewarm('ranread_target', 'buffer')});
 is(batch_of($node, q{SELECT batch FROM ranread_run(1, 1000, mode => 'stream', iodepth => 8, evict => false)},
 		q{SELECT physical_pct < 50 AND buffer_hits > 0}),
 	't', 'evict => false: the stream\'s buffer hits count as reads from memory');
+
+# the second proof: pg_stat_io's count of the background workers' reads during the batch
+is(batch_of($node, q{SELECT batch FROM ranread_run(2, 1000, mode => 'stream', iodepth => 8)},
+		q{SELECT stat_io_reads >= buffer_misses AND stat_io_reads <= buffer_misses * 1.05 + 32}),
+	't', 'pg_stat_io counts the stream\'s reads (stat_io_reads within 5 % and 16 blocks a process of the misses)');
+is(batch_of($node, q{SELECT batch FROM ranread_run(2, 1000, mode => 'buffer')},
+		q{SELECT stat_io_reads >= buffer_misses AND stat_io_reads <= buffer_misses * 1.05 + 32}),
+	't', 'and mode buffer\'s');
+is(batch_of($node, q{SELECT batch FROM ranread_run(2, 1000, mode => 'smgr')}, q{SELECT stat_io_reads IS NULL}),
+	't', 'mode smgr reads past shared buffers: no pg_stat_io count');
+
+# parallel workers are background workers too: their reads during a run make the counts disagree
+$node->safe_psql('postgres', q{CREATE TABLE scanned AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 100000) g});
+my $scans = join('', map { "SELECT pg_buffercache_evict_relation('scanned'); SELECT count(*) FROM scanned;" } 1 .. 40);
+my ($scanner) = start_psql($node, "SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
+	  . "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; $scans");
+like(shown($node, q{SELECT status FROM ranread_run(1, NULL, mode => 'stream', iodepth => 8, duration => '2 s', allow_rereads => true)}),
+	qr/WARNING:  pg_stat_io and ranread disagree on the reads of batch \d+\nDETAIL:  pg_stat_io counted \d+ blocks read by background workers during the batch and ranread \d+ buffer misses/,
+	'another background worker\'s reads during the run: the counts disagree and the run says so');
+$scanner->finish;
 
 # iodepth 1 is a stream too: one read in flight, and the next block waits in the stream
 is(batch_of($node, q{SELECT batch FROM ranread_run(1, 500, mode => 'stream')},
@@ -139,6 +162,11 @@ my $max_io = $node->safe_psql('postgres', 'SHOW io_max_concurrency');
 like(shown($node, "SELECT ranread_run(1, 10, mode => 'stream', iodepth => " . ($max_io + 1) . ")"),
 	qr/ERROR:  iodepth \d+ is more than io_max_concurrency \($max_io\)/,
 	'an iodepth beyond io_max_concurrency is refused');
+like(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream', iodepth => 1001)}),
+	qr/ERROR:  iodepth 1001 is more than a read stream can look ahead \(1000\)/, 'an iodepth beyond effective_io_concurrency\'s range is refused');
+like(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream', iodepth => 32, block_size => 1048576)}),
+	qr/ERROR:  iodepth 32 of 128-block reads needs more than the \d+ buffer pins a process may hold/,
+	'iodepth units of block_size beyond the pin limit are refused');
 is(sqlstate_of(shown($node, q{SELECT ranread_run(1, 10, mode => 'stream', rate_iops => 100)}, verbose => 1)), '22023',
 	'rate_iops with a stream is refused');
 is(sqlstate_of(shown($node, q{CALL ranread_sweep(mode => 'stream', iodepth => 1)}, verbose => 1)), '22023',
@@ -150,7 +178,7 @@ $node->safe_psql('postgres', qq{
 	SELECT ranread_setup('16 MB', target => 'in_own_eic', tablespace => 'own_eic', log_level => 0);
 });
 like(shown($node, q{SELECT ranread_run(1, 10, 'in_own_eic', mode => 'stream', iodepth => 8)}),
-	qr/ERROR:  the tablespace of the target sets its own effective_io_concurrency \(4\)/,
+	qr/ERROR:  tablespace "own_eic" sets its own effective_io_concurrency \(4\)/,
 	'a tablespace that sets its own look-ahead is refused');
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, 10, 'in_own_eic', mode => 'direct')}),
 	'completed', 'other modes read from it');

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+#
+# bench/fast_device.sh: what does ranread itself cost per read?  On a
+# RAM-backed block device the device is not the limit, so each read path's
+# IOPS and CPU per read show the tool's own cost against its fio twin:
+#
+#   direct, iodepth 1    fio --ioengine=psync --direct=1
+#   direct, iodepth 32   fio --ioengine=io_uring --direct=1 --iodepth=32
+#   smgr                 fio --ioengine=psync (buffered) --fadvise_hint=random
+#                        with its random map (no repeats) and the page cache
+#                        invalidated first, as ranread evicts
+#   stream, iodepth 32   fio --ioengine=io_uring (buffered) --iodepth=32
+#                        --fadvise_hint=random (PostgreSQL 18 only)
+#
+# One worker or job, 8 kB reads, on one 1GB target in a tablespace on the
+# device.  Each pair runs --pairs times in ABBA order (A B, then B A, ...),
+# and the medians and the spread (max - min over median) of the ratio
+# ranread / fio are printed per pair, for IOPS and for CPU us per read
+# (ranread: the postmaster's reaped children plus the I/O workers over the
+# run; fio: getrusage of the fio command, bench/fio_run.py).
+#
+# The device: /dev/zram0 when the kernel has zram (reset and sized here,
+# ext4), else a loop device over a file in /dev/shm, else it says it cannot.
+# Run it alone: it measures CPU.  Target (issue 19): every path >= 0.95 x
+# its twin in the median.
+#
+# Usage:
+#   make install PG_CONFIG=...            # ranread installed for that server
+#   bench/fast_device.sh                  # 6 pairs of 4 s each
+#   bench/fast_device.sh --pairs 10 --duration 5
+#
+# Options:
+#   --pairs N            alternated pairs per comparison (default 6)
+#   --duration SECONDS   each run (default 4)
+#
+# Needs: root (zram or a loop device, mount), pg_virtualenv, fio, python3,
+# mkfs.ext4, zramctl or losetup, 2 GB of free memory.
+# Runtime: comparisons x pairs x 2 x (D + 1 s), plus setup: about 4 minutes.
+
+set -euo pipefail
+
+SELF=$(readlink -f "$0")
+PG_CONFIG=${PG_CONFIG:-$(command -v pg_config)}
+export PATH="$($PG_CONFIG --bindir):$PATH"
+
+die() { echo "fast_device: $*" >&2; exit 1; }
+
+# shellcheck source=bench/common.sh
+. "$(dirname "$SELF")/common.sh"
+
+ARGS=("$@")
+PAIRS=6
+DURATION=4
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -h|--help) bench_usage 0 ;;
+        --pairs) PAIRS=${2:?}; shift 2 ;;
+        --duration) DURATION=${2:?}; shift 2 ;;
+        *) echo "fast_device: unknown argument $1" >&2; bench_usage 1 ;;
+    esac
+done
+[[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "--pairs must be a positive integer"
+[[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be whole seconds"
+
+inner() {
+    local datadir pm_pid clk_tck size_bytes setup_out segs filenames so so_id i dev devname model
+    PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/ranread_fast.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$FAST_MOUNT/tablespace"
+    chown postgres "$FAST_MOUNT/tablespace"
+    "${PSQL[@]}" -c "CREATE TABLESPACE fast LOCATION '$FAST_MOUNT/tablespace'"
+    TABLESPACE=fast SIZE=1GB setup_target_for_fio
+    describe_data_device
+    local major results=$work/results.tsv
+    major=$("${PSQL[@]}" -c "SELECT current_setting('server_version_num')::int / 10000")
+    : >"$results"
+    echo "server:   $("${PSQL[@]}" -c 'SELECT version()')"
+    echo "ranread:  $so_id"
+    echo "source:   $(src_id)"
+    echo "target:   $setup_out"
+    echo "device:   $FAST_DEVICE ($FAST_KIND), ext4 at $FAST_MOUNT"
+    echo "cpus:     $(nproc); runs: 1 worker, $DURATION s each, $PAIRS pairs ABBA"
+    echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+
+    io_worker_ticks() {
+        local pid total=0 stat f
+        for pid in $("${PSQL[@]}" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'io worker'"); do
+            stat=$(<"/proc/$pid/stat") || continue
+            read -r -a f <<<"${stat##*) }"
+            total=$(( total + f[11] + f[12] ))
+        done
+        echo "$total"
+    }
+    # ranread MODE DEPTH -> "iops cpu_us_per_read"
+    ranread() {
+        local t0 w0 t1 w1 batch line
+        t0=$(child_ticks); w0=$(io_worker_ticks)
+        batch=$("${PSQL[@]}" -c "SELECT batch FROM ranread_run(1, NULL, mode => '$1', iodepth => $2,
+                                                         duration => '$DURATION s', allow_rereads => true)" \
+                2>"$work/run.err") || { cat "$work/run.err" >&2; die "ranread_run(mode => '$1') failed"; }
+        t1=$(child_ticks); w1=$(io_worker_ticks)
+        line=$("${PSQL[@]}" -F ' ' -c "SELECT iops, reads FROM ranread_batches WHERE batch = $batch")
+        python3 -c "import sys; iops, reads = map(float, sys.argv[1].split()); \
+print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f}')" "$line"
+    }
+    # fio_twin ARGS... -> "iops cpu_us_per_read"
+    fio_twin() {
+        python3 "$(dirname "$SELF")/fio_run.py" "$work/fio.json" \
+            fio --name=twin --rw=randread --bs=8k --numjobs=1 --time_based --runtime="$DURATION" \
+            --group_reporting --randrepeat=0 --filename="$filenames" --output-format=json "$@" |
+            awk -F '\t' '{printf "%.0f %.2f\n", $1, $6}'
+    }
+    run_pair() {
+        local name=$1 a b p
+        shift
+        for (( p = 1; p <= PAIRS; p++ )); do
+            if (( p % 2 )); then
+                a=$(eval "$1"); b=$(eval "$2")
+            else
+                b=$(eval "$2"); a=$(eval "$1")
+            fi
+            printf '%s\t%s\t%s\n' "$name" "$a" "$b" >>"$results"
+        done
+    }
+    run_pair "direct, iodepth 1 / fio psync" "ranread direct 1" \
+        "fio_twin --ioengine=psync --direct=1 --norandommap"
+    run_pair "direct, iodepth 32 / fio io_uring" "ranread direct 32" \
+        "fio_twin --ioengine=io_uring --direct=1 --iodepth=32 --norandommap"
+    run_pair "smgr / fio psync buffered" "ranread smgr 1" \
+        "fio_twin --ioengine=psync --direct=0 --fadvise_hint=random --invalidate=1"
+    if (( major >= 18 )); then
+        run_pair "stream, iodepth 32 / fio io_uring buffered" "ranread stream 32" \
+            "fio_twin --ioengine=io_uring --direct=0 --iodepth=32 --fadvise_hint=random --invalidate=1"
+    fi
+    echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at end"
+    echo
+    python3 - "$results" <<'EOF'
+import collections, statistics, sys
+pairs = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    name, a, b = line.rstrip("\n").split("\t")
+    a, b = [float(x) for x in a.split()], [float(x) for x in b.split()]
+    pairs.setdefault(name, []).append((a, b))
+print(f"{'ranread / fio twin':<44}{'IOPS':>16}{'ratio':>7}{'spread':>8}{'CPU us/read':>16}{'ratio':>7}{'spread':>8}")
+for name, runs in pairs.items():
+    iops = [a[0] / b[0] for a, b in runs]
+    cpu = [a[1] / b[1] for a, b in runs]
+    med = lambda k, i: statistics.median(r[k][i] for r in runs)
+    mi, mc = statistics.median(iops), statistics.median(cpu)
+    print(f"{name:<44}{med(0, 0):>8.0f}/{med(1, 0):<7.0f}{mi:>7.2f}{100 * (max(iops) - min(iops)) / mi:>7.0f}%"
+          f"{med(0, 1):>8.1f}/{med(1, 1):<7.1f}{mc:>7.2f}{100 * (max(cpu) - min(cpu)) / mc:>7.0f}%")
+EOF
+}
+
+if [[ -n ${FAST_DEVICE_INNER:-} ]]; then
+    inner
+    exit 0
+fi
+[[ $(id -u) -eq 0 ]] || die "needs root, to make a RAM-backed block device and mount it"
+check_benchmark_prerequisites
+
+# --- the RAM-backed device -------------------------------------------------
+mount_dir=$(mktemp -d /tmp/ranread_fastfs.XXXXXX)
+backing=
+device=
+cleanup() {
+    umount "$mount_dir" 2>/dev/null || true
+    rmdir "$mount_dir" 2>/dev/null || true
+    if [[ $device == /dev/zram* ]]; then
+        zramctl --reset "$device" 2>/dev/null || true
+    elif [[ -n $device ]]; then
+        losetup -d "$device" 2>/dev/null || true
+    fi
+    [[ -z $backing ]] || rm -f "$backing"
+}
+trap cleanup EXIT
+if [[ -e /dev/zram0 ]] && command -v zramctl >/dev/null &&
+    { zramctl --reset /dev/zram0 2>/dev/null || true; zramctl --size 3G /dev/zram0 >/dev/null 2>&1; }; then
+    device=/dev/zram0
+    kind="zram, RAM-backed"
+elif command -v losetup >/dev/null && backing=$(mktemp /dev/shm/ranread_fast.XXXXXX) &&
+    truncate -s 3G "$backing" && device=$(losetup --find --show "$backing" 2>/dev/null); then
+    kind="loop device over /dev/shm"
+else
+    die "cannot make a RAM-backed block device here (no zram, and no loop device over /dev/shm)"
+fi
+mkfs.ext4 -q -F "$device" || die "mkfs.ext4 $device failed"
+mount "$device" "$mount_dir" || die "cannot mount $device"
+export FAST_DEVICE=$device FAST_KIND=$kind FAST_MOUNT=$mount_dir
+export PAIRS DURATION PG_CONFIG FAST_DEVICE_INNER=1
+pg_virtualenv -t -v "$pg_major" -o autovacuum=off "$SELF" "${ARGS[@]}"
