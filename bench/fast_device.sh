@@ -8,9 +8,11 @@
 #   direct, iodepth 32   fio --ioengine=io_uring --direct=1 --iodepth=32
 #   smgr                 fio --ioengine=psync (buffered) --fadvise_hint=random
 #                        with its random map (no repeats) and the page cache
-#                        invalidated first, as ranread evicts
+#                        invalidated first, as ranread evicts; both 100,000
+#                        reads of the 131,072 units, so none is read twice
 #   stream, iodepth 32   fio --ioengine=io_uring (buffered) --iodepth=32
-#                        --fadvise_hint=random (PostgreSQL 18 only)
+#                        --fadvise_hint=random, the same 100,000 cold reads
+#                        (PostgreSQL 18 only)
 #
 # One worker or job, 8 kB reads, on one 1GB target in a tablespace on the
 # device.  Each pair runs --pairs times in ABBA order (A B, then B A, ...),
@@ -34,7 +36,7 @@
 #   --duration SECONDS   each run (default 4)
 #
 # Needs: root (zram or a loop device, mount), pg_virtualenv, fio, python3,
-# mkfs.ext4, zramctl or losetup, 2 GB of free memory.
+# mkfs.ext4, losetup if no zram, 4 GB of free memory.
 # Runtime: comparisons x pairs x 2 x (D + 1 s), plus setup: about 4 minutes.
 
 set -euo pipefail
@@ -72,7 +74,7 @@ inner() {
     "${PSQL[@]}" -c "CREATE TABLESPACE fast LOCATION '$FAST_MOUNT/tablespace'"
     TABLESPACE=fast SIZE=1GB setup_target_for_fio
     describe_data_device
-    local major results=$work/results.tsv
+    local major results=$work/results.tsv COLD_READS=100000
     major=$("${PSQL[@]}" -c "SELECT current_setting('server_version_num')::int / 10000")
     : >"$results"
     echo "server:   $("${PSQL[@]}" -c 'SELECT version()')"
@@ -92,22 +94,26 @@ inner() {
         done
         echo "$total"
     }
-    # ranread MODE DEPTH -> "iops cpu_us_per_read"
+    # ranread MODE DEPTH [READS] -> "iops cpu_us_per_read": for DURATION, or
+    # READS reads, each of a unit not read before in the run (cold)
     ranread() {
-        local t0 w0 t1 w1 batch line
+        local t0 w0 t1 w1 batch line length="NULL, duration => '$DURATION s', allow_rereads => true"
+        [[ -z ${3:-} ]] || length="$3"
         t0=$(child_ticks); w0=$(io_worker_ticks)
-        batch=$("${PSQL[@]}" -c "SELECT batch FROM ranread_run(1, NULL, mode => '$1', iodepth => $2,
-                                                         duration => '$DURATION s', allow_rereads => true)" \
+        batch=$("${PSQL[@]}" -c "SELECT batch FROM ranread_run(1, $length, mode => '$1', iodepth => $2)" \
                 2>"$work/run.err") || { cat "$work/run.err" >&2; die "ranread_run(mode => '$1') failed"; }
         t1=$(child_ticks); w1=$(io_worker_ticks)
         line=$("${PSQL[@]}" -F ' ' -c "SELECT iops, reads FROM ranread_batches WHERE batch = $batch")
         python3 -c "import sys; iops, reads = map(float, sys.argv[1].split()); \
 print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f}')" "$line"
     }
-    # fio_twin ARGS... -> "iops cpu_us_per_read"
+    # fio_twin ARGS... -> "iops cpu_us_per_read": for DURATION, or with
+    # --number_ios=N for N reads
     fio_twin() {
+        local length=(--time_based --runtime="$DURATION")
+        [[ " $* " != *" --number_ios="* ]] || length=(--runtime=600)
         python3 "$(dirname "$SELF")/fio_run.py" "$work/fio.json" \
-            fio --name=twin --rw=randread --bs=8k --numjobs=1 --time_based --runtime="$DURATION" \
+            fio --name=twin --rw=randread --bs=8k --numjobs=1 "${length[@]}" \
             --group_reporting --randrepeat=0 --filename="$filenames" --output-format=json "$@" |
             awk -F '\t' '{printf "%.0f %.2f\n", $1, $6}'
     }
@@ -127,11 +133,12 @@ print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f
         "fio_twin --ioengine=psync --direct=1 --norandommap"
     run_pair "direct, iodepth 32 / fio io_uring" "ranread direct 32" \
         "fio_twin --ioengine=io_uring --direct=1 --iodepth=32 --norandommap"
-    run_pair "smgr / fio psync buffered" "ranread smgr 1" \
-        "fio_twin --ioengine=psync --direct=0 --fadvise_hint=random --invalidate=1"
+    # through the page cache: cold, every read of a unit not read before
+    run_pair "smgr / fio psync buffered (cold)" "ranread smgr 1 $COLD_READS" \
+        "fio_twin --ioengine=psync --direct=0 --fadvise_hint=random --invalidate=1 --number_ios=$COLD_READS"
     if (( major >= 18 )); then
-        run_pair "stream, iodepth 32 / fio io_uring buffered" "ranread stream 32" \
-            "fio_twin --ioengine=io_uring --direct=0 --iodepth=32 --fadvise_hint=random --invalidate=1"
+        run_pair "stream, iodepth 32 / fio io_uring buffered (cold)" "ranread stream 32 $COLD_READS" \
+            "fio_twin --ioengine=io_uring --direct=0 --iodepth=32 --fadvise_hint=random --invalidate=1 --number_ios=$COLD_READS"
     fi
     echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at end"
     echo
@@ -142,13 +149,13 @@ for line in open(sys.argv[1]):
     name, a, b = line.rstrip("\n").split("\t")
     a, b = [float(x) for x in a.split()], [float(x) for x in b.split()]
     pairs.setdefault(name, []).append((a, b))
-print(f"{'ranread / fio twin':<44}{'IOPS':>16}{'ratio':>7}{'spread':>8}{'CPU us/read':>16}{'ratio':>7}{'spread':>8}")
+print(f"{'ranread / fio twin':<52}{'IOPS':>16}{'ratio':>7}{'spread':>8}{'CPU us/read':>16}{'ratio':>7}{'spread':>8}")
 for name, runs in pairs.items():
     iops = [a[0] / b[0] for a, b in runs]
     cpu = [a[1] / b[1] for a, b in runs]
     med = lambda k, i: statistics.median(r[k][i] for r in runs)
     mi, mc = statistics.median(iops), statistics.median(cpu)
-    print(f"{name:<44}{med(0, 0):>8.0f}/{med(1, 0):<7.0f}{mi:>7.2f}{100 * (max(iops) - min(iops)) / mi:>7.0f}%"
+    print(f"{name:<52}{med(0, 0):>8.0f}/{med(1, 0):<7.0f}{mi:>7.2f}{100 * (max(iops) - min(iops)) / mi:>7.0f}%"
           f"{med(0, 1):>8.1f}/{med(1, 1):<7.1f}{mc:>7.2f}{100 * (max(cpu) - min(cpu)) / mc:>7.0f}%")
 EOF
 }
@@ -168,16 +175,23 @@ cleanup() {
     umount "$mount_dir" 2>/dev/null || true
     rmdir "$mount_dir" 2>/dev/null || true
     if [[ $device == /dev/zram* ]]; then
-        zramctl --reset "$device" 2>/dev/null || true
+        echo 1 >"/sys/block/${device#/dev/}/reset" 2>/dev/null || true
     elif [[ -n $device ]]; then
         losetup -d "$device" 2>/dev/null || true
     fi
     [[ -z $backing ]] || rm -f "$backing"
 }
 trap cleanup EXIT
-if [[ -e /dev/zram0 ]] && command -v zramctl >/dev/null &&
-    { zramctl --reset /dev/zram0 2>/dev/null || true; zramctl --size 3G /dev/zram0 >/dev/null 2>&1; }; then
-    device=/dev/zram0
+# a zram device that is not in use (disksize 0), added if the kernel has zram but none is free
+zram=
+for z in /sys/block/zram*; do
+    [[ -e $z/disksize && $(cat "$z/disksize") == 0 ]] && { zram=$(basename "$z"); break; }
+done
+if [[ -z $zram && -w /sys/class/zram-control/hot_add ]]; then
+    zram=zram$(cat /sys/class/zram-control/hot_add 2>/dev/null) || zram=
+fi
+if [[ -n $zram && -e /dev/$zram ]] && echo 3G >"/sys/block/$zram/disksize" 2>/dev/null; then
+    device=/dev/$zram
     kind="zram, RAM-backed"
 elif command -v losetup >/dev/null && backing=$(mktemp /dev/shm/ranread_fast.XXXXXX) &&
     truncate -s 3G "$backing" && device=$(losetup --find --show "$backing" 2>/dev/null); then
