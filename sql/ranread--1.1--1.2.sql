@@ -33,6 +33,10 @@ ALTER TABLE ranread_batches ADD COLUMN io_workers int,
 -- a second proof from PostgreSQL's own counters (16 and later)
 ALTER TABLE ranread_batches ADD COLUMN stat_io_reads bigint;
 
+-- insight: the ranread_layers() run a batch is part of
+ALTER TABLE ranread_batches ADD COLUMN layers bigint,
+	ADD COLUMN seed bigint;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).
@@ -281,3 +285,16 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- insight: the latency each layer of the read path adds, the same units
+-- read through each read path in turn (batches marked with their layers run).
+CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+							   iterations bigint DEFAULT 10000,
+							   target name DEFAULT 'ranread_target',
+							   duration interval DEFAULT NULL)
+RETURNS TABLE(layer text, mode text, batch bigint, iops float8, mean_ms float8, p50_ms float8,
+			  p99_ms float8, adds_mean_ms float8, adds_p99_ms float8, physical_pct float8)
+AS 'MODULE_PATHNAME', 'ranread_layers'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;

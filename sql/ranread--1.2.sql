@@ -119,7 +119,9 @@ CREATE TABLE ranread_batches (
 	effective_io_concurrency int,	-- the server's (mode 'stream' looks ahead iodepth)
 	io_combine_limit int,		-- in blocks
 	io_max_concurrency int,
-	stat_io_reads bigint			-- blocks background workers read per pg_stat_io during the batch (16+; modes buffer and stream)
+	stat_io_reads bigint,			-- blocks background workers read per pg_stat_io during the batch (16+; modes buffer and stream)
+	layers bigint,				-- the ranread_layers() run it is part of (NULL: none)
+	seed bigint					-- of the order its units were read in (same seed, processes and target: same units)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -510,6 +512,20 @@ LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_compare(bigint, bigint) FROM PUBLIC;
+
+-- insight: the latency each layer of the read path adds, the same units
+-- read through each read path in turn (batches marked with their layers run).
+CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+							   iterations bigint DEFAULT 10000,
+							   target name DEFAULT 'ranread_target',
+							   duration interval DEFAULT NULL)
+RETURNS TABLE(layer text, mode text, batch bigint, iops float8, mean_ms float8, p50_ms float8,
+			  p99_ms float8, adds_mean_ms float8, adds_p99_ms float8, physical_pct float8)
+AS 'MODULE_PATHNAME', 'ranread_layers'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION ranread_compare_sweeps(bigint, bigint) FROM PUBLIC;
 
 -- readable: answers that fit a terminal.  ranread_report (one short row per

@@ -37,6 +37,7 @@ static const char *const help_lines[] = {
 	"ranread_running(), ranread_setup_running(): the functions ranread_progress reads",
 	"ranread_chart(sweep, ...), ranread_chart_latency(batch, ...), ranread_chart_intervals(batch, ...): SVG charts",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
+	"ranread_layers(processes, iterations, target, duration): the same units through each read path, what each layer adds",
 	"ranread_stop(): stop the running batch or sweep; returns the processes signalled (a sweep: its session only, 1)",
 	"ranread_reset(): delete all history",
 	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",

@@ -12,7 +12,7 @@
 
 #include "lib/stringinfo.h"
 
-#define RANREAD_ROW_MAX_COLUMNS	64
+#define RANREAD_ROW_MAX_COLUMNS	96
 
 typedef struct RanreadRow
 {

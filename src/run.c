@@ -433,7 +433,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	shared->target_file = RANREAD_REL_FILE(target);
 	shared->target_blocks = RelationGetNumberOfBlocks(target);
 	shared->target_units = shared->target_blocks / shared->blocks_per_read;
-	shared->seed = pg_prng_uint64(&pg_global_prng_state);
+	shared->seed = params->seed != 0 ? params->seed : pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
 	first_segment = ranread_first_segment_absolute_path(shared->target_file);
 	ranread_device_of(first_segment, &shared->device);

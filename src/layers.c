@@ -1,0 +1,225 @@
+/*-------------------------------------------------------------------------
+ *
+ * layers.c
+ *		ranread_layers(): the latency each layer of PostgreSQL's read path adds.
+ *
+ * One batch per read path, from the device up: 'direct' (the device),
+ * 'smgr' (plus the OS page cache and the storage manager, cold), 'buffer'
+ * (plus the buffer manager, cold) and, from PostgreSQL 18, 'stream' (plus a
+ * read stream through io_method).  Every batch reads the same units in the
+ * same order (one seed for all), with the same processes and iterations or
+ * duration, one read in flight per process; each is an ordinary batch,
+ * recorded as any other and marked with the layers run's number, drawn
+ * from the batch numbers (so it is the number just before its first
+ * batch's).  The result has one row per layer with IOPS, mean, p50, p99 and
+ * what the layer adds over the one below; a NOTICE says where the time
+ * goes.  A batch that does not complete ends the layers run there; those
+ * recorded stay.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "commands/sequence.h"
+#include "common/pg_prng.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "compat.h"
+#include "extension.h"
+#include "format.h"
+#include "ranread.h"
+#include "readpath.h"
+#include "run.h"
+#include "run_arguments.h"
+#include "spi_columns.h"
+
+PG_FUNCTION_INFO_V1(ranread_layers);
+
+/* The layers, from the device up, and what each adds over the one below. */
+static const struct
+{
+	const char *mode;
+	const char *layer;
+}			layers[] = {
+	{"direct", "device"},
+	{"smgr", "page cache and storage manager"},
+	{"buffer", "buffer manager"},
+	{"stream", "read stream and io_method"},
+};
+
+#define LAYER_COLUMNS	10
+
+/* What one layer's batch measured. */
+typedef struct LayerResult
+{
+	int64		batch;
+	char	   *status;
+	double		iops;
+	double		mean_ms;
+	double		p50_ms;
+	double		p99_ms;
+	double		physical_pct;
+} LayerResult;
+
+/* Read back the batch the workers recorded (read_only false: a fresh snapshot that sees it). */
+static bool
+read_layer(int64 batch, LayerResult *result)
+{
+	MemoryContext context = CurrentMemoryContext;
+	Oid			types[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(batch)};
+	bool		found;
+
+	SPI_connect();
+	if (SPI_execute_with_args(psprintf("SELECT status, iops, response_time_ms, p50_ms, p99_ms, physical_pct "
+									   "FROM %s.ranread_batches WHERE batch OPERATOR(pg_catalog.=) $1",
+									   quote_identifier(ranread_extension_schema())),
+							  1, types, args, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read batch " INT64_FORMAT, batch);
+	found = SPI_processed == 1;
+	if (found)
+	{
+		HeapTuple	row = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		result->batch = batch;
+		result->status = MemoryContextStrdup(context, ranread_spi_text_named(row, desc, "status", ""));
+		result->iops = ranread_spi_float_named(row, desc, "iops", -1);
+		result->mean_ms = ranread_spi_float_named(row, desc, "response_time_ms", -1);
+		result->p50_ms = ranread_spi_float_named(row, desc, "p50_ms", -1);
+		result->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", -1);
+		result->physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
+	}
+	SPI_finish();
+	return found;
+}
+
+static void
+put_float(Datum *values, bool *nulls, int column, double value)
+{
+	values[column] = Float8GetDatum(value);
+	nulls[column] = value < 0;
+}
+
+/* One result row: the layer, its batch's figures and what it adds over `below` (NULL: none). */
+static void
+put_layer(ReturnSetInfo *rsinfo, int layer, const LayerResult *result, const LayerResult *below)
+{
+	Datum		values[LAYER_COLUMNS];
+	bool		nulls[LAYER_COLUMNS] = {0};
+
+	values[0] = CStringGetTextDatum(layers[layer].layer);
+	values[1] = CStringGetTextDatum(layers[layer].mode);
+	values[2] = Int64GetDatum(result->batch);
+	put_float(values, nulls, 3, result->iops);
+	put_float(values, nulls, 4, result->mean_ms);
+	put_float(values, nulls, 5, result->p50_ms);
+	put_float(values, nulls, 6, result->p99_ms);
+	values[7] = Float8GetDatum(below != NULL ? result->mean_ms - below->mean_ms : 0);
+	nulls[7] = below == NULL || result->mean_ms < 0 || below->mean_ms < 0;
+	values[8] = Float8GetDatum(below != NULL ? result->p99_ms - below->p99_ms : 0);
+	nulls[8] = below == NULL || result->p99_ms < 0 || below->p99_ms < 0;
+	put_float(values, nulls, 9, result->physical_pct);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* Where the time goes, in a sentence: each layer's share of the top layer's mean. */
+static void
+report_layers(int64 run, const LayerResult *results, int count)
+{
+	StringInfoData where;
+	double		top = results[count - 1].mean_ms;
+
+	if (count < 2 || top <= 0)
+		return;
+	initStringInfo(&where);
+	for (int i = 0; i < count; i++)
+	{
+		double		own = i == 0 ? results[0].mean_ms : results[i].mean_ms - results[i - 1].mean_ms;
+
+		appendStringInfo(&where, "%s%s %s ms (%.0f%%)", i == 0 ? "" : i == count - 1 ? " and " : ", ",
+						 layers[i].layer, ranread_format_ms(own), 100.0 * own / top);
+	}
+	ereport(NOTICE,
+			(errmsg("layers run " INT64_FORMAT ": of a mean %s ms through mode %s, %s",
+					run, ranread_format_ms(top), layers[count - 1].mode, where.data),
+			 errdetail("Each layer's share is its batch's mean read time less the layer's below; the same units were read in the same order by each.")));
+}
+
+/*
+ * ranread_layers(processes, iterations, target, duration): a batch per read
+ * path on the same units, and the latency each layer adds.
+ */
+Datum
+ranread_layers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			run_function = ranread_run_function();
+	Oid			seq;
+	RanreadRunArgs args;
+	LayerResult results[lengthof(layers)];
+	int			count = 0;
+	int64		run;
+	uint64		seed = pg_prng_uint64(&pg_global_prng_state) | 1;
+
+	ranread_check_sql_version();
+	if (ranread_function_aclcheck(run_function, GetUserId()) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to run ranread_layers"),
+				 errdetail("ranread_layers runs ranread_run() as its caller, once per read path."),
+				 errhint("Grant EXECUTE on ranread_run(), as docs/reference.md lists.")));
+	ranread_run_args_defaults(run_function, &args);
+	args.isnull[RUN_ARG_PROCESSES] = PG_ARGISNULL(0);
+	args.value[RUN_ARG_PROCESSES] = PG_GETARG_DATUM(0);
+	args.isnull[RUN_ARG_ITERATIONS] = PG_ARGISNULL(1);
+	args.value[RUN_ARG_ITERATIONS] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
+	args.isnull[RUN_ARG_TARGET] = PG_ARGISNULL(2);
+	args.value[RUN_ARG_TARGET] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
+	args.isnull[RUN_ARG_DURATION] = PG_ARGISNULL(3);
+	args.value[RUN_ARG_DURATION] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
+
+	/* every layer's arguments checked before anything runs */
+	for (int i = 0; i < lengthof(layers); i++)
+	{
+		RanreadParams params;
+
+		if (!(ranread_readpath_by_name(layers[i].mode)->flags & RANREAD_PATH_AIO) || RANREAD_HAVE_AIO)
+		{
+			args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
+			ranread_read_run_arguments(&args, &params);
+		}
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	seq = get_relname_relid("ranread_batch_seq", get_namespace_oid(ranread_extension_schema(), false));
+	run = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
+	for (int i = 0; i < lengthof(layers); i++)
+	{
+		RanreadParams params;
+		RanreadBatchOutcome outcome;
+
+		if ((ranread_readpath_by_name(layers[i].mode)->flags & RANREAD_PATH_AIO) && !RANREAD_HAVE_AIO)
+			continue;
+		args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
+		ranread_read_run_arguments(&args, &params);
+		params.seed = seed;
+		params.layers = run;
+		ranread_run_batch(&params, NULL, &outcome);
+		if (!outcome.recorded || !read_layer(outcome.batch, &results[count]))
+			break;
+		put_layer(rsinfo, i, &results[count], count > 0 ? &results[count - 1] : NULL);
+		count++;
+		if (strcmp(results[count - 1].status, "completed") != 0)
+			break;
+	}
+	report_layers(run, results, count);
+	return (Datum) 0;
+}
