@@ -35,7 +35,8 @@ ALTER TABLE ranread_batches ADD COLUMN stat_io_reads bigint;
 
 -- insight: the ranread_layers() run a batch is part of
 ALTER TABLE ranread_batches ADD COLUMN layers bigint,
-	ADD COLUMN seed bigint;
+	ADD COLUMN seed bigint,
+	ADD COLUMN prefetch int;
 
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
@@ -210,7 +211,7 @@ SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ranread_chart_intervals(bigint, int, int) FROM PUBLIC;
 
--- counts and repeat: ranread_run gains allow_rereads, ranread_sweep gains
+-- counts, repeat and insight: ranread_run gains allow_rereads and prefetch, ranread_sweep gains
 -- repeat.  A new argument means a new function: the roles granted EXECUTE on
 -- the old signature are granted it on the new one (WITH GRANT OPTION is not
 -- carried over; docs/reference.md).
@@ -240,12 +241,13 @@ CREATE FUNCTION ranread_run(processes int,
 							rate_iops float8 DEFAULT NULL,
 							arrivals text DEFAULT NULL,
 							iodepth int DEFAULT 1,
-							allow_rereads boolean DEFAULT false)
+							allow_rereads boolean DEFAULT false,
+							prefetch int DEFAULT 0)	-- units advised ahead of each read (mode smgr)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) FROM PUBLIC;
 
 CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   step_processes int DEFAULT NULL,
@@ -277,7 +279,7 @@ DECLARE
 BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) TO %I', grantee);
 	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
 	LOOP

@@ -121,7 +121,8 @@ CREATE TABLE ranread_batches (
 	io_max_concurrency int,
 	stat_io_reads bigint,			-- blocks background workers read per pg_stat_io during the batch (16+; modes buffer and stream)
 	layers bigint,				-- the ranread_layers() run it is part of (NULL: none)
-	seed bigint					-- of the order its units were read in (same seed, processes and target: same units)
+	seed bigint,				-- of the order its units were read in (same seed, processes and target: same units)
+	prefetch int				-- units advised ahead of each read (NULL: before it existed)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -257,7 +258,8 @@ CREATE FUNCTION ranread_run(processes int,
 							rate_iops float8 DEFAULT NULL,
 							arrivals text DEFAULT NULL,
 							iodepth int DEFAULT 1,
-							allow_rereads boolean DEFAULT false)
+							allow_rereads boolean DEFAULT false,
+							prefetch int DEFAULT 0)	-- units advised ahead of each read (mode smgr)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -312,7 +314,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;

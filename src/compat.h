@@ -224,6 +224,21 @@ ranread_evict_relation_buffers(Relation rel)
 }
 
 /*
+ * Advise the kernel that nblocks blocks from block on will be read soon
+ * (posix_fadvise WILLNEED): 17 takes a count, 15 and 16 one block a call.
+ */
+static inline void
+ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
+{
+#if PG_VERSION_NUM >= 170000
+	(void) smgrprefetch(reln, MAIN_FORKNUM, block, nblocks);
+#else
+	for (int i = 0; i < nblocks; i++)
+		(void) smgrprefetch(reln, MAIN_FORKNUM, block + i);
+#endif
+}
+
+/*
  * pg_stat_io (16): the bytes background workers have read from relations.
  * 18 counts them in read_bytes (a read may combine blocks); 16 and 17 count
  * reads of op_bytes each.  Before 16 there is no such view: "".

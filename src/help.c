@@ -26,7 +26,7 @@ PG_FUNCTION_INFO_V1(ranread_help);
 
 static const char *const help_lines[] = {
 	"ranread_setup(size, tablespace, target, log_level): write a target; size NULL: twice the server's memory",
-	"ranread_run(processes, iterations, target, mode, ..., allow_rereads): one batch of timed random reads, its summary row",
+	"ranread_run(processes, iterations, target, mode, ..., prefetch): one batch of timed random reads, its summary row",
 	"CALL ranread_sweep(start_processes, ..., max_iodepth, repeat): step until a stop rule, then a verdict with bands",
 	"ranread_verdict(sweep): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",

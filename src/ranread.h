@@ -128,6 +128,7 @@ typedef struct RanreadParams
 	int			sweep_step;
 	int			iodepth;		/* reads in flight per worker */
 	bool		allow_rereads;	/* read on after every unit was read once */
+	int			prefetch;		/* units advised ahead of each read (smgrprefetch); 0: none */
 	int64		layers;			/* the layers run this batch is part of; 0: none */
 	uint64		seed;			/* of the units' order; 0: a random one (layers.c sets it) */
 } RanreadParams;

@@ -22,6 +22,10 @@
  * block_size bytes of its own per worker, which ranread.max_run_memory
  * bounds (run_memory.c).
  *
+ * A path flagged RANREAD_PATH_PREFETCHES can be told, prefetch => N reads
+ * ahead of each read, that a unit will be read soon (prefetch), as
+ * PostgreSQL 15 to 17 advise the kernel ahead of a bitmap heap scan.
+ *
  * A path with a stream call reads the way PostgreSQL's read_stream does: it
  * pulls the units to read from the worker (feed->next, which also says when
  * there are no more) as far ahead as it wants, and hands each unit back once
@@ -50,6 +54,7 @@
 #define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
 #define RANREAD_PATH_PRIVATE_BUFFERS		0x08	/* reads into iodepth x block_size of its own */
 #define RANREAD_PATH_AIO					0x10	/* reads through io_method (18) */
+#define RANREAD_PATH_PREFETCHES				0x20	/* has prefetch: prefetch => N */
 
 /*
  * What a path with a stream call pulls its units from: next() names the
@@ -80,6 +85,8 @@ typedef struct RanreadReadPath
 	void	   *(*open) (const RanreadShared *shared);
 	/* worker: read shared->blocks_per_read blocks from first_block on */
 	void		(*read_unit) (void *state, BlockNumber first_block);
+	/* worker, prefetch > 0: advise that the unit from first_block on will be read soon */
+	void		(*prefetch) (void *state, BlockNumber first_block);
 	/* worker, iodepth > 1: start reading a unit from first_block on */
 	void		(*submit) (void *state, int tag, BlockNumber first_block);
 	/* worker, iodepth > 1: wait for completions; fills tags, returns how many */

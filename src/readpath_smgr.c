@@ -10,6 +10,9 @@
  * does.
  * PostgreSQL 15 reads one block per call, so a unit of several blocks is
  * that many consecutive smgrread() calls, timed together as one read.
+ * With prefetch => N the worker advises each unit N reads ahead
+ * (smgrprefetch: posix_fadvise WILLNEED), as PostgreSQL 15 to 17 do ahead
+ * of a bitmap heap scan at effective_io_concurrency N.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +51,15 @@ smgr_read_unit(void *state, BlockNumber first_block)
 		smgrread(s->reln, MAIN_FORKNUM, first_block + i, s->buffer + (Size) i * BLCKSZ);
 }
 
+/* prefetch => N: posix_fadvise(WILLNEED) through the storage manager, as a bitmap heap scan's prefetch */
+static void
+smgr_prefetch(void *state, BlockNumber first_block)
+{
+	SmgrReadState *s = (SmgrReadState *) state;
+
+	ranread_smgrprefetch(s->reln, first_block, s->blocks_per_read);
+}
+
 static void
 smgr_close(void *state)
 {
@@ -59,10 +71,11 @@ smgr_close(void *state)
 const RanreadReadPath ranread_readpath_smgr = {
 	.name = "smgr",
 	.description = "PostgreSQL's storage manager (smgrread) through the OS page cache, evicted first unless evict is false",
-	.flags = RANREAD_PATH_PRIVATE_BUFFERS,
+	.flags = RANREAD_PATH_PRIVATE_BUFFERS | RANREAD_PATH_PREFETCHES,
 	.memory_hit = "the OS page cache",
 	.check = NULL,
 	.open = smgr_open,
 	.read_unit = smgr_read_unit,
+	.prefetch = smgr_prefetch,
 	.close = smgr_close,
 };

@@ -448,6 +448,7 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	ranread_row_add(row, "sweep", INT8OID, Int64GetDatum(params->sweep), params->sweep == 0);
 	ranread_row_add(row, "layers", INT8OID, Int64GetDatum(params->layers), params->layers == 0);
 	ranread_row_add(row, "seed", INT8OID, Int64GetDatum((int64) shared->seed), false);
+	ranread_row_add(row, "prefetch", INT4OID, Int32GetDatum(params->prefetch), false);
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 

@@ -286,6 +286,41 @@ read_iodepth_argument(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * prefetch: units advised ahead of each read, as PostgreSQL 15 to 17 advise
+ * the kernel ahead of a bitmap heap scan; for a path that prefetches, one
+ * read in flight, closed loop.
+ */
+static void
+read_prefetch_argument(const RanreadRunArgs *args, RanreadParams *params)
+{
+	const RanreadReadPath *path = ranread_readpath_by_index(params->readpath);
+
+	if (args->isnull[RUN_ARG_PREFETCH])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("prefetch must not be null"),
+				 errhint("prefetch => 0 advises nothing ahead.")));
+	params->prefetch = DatumGetInt32(args->value[RUN_ARG_PREFETCH]);
+	if (params->prefetch < 0 || params->prefetch > RANREAD_MAX_IODEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("prefetch must be between 0 and %d", RANREAD_MAX_IODEPTH),
+				 errdetail("The value given is %d.", params->prefetch)));
+	if (params->prefetch == 0)
+		return;
+	if (!(path->flags & RANREAD_PATH_PREFETCHES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mode '%s' cannot prefetch", path->name),
+				 errhint("Use mode %s with prefetch.", ranread_readpath_names(RANREAD_PATH_PREFETCHES))));
+	if (params->iodepth > 1 || params->rate_iops > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("prefetch cannot be combined with %s", params->iodepth > 1 ? "iodepth above 1" : "rate_iops"),
+				 errdetail("prefetch advises the reads ahead of one read in flight per process, in a closed loop.")));
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -353,6 +388,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	namestrcpy((Name) params->target_name, NameStr(*DatumGetName(args->value[RUN_ARG_TARGET])));
 	read_time_arguments(args, params);
 	read_iodepth_argument(args, params);
+	read_prefetch_argument(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

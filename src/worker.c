@@ -251,6 +251,40 @@ count_read(RanreadWorkerSlot *slot, uint64 latency_ns, bool from_memory, bool wr
 }
 
 /*
+ * prefetch => N: a second cursor along the worker's reads, N reads ahead of
+ * the one being read, advising each unit to the read path before it is read
+ * (as a bitmap heap scan prefetches).  Whether a unit was in memory is asked
+ * before its advice, not before its read, which the advice is meant to
+ * speed: resident[] keeps that answer for the N + 1 reads in the window.
+ */
+typedef struct Prefetcher
+{
+	RanreadPermutation order;
+	uint64		pass;
+	int64		next;			/* the worker's next read number to advise */
+	int			window;			/* prefetch + 1 */
+	bool	   *resident;		/* by read number modulo window */
+} Prefetcher;
+
+/* Advise every read up to read number i + prefetch not advised yet. */
+static void
+prefetch_ahead(RanreadShared *shared, const RanreadReadPath *path, void *state, int worker,
+			   ReadLoop *loop, Prefetcher *ahead, int64 i)
+{
+	while (ahead->next <= i + ahead->window - 1 &&
+		   !(loop->stop_at_coverage && read_would_reread(shared, ahead->next, worker)))
+	{
+		BlockNumber unit = unit_of_read(shared, &ahead->order, &ahead->pass, ahead->next, worker);
+
+		ahead->resident[ahead->next % ahead->window] = loop->residency != NULL &&
+			ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+									 shared->blocks_per_read);
+		path->prefetch(state, unit * shared->blocks_per_read);
+		ahead->next++;
+	}
+}
+
+/*
  * One read in flight at a time (iodepth 1).  Each counted read goes into the
  * histogram: closed loop, the time from issuing it to its end; open loop
  * (rate_iops), the time from when it was due (its response time, which a
@@ -264,6 +298,14 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 	RanreadHistogram *service = ranread_service_hist(shared, worker);
 	RanreadArrivals arrivals;
 	uint64		last_end_ns = ranread_instr_time_ns(shared->release_time);
+	Prefetcher	ahead = {0};
+
+	if (shared->params.prefetch > 0)
+	{
+		ranread_permutation_init(&ahead.order, shared->target_units, shared->seed);
+		ahead.window = shared->params.prefetch + 1;
+		ahead.resident = palloc0(sizeof(bool) * ahead.window);
+	}
 
 	if (service != NULL)
 	{
@@ -308,9 +350,15 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 		}
 
 		/* the proof of physical reads, by count: was the unit in memory already? */
-		from_memory = loop->residency != NULL &&
-			ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-									 shared->blocks_per_read);
+		if (ahead.window > 0)
+		{
+			prefetch_ahead(shared, path, state, worker, loop, &ahead, i);
+			from_memory = ahead.resident[i % ahead.window];
+		}
+		else
+			from_memory = loop->residency != NULL &&
+				ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+										 shared->blocks_per_read);
 		hits_before_read = pgBufferUsage.shared_blks_hit;
 
 		INSTR_TIME_SET_CURRENT(start);
