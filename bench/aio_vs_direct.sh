@@ -101,15 +101,6 @@ inner() {
     echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 
     device_reads() { awk '{print $1}' "$devstat"; }
-    io_worker_ticks() {
-        local pid total=0 stat f
-        for pid in $("${PSQL[@]}" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'io worker'"); do
-            stat=$(<"/proc/$pid/stat") || continue
-            read -r -a f <<<"${stat##*) }"
-            total=$(( total + f[11] + f[12] ))
-        done
-        echo "$total"
-    }
     restart() {
         pg_ctlcluster "$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')" regress restart >"$work/restart.log" 2>&1 ||
             { cat "$work/restart.log" >&2; die "could not restart the server"; }

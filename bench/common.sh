@@ -126,3 +126,16 @@ child_ticks() {
     read -r -a f <<<"${stat##*) }"        # f[0] is field 3 (state)
     echo $(( f[13] + f[14] ))
 }
+
+# In a benchmark's inner part: the CPU time, in clock ticks, of the server's
+# I/O worker processes so far (PostgreSQL 18's io_method = worker; 0 where
+# there are none), which do the reads of a read stream under that method.
+io_worker_ticks() {
+    local pid total=0 stat f
+    for pid in $("${PSQL[@]}" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'io worker'"); do
+        stat=$(<"/proc/$pid/stat") || continue
+        read -r -a f <<<"${stat##*) }"
+        total=$(( total + f[11] + f[12] ))
+    done
+    echo "$total"
+}

@@ -85,15 +85,6 @@ inner() {
     echo "cpus:     $(nproc); runs: 1 worker, $DURATION s each, $PAIRS pairs ABBA"
     echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 
-    io_worker_ticks() {
-        local pid total=0 stat f
-        for pid in $("${PSQL[@]}" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'io worker'"); do
-            stat=$(<"/proc/$pid/stat") || continue
-            read -r -a f <<<"${stat##*) }"
-            total=$(( total + f[11] + f[12] ))
-        done
-        echo "$total"
-    }
     # ranread MODE DEPTH [READS] -> "iops cpu_us_per_read": for DURATION, or
     # READS reads, each of a unit not read before in the run (cold)
     ranread() {

@@ -25,6 +25,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "catch_error.h"
 #include "compare_noise.h"
 #include "compat.h"
 #include "ranread.h"
@@ -195,23 +196,6 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summarize_device(shared, summary);
 	summary->ended_by = ended_by(shared, summary->status);
 	summary->histogram = all;
-}
-
-/*
- * In a PG_CATCH block: take the error, in context, and abort the current
- * transaction, so that a worker can carry on (here after a row it could not
- * record; worker.c after a failed read loop).
- */
-ErrorData *
-ranread_catch_error(MemoryContext context)
-{
-	ErrorData  *edata;
-
-	MemoryContextSwitchTo(context);
-	edata = CopyErrorData();
-	FlushErrorState();
-	AbortCurrentTransaction();
-	return edata;
 }
 
 /* A float8 column that is NULL when negative (nothing was measured). */

@@ -15,6 +15,5 @@ extern const char *ranread_status_name(RanreadStatus status);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern void ranread_record_batch(RanreadShared *shared);
-extern ErrorData *ranread_catch_error(MemoryContext context);
 
 #endif							/* RANREAD_RESULTS_H */

@@ -28,9 +28,9 @@
 #include "pgstat.h"
 #include "utils/snapmgr.h"
 
+#include "catch_error.h"
 #include "compat.h"
 #include "readpath.h"
-#include "results.h"
 #include "stat_io.h"
 
 /* Bytes background workers have read from relations, per pg_stat_io now; -1 before 16. */

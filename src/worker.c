@@ -55,6 +55,7 @@
 #include "utils/wait_event.h"
 
 #include "arrivals.h"
+#include "catch_error.h"
 #include "compat.h"
 #include "permutation.h"
 #include "ranread.h"
