@@ -191,7 +191,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 	{
 		RanreadParams params;
 
-		if (!(ranread_readpath_by_name(layers[i].mode)->flags & RANREAD_PATH_AIO) || RANREAD_HAVE_AIO)
+		if (ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode)))
 		{
 			args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
 			ranread_read_run_arguments(&args, &params);
@@ -206,7 +206,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 		RanreadParams params;
 		RanreadBatchOutcome outcome;
 
-		if ((ranread_readpath_by_name(layers[i].mode)->flags & RANREAD_PATH_AIO) && !RANREAD_HAVE_AIO)
+		if (!ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode)))
 			continue;
 		args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
 		ranread_read_run_arguments(&args, &params);

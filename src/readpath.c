@@ -44,8 +44,8 @@ ranread_readpath_by_name(const char *name)
 }
 
 /* Whether this server can run the path (one through asynchronous I/O needs 18). */
-static bool
-runs_here(const RanreadReadPath *path)
+bool
+ranread_readpath_runs_here(const RanreadReadPath *path)
 {
 	return !(path->flags & RANREAD_PATH_AIO) || RANREAD_HAVE_AIO;
 }
@@ -62,11 +62,11 @@ ranread_readpath_names(uint32 flags)
 	int			listed = 0;
 
 	for (int i = 0; i < lengthof(read_paths); i++)
-		matching += (read_paths[i]->flags & flags) == flags && runs_here(read_paths[i]);
+		matching += (read_paths[i]->flags & flags) == flags && ranread_readpath_runs_here(read_paths[i]);
 	initStringInfo(&names);
 	for (int i = 0; i < lengthof(read_paths); i++)
 	{
-		if ((read_paths[i]->flags & flags) != flags || !runs_here(read_paths[i]))
+		if ((read_paths[i]->flags & flags) != flags || !ranread_readpath_runs_here(read_paths[i]))
 			continue;
 		appendStringInfo(&names, "%s'%s'",
 						 listed == 0 ? "" : listed == matching - 1 ? " or " : ", ",
@@ -110,7 +110,7 @@ ranread_readpath_index(const RanreadReadPath *path)
 void
 ranread_readpath_check_server(const RanreadReadPath *path)
 {
-	if (!runs_here(path))
+	if (!ranread_readpath_runs_here(path))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("mode '%s' needs PostgreSQL %s or later", path->name, RANREAD_AIO_MAJOR),

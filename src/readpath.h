@@ -106,6 +106,7 @@ extern const char *ranread_readpath_names(uint32 flags);
 extern int	ranread_readpath_count(void);
 extern const RanreadReadPath *ranread_readpath_by_index(int index);
 extern int	ranread_readpath_index(const RanreadReadPath *path);
+extern bool ranread_readpath_runs_here(const RanreadReadPath *path);
 extern void ranread_readpath_check_server(const RanreadReadPath *path);
 
 #endif							/* RANREAD_READPATH_H */

@@ -396,6 +396,67 @@ typedef struct InFlight
 } InFlight;
 
 /*
+ * Whether a worker keeping reads in flight (read_in_flight(), a stream) may
+ * issue its read number i now: not once told to stop, past the duration,
+ * at a unit read before (re-reads not allowed) or with enough reads counted
+ * and in flight for the iterations.
+ */
+static bool
+may_issue(const RanreadShared *shared, const ReadLoop *loop, int64 i, int worker, uint64 now_ns,
+		  int64 counted_in_flight)
+{
+	return !stop_requested && now_ns < loop->deadline_ns &&
+		!(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
+		(shared->params.iterations == 0 || !loop->counting ||
+		 loop->counted + counted_in_flight < shared->params.iterations);
+}
+
+/* Once it issues no more: whether the duration or the coverage ended it. */
+static void
+note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, const ReadLoop *loop,
+					   int64 i, int worker, uint64 now_ns)
+{
+	slot->reached_deadline |= now_ns >= loop->deadline_ns;
+	slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
+}
+
+/* Issue read number i: its unit, and its record f, stamped now; returns the unit. */
+static BlockNumber
+issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, int worker,
+		   int64 *counted_in_flight)
+{
+	BlockNumber unit;
+	instr_time	now;
+
+	if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
+		proc_exit(1);
+	unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
+	f->from_memory = loop->residency != NULL &&
+		ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+								 shared->blocks_per_read);
+	f->wrapped = loop->pass > 0;
+	f->counted = loop->counting;
+	*counted_in_flight += f->counted;
+	INSTR_TIME_SET_CURRENT(now);
+	f->start_ns = ranread_instr_time_ns(now);
+	return unit;
+}
+
+/* A read issued by issue_read() has completed at now_ns: count it, unless told to stop. */
+static void
+complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64 now_ns,
+			  int64 *counted_in_flight)
+{
+	if (!f->counted)
+		return;
+	(*counted_in_flight)--;
+	if (stop_requested)
+		return;
+	count_read(slot, now_ns - f->start_ns, f->from_memory, f->wrapped);
+	loop->counted++;
+}
+
+/*
  * iodepth reads in flight (closed loop only): whenever reads complete, as
  * many new ones are submitted.  A read's latency runs from submitting it to
  * the reap that saw it complete.  Reads issued during
@@ -426,30 +487,14 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
-		while (nfree > 0 && !stop_requested && now_ns < loop->deadline_ns &&
-			   !(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
-			   (shared->params.iterations == 0 || !loop->counting ||
-				loop->counted + counted_in_flight < shared->params.iterations))
+		while (nfree > 0 && may_issue(shared, loop, i, worker, now_ns, counted_in_flight))
 		{
 			int			tag = free_tags[--nfree];
-			InFlight   *f = &flight[tag];
-			BlockNumber unit;
+			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker, &counted_in_flight);
 
-			if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
-				proc_exit(1);
-			unit = unit_of_read(shared, &loop->order, &loop->pass, i++, worker);
-			f->from_memory = loop->residency != NULL &&
-				ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-										 shared->blocks_per_read);
-			f->wrapped = loop->pass > 0;
-			f->counted = loop->counting;
-			counted_in_flight += f->counted;
-			INSTR_TIME_SET_CURRENT(now);
-			f->start_ns = ranread_instr_time_ns(now);
 			path->submit(state, tag, unit * shared->blocks_per_read);
 		}
-		slot->reached_deadline |= now_ns >= loop->deadline_ns;
-		slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
+		note_why_issuing_ended(shared, slot, loop, i, worker, now_ns);
 		if (nfree == depth)
 			break;
 		ndone = path->reap(state, done, depth);
@@ -457,16 +502,8 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		now_ns = ranread_instr_time_ns(now);
 		for (int d = 0; d < ndone; d++)
 		{
-			InFlight   *f = &flight[done[d]];
-
 			free_tags[nfree++] = done[d];
-			if (!f->counted)
-				continue;
-			counted_in_flight--;
-			if (stop_requested)
-				continue;
-			count_read(slot, now_ns - f->start_ns, f->from_memory, f->wrapped);
-			loop->counted++;
+			complete_read(slot, loop, &flight[done[d]], now_ns, &counted_in_flight);
 		}
 	}
 }
@@ -491,43 +528,20 @@ static BlockNumber
 feed_next(void *arg, void *read)
 {
 	StreamFeedState *feed = (StreamFeedState *) arg;
-	ReadLoop   *loop = feed->loop;
-	const RanreadShared *shared = feed->shared;
-	InFlight   *f = (InFlight *) read;
 	instr_time	now;
 	uint64		now_ns;
-	BlockNumber unit;
 
 	INSTR_TIME_SET_CURRENT(now);
 	now_ns = ranread_instr_time_ns(now);
-	if (!loop->counting && now_ns >= loop->count_from_ns)
-		begin_counting(feed->slot, loop);
-	if (stop_requested)
-		return InvalidBlockNumber;
-	if (now_ns >= loop->deadline_ns)
+	if (!feed->loop->counting && now_ns >= feed->loop->count_from_ns)
+		begin_counting(feed->slot, feed->loop);
+	if (!may_issue(feed->shared, feed->loop, feed->i, feed->worker, now_ns, feed->counted_in_flight))
 	{
-		feed->slot->reached_deadline = true;
+		note_why_issuing_ended(feed->shared, feed->slot, feed->loop, feed->i, feed->worker, now_ns);
 		return InvalidBlockNumber;
 	}
-	if (loop->stop_at_coverage && read_would_reread(shared, feed->i, feed->worker))
-	{
-		feed->slot->covered = true;
-		return InvalidBlockNumber;
-	}
-	if (shared->params.iterations > 0 && loop->counting &&
-		loop->counted + feed->counted_in_flight >= shared->params.iterations)
-		return InvalidBlockNumber;
-	if (feed->i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
-		proc_exit(1);
-	unit = unit_of_read(shared, &loop->order, &loop->pass, feed->i++, feed->worker);
-	f->from_memory = loop->residency != NULL &&
-		ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-								 shared->blocks_per_read);
-	f->wrapped = loop->pass > 0;
-	f->counted = loop->counting;
-	feed->counted_in_flight += f->counted;
-	f->start_ns = now_ns;
-	return unit * shared->blocks_per_read;
+	return issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker,
+					  &feed->counted_in_flight) * feed->shared->blocks_per_read;
 }
 
 /* The stream hands a unit back: count it, unless the worker was told to stop. */
@@ -535,17 +549,11 @@ static void
 feed_done(void *arg, void *read)
 {
 	StreamFeedState *feed = (StreamFeedState *) arg;
-	InFlight   *f = (InFlight *) read;
 	instr_time	now;
 
-	if (!f->counted)
-		return;
-	feed->counted_in_flight--;
-	if (stop_requested)
-		return;
 	INSTR_TIME_SET_CURRENT(now);
-	count_read(feed->slot, ranread_instr_time_ns(now) - f->start_ns, f->from_memory, f->wrapped);
-	feed->loop->counted++;
+	complete_read(feed->slot, feed->loop, (const InFlight *) read, ranread_instr_time_ns(now),
+				  &feed->counted_in_flight);
 }
 
 /*
