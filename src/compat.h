@@ -206,9 +206,10 @@ ranread_function_aclcheck(Oid function, Oid role)
 /*
  * Evict the relation's unpinned buffers from shared buffers (18:
  * EvictRelUnpinnedBuffers, as pg_buffercache_evict_relation() does); before
- * 18 there is no way to, and it returns false.
+ * 18 there is no way to, and it does nothing (only a read stream, 18 and
+ * later, asks for it).
  */
-static inline bool
+static inline void
 ranread_evict_relation_buffers(Relation rel)
 {
 #if PG_VERSION_NUM >= 180000
@@ -217,9 +218,6 @@ ranread_evict_relation_buffers(Relation rel)
 	int32		skipped;
 
 	EvictRelUnpinnedBuffers(rel, &evicted, &flushed, &skipped);
-	return true;
-#else
-	return false;
 #endif
 }
 

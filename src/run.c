@@ -448,7 +448,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	register_workers(run, seg);
 	ranread_warn_about_rereads(shared);
 	if (shared->params.evict && (ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO))
-		(void) ranread_evict_relation_buffers(target);
+		ranread_evict_relation_buffers(target);
 	if (shared->params.evict)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
 	ranread_stat_io_begin(shared);

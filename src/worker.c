@@ -167,9 +167,19 @@ typedef struct ReadLoop
 	int64		misses_before;
 	bool		counting;
 	int64		counted;
+	int64		counted_in_flight;	/* reads in flight that will be counted */
 	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
 	bool		io_elsewhere;	/* the reads may run in other processes (I/O workers) */
 } ReadLoop;
+
+/* The proof of physical reads, by count: is the unit in memory already? */
+static bool
+unit_in_memory(const RanreadShared *shared, const ReadLoop *loop, BlockNumber unit)
+{
+	return loop->residency != NULL &&
+		ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
+								 shared->blocks_per_read);
+}
 
 /*
  * Counting begins (at once, or after the ramp): from here on the kernel's
@@ -277,9 +287,7 @@ prefetch_ahead(RanreadShared *shared, const RanreadReadPath *path, void *state, 
 	{
 		BlockNumber unit = unit_of_read(shared, &ahead->order, &ahead->pass, ahead->next, worker);
 
-		ahead->resident[ahead->next % ahead->window] = loop->residency != NULL &&
-			ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-									 shared->blocks_per_read);
+		ahead->resident[ahead->next % ahead->window] = unit_in_memory(shared, loop, unit);
 		path->prefetch(state, unit * shared->blocks_per_read);
 		ahead->next++;
 	}
@@ -357,9 +365,7 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 			from_memory = ahead.resident[i % ahead.window];
 		}
 		else
-			from_memory = loop->residency != NULL &&
-				ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-										 shared->blocks_per_read);
+			from_memory = unit_in_memory(shared, loop, unit);
 		hits_before_read = pgBufferUsage.shared_blks_hit;
 
 		INSTR_TIME_SET_CURRENT(start);
@@ -402,13 +408,12 @@ typedef struct InFlight
  * and in flight for the iterations.
  */
 static bool
-may_issue(const RanreadShared *shared, const ReadLoop *loop, int64 i, int worker, uint64 now_ns,
-		  int64 counted_in_flight)
+may_issue(const RanreadShared *shared, const ReadLoop *loop, int64 i, int worker, uint64 now_ns)
 {
 	return !stop_requested && now_ns < loop->deadline_ns &&
 		!(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
 		(shared->params.iterations == 0 || !loop->counting ||
-		 loop->counted + counted_in_flight < shared->params.iterations);
+		 loop->counted + loop->counted_in_flight < shared->params.iterations);
 }
 
 /* Once it issues no more: whether the duration or the coverage ended it. */
@@ -422,8 +427,7 @@ note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, con
 
 /* Issue read number i: its unit, and its record f, stamped now; returns the unit. */
 static BlockNumber
-issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, int worker,
-		   int64 *counted_in_flight)
+issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, int worker)
 {
 	BlockNumber unit;
 	instr_time	now;
@@ -431,12 +435,10 @@ issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, in
 	if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 		proc_exit(1);
 	unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
-	f->from_memory = loop->residency != NULL &&
-		ranread_residency_cached(loop->residency, unit * shared->blocks_per_read,
-								 shared->blocks_per_read);
+	f->from_memory = unit_in_memory(shared, loop, unit);
 	f->wrapped = loop->pass > 0;
 	f->counted = loop->counting;
-	*counted_in_flight += f->counted;
+	loop->counted_in_flight += f->counted;
 	INSTR_TIME_SET_CURRENT(now);
 	f->start_ns = ranread_instr_time_ns(now);
 	return unit;
@@ -444,12 +446,11 @@ issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, in
 
 /* A read issued by issue_read() has completed at now_ns: count it, unless told to stop. */
 static void
-complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64 now_ns,
-			  int64 *counted_in_flight)
+complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64 now_ns)
 {
 	if (!f->counted)
 		return;
-	(*counted_in_flight)--;
+	loop->counted_in_flight--;
 	if (stop_requested)
 		return;
 	count_read(slot, now_ns - f->start_ns, f->from_memory, f->wrapped);
@@ -474,7 +475,6 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 	int		   *free_tags = palloc(sizeof(int) * depth);
 	int		   *done = palloc(sizeof(int) * depth);
 	int			nfree = depth;
-	int64		counted_in_flight = 0;
 	uint64		now_ns = ranread_instr_time_ns(shared->release_time);
 	int64		i = 0;
 
@@ -487,10 +487,10 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
-		while (nfree > 0 && may_issue(shared, loop, i, worker, now_ns, counted_in_flight))
+		while (nfree > 0 && may_issue(shared, loop, i, worker, now_ns))
 		{
 			int			tag = free_tags[--nfree];
-			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker, &counted_in_flight);
+			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
 
 			path->submit(state, tag, unit * shared->blocks_per_read);
 		}
@@ -503,7 +503,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		for (int d = 0; d < ndone; d++)
 		{
 			free_tags[nfree++] = done[d];
-			complete_read(slot, loop, &flight[done[d]], now_ns, &counted_in_flight);
+			complete_read(slot, loop, &flight[done[d]], now_ns);
 		}
 	}
 }
@@ -516,7 +516,6 @@ typedef struct StreamFeedState
 	ReadLoop   *loop;
 	int			worker;
 	int64		i;				/* the worker's next read number */
-	int64		counted_in_flight;
 } StreamFeedState;
 
 /*
@@ -535,13 +534,13 @@ feed_next(void *arg, void *read)
 	now_ns = ranread_instr_time_ns(now);
 	if (!feed->loop->counting && now_ns >= feed->loop->count_from_ns)
 		begin_counting(feed->slot, feed->loop);
-	if (!may_issue(feed->shared, feed->loop, feed->i, feed->worker, now_ns, feed->counted_in_flight))
+	if (!may_issue(feed->shared, feed->loop, feed->i, feed->worker, now_ns))
 	{
 		note_why_issuing_ended(feed->shared, feed->slot, feed->loop, feed->i, feed->worker, now_ns);
 		return InvalidBlockNumber;
 	}
-	return issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker,
-					  &feed->counted_in_flight) * feed->shared->blocks_per_read;
+	return issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker) *
+		feed->shared->blocks_per_read;
 }
 
 /* The stream hands a unit back: count it, unless the worker was told to stop. */
@@ -552,8 +551,7 @@ feed_done(void *arg, void *read)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	complete_read(feed->slot, feed->loop, (const InFlight *) read, ranread_instr_time_ns(now),
-				  &feed->counted_in_flight);
+	complete_read(feed->slot, feed->loop, (const InFlight *) read, ranread_instr_time_ns(now));
 }
 
 /*
