@@ -164,6 +164,8 @@ ranread_layers(PG_FUNCTION_ARGS)
 	Oid			run_function = ranread_run_function();
 	Oid			seq;
 	RanreadRunArgs args;
+	RanreadParams params[lengthof(layers)];
+	bool		runs[lengthof(layers)];	/* the server runs the layer's read path */
 	LayerResult results[lengthof(layers)];
 	int			count = 0;
 	int64		run;
@@ -189,13 +191,12 @@ ranread_layers(PG_FUNCTION_ARGS)
 	/* every layer's arguments checked before anything runs */
 	for (int i = 0; i < lengthof(layers); i++)
 	{
-		RanreadParams params;
-
-		if (ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode)))
-		{
-			args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
-			ranread_read_run_arguments(&args, &params);
-		}
+		runs[i] = ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode));
+		if (!runs[i])
+			continue;
+		args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
+		ranread_read_run_arguments(&args, &params[i]);
+		params[i].seed = seed;
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -203,16 +204,12 @@ ranread_layers(PG_FUNCTION_ARGS)
 	run = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
 	for (int i = 0; i < lengthof(layers); i++)
 	{
-		RanreadParams params;
 		RanreadBatchOutcome outcome;
 
-		if (!ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode)))
+		if (!runs[i])
 			continue;
-		args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
-		ranread_read_run_arguments(&args, &params);
-		params.seed = seed;
-		params.layers = run;
-		ranread_run_batch(&params, NULL, &outcome);
+		params[i].layers = run;
+		ranread_run_batch(&params[i], NULL, &outcome);
 		if (!outcome.recorded || !read_layer(outcome.batch, &results[count]))
 			break;
 		put_layer(rsinfo, i, &results[count], count > 0 ? &results[count - 1] : NULL);
