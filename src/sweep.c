@@ -638,7 +638,11 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 			break;
 		if (stop == RANREAD_SWEEP_REPEAT)
 		{
-			ereport(NOTICE, (errmsg("%s", ranread_sweep_repeat_text(&record, repeats + 1))));
+			char	   *message;
+			char	   *detail;
+
+			ranread_sweep_repeat_text(&record, repeats + 1, &message, &detail);
+			ereport(NOTICE, (errmsg("%s", message), errdetail("%s", detail)));
 			continue;
 		}
 		repeats = -1;

@@ -445,26 +445,28 @@ ranread_sweep_step_detail(const RanreadSweepRecord *record, int step)
 }
 
 /*
- * Why the last step runs again, as the sweep's NOTICE says it: which
- * threshold its noise band straddles, and which repeat this is.
+ * Why the last step runs again, as a NOTICE fits a terminal: the message
+ * says which threshold its noise band straddles and which repeat this is,
+ * the detail the step's figures against that threshold.
  */
-char *
-ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
+void
+ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat, char **message, char **detail)
 {
 	const RanreadSweepRules *rules = &record->rules;
 	int			last = record->count - 1;
 	const RanreadSweepStep *s = &record->steps[last];
 	RanreadSweepDoubt doubt = ranread_sweep_doubt(record->steps, record->count, rules);
-	char	   *why;
 
-	if (doubt == RANREAD_SWEEP_DOUBT_LATENCY)
-		why = psprintf("its mean latency, %s ms%s, is over stop_latency_ms (%g ms) by less than its noise",
-					   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct), rules->stop_latency_ms);
-	else if (doubt == RANREAD_SWEEP_DOUBT_SLO)
-		return psprintf("step %d is within the noise of the SLO: its mean %s ms%s and p99 %s ms%s against %s; running it again (repeat %d of at most %d), its runs combined",
-						record->count, ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct),
-						ranread_format_ms(s->p99_ms), band_text(s->p99_band_pct), slo_text(rules),
+	*message = psprintf("step %d is within the noise of %s: running it again (repeat %d of at most %d), its runs combined",
+						record->count, doubt == RANREAD_SWEEP_DOUBT_SLO ? "the SLO" : "a stop rule",
 						repeat, RANREAD_SWEEP_MAX_REPEATS);
+	if (doubt == RANREAD_SWEEP_DOUBT_LATENCY)
+		*detail = psprintf("Its mean latency, %s ms%s, is over stop_latency_ms (%g ms) by less than its noise.",
+						   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct), rules->stop_latency_ms);
+	else if (doubt == RANREAD_SWEEP_DOUBT_SLO)
+		*detail = psprintf("Its mean %s ms%s and p99 %s ms%s against %s.",
+						   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct),
+						   ranread_format_ms(s->p99_ms), band_text(s->p99_band_pct), slo_text(rules));
 	else
 	{
 		int			before = Max(ranread_sweep_valid_before(record->steps, last), 0);
@@ -472,11 +474,9 @@ ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat)
 		double		high;
 
 		ranread_sweep_scaling_range(&record->steps[before], s, &low, &high);
-		why = psprintf("its IOPS gained %.0f%% of linear scaling, %.0f%% to %.0f%% within the noise, around min_scaling_pct (%g%%)",
-					   ranread_sweep_scaling_pct(&record->steps[before], s), low, high, rules->min_scaling_pct);
+		*detail = psprintf("Its IOPS gained %.0f%% of linear scaling, %.0f%% to %.0f%% within the noise, around min_scaling_pct (%g%%).",
+						   ranread_sweep_scaling_pct(&record->steps[before], s), low, high, rules->min_scaling_pct);
 	}
-	return psprintf("step %d is within the noise of a stop rule: %s; running it again (repeat %d of at most %d), its runs combined",
-					record->count, why, repeat, RANREAD_SWEEP_MAX_REPEATS);
 }
 
 static int

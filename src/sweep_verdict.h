@@ -31,7 +31,8 @@ extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const 
 										const RanreadSweepVerdict *verdict);
 extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
 extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int step);
-extern char *ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat);
+extern void ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat,
+									  char **message, char **detail);
 extern char *ranread_sweep_repeats_text(const int64 *sweeps, int count);
 
 #endif							/* RANREAD_SWEEP_VERDICT_H */
