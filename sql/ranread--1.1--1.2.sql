@@ -33,10 +33,13 @@ ALTER TABLE ranread_batches ADD COLUMN io_workers int,
 -- a second proof from PostgreSQL's own counters (16 and later)
 ALTER TABLE ranread_batches ADD COLUMN stat_io_reads bigint;
 
--- insight: the ranread_layers() run a batch is part of
+-- insight: the ranread_layers() or ranread_calibrate() run a batch is part of,
+-- its seed, prefetch and distribution
 ALTER TABLE ranread_batches ADD COLUMN layers bigint,
+	ADD COLUMN calibration bigint,
 	ADD COLUMN seed bigint,
-	ADD COLUMN prefetch int;
+	ADD COLUMN prefetch int,
+	ADD COLUMN distribution text;
 
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
@@ -242,12 +245,13 @@ CREATE FUNCTION ranread_run(processes int,
 							arrivals text DEFAULT NULL,
 							iodepth int DEFAULT 1,
 							allow_rereads boolean DEFAULT false,
-							prefetch int DEFAULT 0)	-- units advised ahead of each read (mode smgr)
+							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
+							distribution text DEFAULT 'uniform')	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) FROM PUBLIC;
 
 CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   step_processes int DEFAULT NULL,
@@ -279,7 +283,7 @@ DECLARE
 BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) TO %I', grantee);
 	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
 	LOOP
@@ -300,3 +304,29 @@ AS 'MODULE_PATHNAME', 'ranread_layers'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;
+
+-- insight: the planner's I/O settings measured from the target's tablespace
+-- (a random page's cost in sequential ones, the look-ahead that pays), and
+-- the ALTER TABLESPACE that would apply them; it applies nothing.
+CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
+								  iterations bigint DEFAULT 5000,	-- random reads per batch
+								  repetitions int DEFAULT 3,		-- sequential and random pairs
+								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
+								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
+								  OUT calibration bigint,
+								  OUT random_ms float8,
+								  OUT sequential_ms float8,
+								  OUT ratio float8,
+								  OUT ratio_min float8,
+								  OUT ratio_max float8,
+								  OUT random_page_cost float8,
+								  OUT effective_io_concurrency int,
+								  OUT depths int[],
+								  OUT depth_iops float8[],
+								  OUT statement text,
+								  OUT batches bigint[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_calibrate'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8) FROM PUBLIC;

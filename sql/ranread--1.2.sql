@@ -121,8 +121,10 @@ CREATE TABLE ranread_batches (
 	io_max_concurrency int,
 	stat_io_reads bigint,			-- blocks background workers read per pg_stat_io during the batch (16+; modes buffer and stream)
 	layers bigint,				-- the ranread_layers() run it is part of (NULL: none)
+	calibration bigint,			-- the ranread_calibrate() run it is part of (NULL: none)
 	seed bigint,				-- of the order its units were read in (same seed, processes and target: same units)
-	prefetch int				-- units advised ahead of each read (NULL: before it existed)
+	prefetch int,				-- units advised ahead of each read (NULL: before it existed)
+	distribution text			-- which units it read: uniform, zipf:theta, hotset:P%/Q%, sequential (NULL: before it existed)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -259,7 +261,8 @@ CREATE FUNCTION ranread_run(processes int,
 							arrivals text DEFAULT NULL,
 							iodepth int DEFAULT 1,
 							allow_rereads boolean DEFAULT false,
-							prefetch int DEFAULT 0)	-- units advised ahead of each read (mode smgr)
+							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
+							distribution text DEFAULT 'uniform')	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -314,7 +317,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;
@@ -527,6 +530,32 @@ AS 'MODULE_PATHNAME', 'ranread_layers'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;
+
+-- insight: the planner's I/O settings measured from the target's tablespace
+-- (a random page's cost in sequential ones, the look-ahead that pays), and
+-- the ALTER TABLESPACE that would apply them; it applies nothing.
+CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
+								  iterations bigint DEFAULT 5000,	-- random reads per batch
+								  repetitions int DEFAULT 3,		-- sequential and random pairs
+								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
+								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
+								  OUT calibration bigint,
+								  OUT random_ms float8,
+								  OUT sequential_ms float8,
+								  OUT ratio float8,
+								  OUT ratio_min float8,
+								  OUT ratio_max float8,
+								  OUT random_page_cost float8,
+								  OUT effective_io_concurrency int,
+								  OUT depths int[],
+								  OUT depth_iops float8[],
+								  OUT statement text,
+								  OUT batches bigint[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_calibrate'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION ranread_compare_sweeps(bigint, bigint) FROM PUBLIC;
 

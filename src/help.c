@@ -26,7 +26,8 @@ PG_FUNCTION_INFO_V1(ranread_help);
 
 static const char *const help_lines[] = {
 	"ranread_setup(size, tablespace, target, log_level): write a target; size NULL: twice the server's memory",
-	"ranread_run(processes, iterations, target, mode, ..., prefetch): one batch of timed random reads, its summary row",
+	"ranread_run(processes, iterations, target, mode, ..., distribution): one batch of timed random reads, its summary row",
+	"distribution => 'uniform' (default), 'zipf:theta', 'hotset:P%/Q%' or 'sequential': which units a run reads",
 	"CALL ranread_sweep(start_processes, ..., max_iodepth, repeat): step until a stop rule, then a verdict with bands",
 	"ranread_verdict(sweep): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
@@ -38,6 +39,7 @@ static const char *const help_lines[] = {
 	"ranread_chart(sweep, ...), ranread_chart_latency(batch, ...), ranread_chart_intervals(batch, ...): SVG charts",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
 	"ranread_layers(processes, iterations, target, duration): the same units through each read path, what each layer adds",
+	"ranread_calibrate(target, ...): random_page_cost and effective_io_concurrency measured, the ALTER TABLESPACE",
 	"ranread_stop(): stop the running batch or sweep; returns the processes signalled (a sweep: its session only, 1)",
 	"ranread_reset(): delete all history",
 	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",

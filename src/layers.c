@@ -9,9 +9,8 @@
  * read stream through io_method).  Every batch reads the same units in the
  * same order (one seed for all), with the same processes and iterations or
  * duration, one read in flight per process; each is an ordinary batch,
- * recorded as any other and marked with the layers run's number, drawn
- * from the batch numbers (so it is the number just before its first
- * batch's).  The result has one row per layer with IOPS, mean, p50, p99 and
+ * recorded as any other and marked with the layers run's number
+ * (batch_group.c).  The result has one row per layer with IOPS, mean, p50, p99 and
  * what the layer adds over the one below; a NOTICE says where the time
  * goes.  A batch that does not complete ends the layers run there; those
  * recorded stay.
@@ -20,25 +19,17 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
-#include "commands/sequence.h"
 #include "common/pg_prng.h"
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 
-#include "compat.h"
-#include "extension.h"
+#include "batch_group.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath.h"
 #include "run.h"
 #include "run_arguments.h"
-#include "spi_columns.h"
 
 PG_FUNCTION_INFO_V1(ranread_layers);
 
@@ -56,51 +47,6 @@ static const struct
 
 #define LAYER_COLUMNS	10
 
-/* What one layer's batch measured. */
-typedef struct LayerResult
-{
-	int64		batch;
-	char	   *status;
-	double		iops;
-	double		mean_ms;
-	double		p50_ms;
-	double		p99_ms;
-	double		physical_pct;
-} LayerResult;
-
-/* Read back the batch the workers recorded (read_only false: a fresh snapshot that sees it). */
-static bool
-read_layer(int64 batch, LayerResult *result)
-{
-	MemoryContext context = CurrentMemoryContext;
-	Oid			types[1] = {INT8OID};
-	Datum		args[1] = {Int64GetDatum(batch)};
-	bool		found;
-
-	SPI_connect();
-	if (SPI_execute_with_args(psprintf("SELECT status, iops, response_time_ms, p50_ms, p99_ms, physical_pct "
-									   "FROM %s.ranread_batches WHERE batch OPERATOR(pg_catalog.=) $1",
-									   quote_identifier(ranread_extension_schema())),
-							  1, types, args, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read batch " INT64_FORMAT, batch);
-	found = SPI_processed == 1;
-	if (found)
-	{
-		HeapTuple	row = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-
-		result->batch = batch;
-		result->status = MemoryContextStrdup(context, ranread_spi_text_named(row, desc, "status", ""));
-		result->iops = ranread_spi_float_named(row, desc, "iops", -1);
-		result->mean_ms = ranread_spi_float_named(row, desc, "response_time_ms", -1);
-		result->p50_ms = ranread_spi_float_named(row, desc, "p50_ms", -1);
-		result->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", -1);
-		result->physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
-	}
-	SPI_finish();
-	return found;
-}
-
 static void
 put_float(Datum *values, bool *nulls, int column, double value)
 {
@@ -110,7 +56,7 @@ put_float(Datum *values, bool *nulls, int column, double value)
 
 /* One result row: the layer, its batch's figures and what it adds over `below` (NULL: none). */
 static void
-put_layer(ReturnSetInfo *rsinfo, int layer, const LayerResult *result, const LayerResult *below)
+put_layer(ReturnSetInfo *rsinfo, int layer, const RanreadBatchFigures *result, const RanreadBatchFigures *below)
 {
 	Datum		values[LAYER_COLUMNS];
 	bool		nulls[LAYER_COLUMNS] = {0};
@@ -132,7 +78,7 @@ put_layer(ReturnSetInfo *rsinfo, int layer, const LayerResult *result, const Lay
 
 /* Where the time goes, in a sentence: each layer's share of the top layer's mean. */
 static void
-report_layers(int64 run, const LayerResult *results, int count)
+report_layers(int64 run, const RanreadBatchFigures *results, int count)
 {
 	StringInfoData where;
 	double		top = results[count - 1].mean_ms;
@@ -161,24 +107,15 @@ Datum
 ranread_layers(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			run_function = ranread_run_function();
-	Oid			seq;
 	RanreadRunArgs args;
 	RanreadParams params[lengthof(layers)];
 	bool		runs[lengthof(layers)];	/* the server runs the layer's read path */
-	LayerResult results[lengthof(layers)];
+	RanreadBatchFigures results[lengthof(layers)];
 	int			count = 0;
 	int64		run;
 	uint64		seed = pg_prng_uint64(&pg_global_prng_state) | 1;
 
-	ranread_check_sql_version();
-	if (ranread_function_aclcheck(run_function, GetUserId()) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to run ranread_layers"),
-				 errdetail("ranread_layers runs ranread_run() as its caller, once per read path."),
-				 errhint("Grant EXECUTE on ranread_run(), as docs/reference.md lists.")));
-	ranread_run_args_defaults(run_function, &args);
+	(void) ranread_group_start("ranread_layers", &args);
 	args.isnull[RUN_ARG_PROCESSES] = PG_ARGISNULL(0);
 	args.value[RUN_ARG_PROCESSES] = PG_GETARG_DATUM(0);
 	args.isnull[RUN_ARG_ITERATIONS] = PG_ARGISNULL(1);
@@ -200,8 +137,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
-	seq = get_relname_relid("ranread_batch_seq", get_namespace_oid(ranread_extension_schema(), false));
-	run = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq)));
+	run = ranread_group_number();
 	for (int i = 0; i < lengthof(layers); i++)
 	{
 		RanreadBatchOutcome outcome;
@@ -210,11 +146,11 @@ ranread_layers(PG_FUNCTION_ARGS)
 			continue;
 		params[i].layers = run;
 		ranread_run_batch(&params[i], NULL, &outcome);
-		if (!outcome.recorded || !read_layer(outcome.batch, &results[count]))
+		if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &results[count]))
 			break;
 		put_layer(rsinfo, i, &results[count], count > 0 ? &results[count - 1] : NULL);
 		count++;
-		if (strcmp(results[count - 1].status, "completed") != 0)
+		if (!ranread_group_batch_completed(&results[count - 1]))
 			break;
 	}
 	report_layers(run, results, count);

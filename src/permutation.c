@@ -22,9 +22,9 @@
 
 #include "permutation.h"
 
-/* splitmix64: well-mixed keys from one seed */
-static uint64
-mix64(uint64 z)
+/* splitmix64's finaliser: a well-mixed 64-bit value from any other */
+uint64
+ranread_mix64(uint64 z)
 {
 	z = (z ^ (z >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64CONST(0x94D049BB133111EB);
@@ -41,7 +41,7 @@ ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed)
 	perm->half_bits = (bits + 1) / 2;
 	perm->half_mask = (UINT64CONST(1) << perm->half_bits) - 1;
 	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
-		perm->keys[round] = mix64(seed + (uint64) (round + 1) * UINT64CONST(0x9E3779B97F4A7C15));
+		perm->keys[round] = ranread_mix64(seed + (uint64) (round + 1) * UINT64CONST(0x9E3779B97F4A7C15));
 }
 
 /* One bijective pass of the Feistel network over the 2^(2h) domain. */
@@ -53,7 +53,7 @@ feistel(const RanreadPermutation *perm, uint64 value)
 
 	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
 	{
-		uint64		next = left ^ (mix64(right ^ perm->keys[round]) & perm->half_mask);
+		uint64		next = left ^ (ranread_mix64(right ^ perm->keys[round]) & perm->half_mask);
 
 		left = right;
 		right = next;

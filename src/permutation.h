@@ -19,6 +19,7 @@ typedef struct RanreadPermutation
 	uint64		keys[RANREAD_PERMUTATION_ROUNDS];
 } RanreadPermutation;
 
+extern uint64 ranread_mix64(uint64 z);
 extern void ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed);
 extern uint64 ranread_permutation_map(const RanreadPermutation *perm, uint64 position);
 

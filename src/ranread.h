@@ -24,6 +24,7 @@
 #include "utils/elog.h"
 #include "utils/palloc.h"
 
+#include "distribution.h"
 #include "histogram.h"
 #include "osstats.h"
 
@@ -130,7 +131,9 @@ typedef struct RanreadParams
 	bool		allow_rereads;	/* read on after every unit was read once */
 	int			prefetch;		/* units advised ahead of each read (smgrprefetch); 0: none */
 	int64		layers;			/* the layers run this batch is part of; 0: none */
+	int64		calibration;	/* the calibration this batch is part of; 0: none */
 	uint64		seed;			/* of the units' order; 0: a random one (layers.c sets it) */
+	RanreadDistribution distribution;	/* which units it reads (distribution.c) */
 } RanreadParams;
 
 typedef struct RanreadShared

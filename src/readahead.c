@@ -18,6 +18,8 @@
  * reads through the same one).  fd.c may close and reopen a descriptor when
  * a process has more files open than max_files_per_process; a reopened one
  * has no advice.  A worker opens one file per 1 GiB segment of the target.
+ * A sequential run (distribution 'sequential') gets no advice: it reads as
+ * a sequential scan does, with the kernel's readahead.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,12 +31,18 @@
 #include "storage/smgr.h"
 
 #include "compat.h"
+#include "ranread.h"
 #include "readahead.h"
 
-/* Open every segment of the main fork and advise random access on each. */
+/*
+ * Open every segment of the main fork and advise random access on each,
+ * unless the run reads sequentially.
+ */
 void
-ranread_advise_random_access(SMgrRelation reln)
+ranread_advise_access(SMgrRelation reln, const RanreadParams *params)
 {
+	if (params->distribution.kind == RANREAD_DISTRIBUTION_SEQUENTIAL)
+		return;
 	(void) smgrnblocks(reln, MAIN_FORKNUM);
 	for (int i = 0; i < reln->md_num_open_segs[MAIN_FORKNUM]; i++)
 	{

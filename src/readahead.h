@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * readahead.h
- *		Random-access advice for the target's files (readahead.c).
+ *		Access advice for the target's files (readahead.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -10,6 +10,8 @@
 
 #include "storage/smgr.h"
 
-extern void ranread_advise_random_access(SMgrRelation reln);
+#include "ranread.h"
+
+extern void ranread_advise_access(SMgrRelation reln, const RanreadParams *params);
 
 #endif							/* RANREAD_READAHEAD_H */

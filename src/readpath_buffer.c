@@ -5,7 +5,10 @@
  *
  * Each block is read with ReadBufferExtended() using a BAS_BULKREAD ring
  * (256 kB), so the run does not flush shared buffers, then share-locked and
- * released, as a heap scan does.  A miss pays what a query's cache miss
+ * released, as a heap scan does.  A skewed distribution (distribution.c)
+ * reads without a ring, as an index scan does, so that its hot units stay
+ * in shared buffers as long as the pool's clock sweep keeps them: its hit
+ * ratio is that of shared buffers of their size.  A miss pays what a query's cache miss
  * costs: buffer mapping, a victim buffer, the read, and checksum
  * verification.  A block already in shared buffers is a hit; hits and misses
  * are counted from pgBufferUsage and reported apart.  Random access is
@@ -37,8 +40,9 @@ buffer_open(const RanreadShared *shared)
 	BufferReadState *state = palloc(sizeof(BufferReadState));
 
 	state->rel = relation_open(shared->target_relid, AccessShareLock);
-	state->strategy = GetAccessStrategy(BAS_BULKREAD);
-	ranread_advise_random_access(RelationGetSmgr(state->rel));
+	state->strategy = ranread_distribution_skewed(&shared->params.distribution) ? NULL :
+		GetAccessStrategy(BAS_BULKREAD);
+	ranread_advise_access(RelationGetSmgr(state->rel), &shared->params);
 	state->blocks_per_read = shared->blocks_per_read;
 	return state;
 }

@@ -36,7 +36,7 @@ smgr_open(const RanreadShared *shared)
 	SmgrReadState *state = palloc(sizeof(SmgrReadState));
 
 	state->reln = ranread_smgropen(shared->target_file);
-	ranread_advise_random_access(state->reln);
+	ranread_advise_access(state->reln, &shared->params);
 	state->blocks_per_read = shared->blocks_per_read;
 	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
 	return state;

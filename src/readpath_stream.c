@@ -136,7 +136,7 @@ stream_open(const RanreadShared *shared)
 	SetConfigOption("effective_io_concurrency", psprintf("%d", shared->params.iodepth),
 					PGC_USERSET, PGC_S_SESSION);
 	state->rel = relation_open(shared->target_relid, AccessShareLock);
-	ranread_advise_random_access(RelationGetSmgr(state->rel));
+	ranread_advise_access(RelationGetSmgr(state->rel), &shared->params);
 	state->blocks_per_read = shared->blocks_per_read;
 	return state;
 }

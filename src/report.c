@@ -42,6 +42,9 @@
 /* An open-loop run that achieved less than this share of its rate did not keep it. */
 #define OPEN_LOOP_KEPT_SHARE	0.95
 
+/* A sequential run's proof: the kernel fetched at least this share of what it read. */
+#define SEQUENTIAL_FETCHED_SHARE	0.90
+
 /* Point out readahead when the kernel fetched this much more than asked. */
 #define READAHEAD_NOTICE_FACTOR	1.10
 
@@ -63,7 +66,7 @@ ranread_refuse_rereads(const RanreadParams *params, int64 units)
 	int64		fit = ranread_iterations_without_rereads(params->processes, params->iterations, units);
 
 	if ((ranread_readpath_by_index(params->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		params->allow_rereads || rereads == 0)
+		params->allow_rereads || ranread_distribution_skewed(&params->distribution) || rereads == 0)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -91,7 +94,7 @@ ranread_warn_about_rereads(const RanreadShared *shared)
 	int64		rereads = ranread_rereads(shared->params.processes, shared->params.iterations, units);
 
 	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		rereads == 0)
+		ranread_distribution_skewed(&shared->params.distribution) || rereads == 0)
 		return;
 	ereport(WARNING,
 			(errmsg("%.0f%% of this run's reads will re-read a unit read earlier in the run",
@@ -175,6 +178,41 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 				 errhint("Use a lower rate_iops or more processes.")));
 }
 
+/*
+ * What a run of another distribution than uniform read from memory: a
+ * skewed one re-reads its hot units on purpose, so its hit ratio is the
+ * result, not a fault; a sequential one reads what the kernel's readahead
+ * brought in, so its proof is the bytes fetched from storage per read.
+ */
+static void
+report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->params.readpath);
+	char	   *distribution = ranread_distribution_text(&shared->params.distribution);
+	int64		blocks = summary->buffer_hits + summary->buffer_misses;
+
+	if (ranread_distribution_skewed(&shared->params.distribution))
+		ereport(report_level(shared),
+				(errmsg("distribution %s: %.1f%% of the reads found their unit in memory (%s)",
+						distribution, 100.0 - summary->physical_pct, readpath->memory_hit),
+				 (readpath->flags & RANREAD_PATH_COUNTS_BUFFER_HITS) && blocks > 0 ?
+				 errdetail("Shared buffers answered %.1f%% of the blocks read. A skewed distribution re-reads its hot units on purpose: the latencies are those of a workload with this hit ratio, not the device's.",
+						   100.0 * (double) summary->buffer_hits / (double) blocks) :
+				 errdetail("A skewed distribution re-reads its hot units on purpose: the latencies are those of a workload with this hit ratio, not the device's.")));
+	else if (summary->kb_per_read < 0)
+		return;
+	else if (summary->kb_per_read * 1024.0 >= SEQUENTIAL_FETCHED_SHARE * shared->params.block_size)
+		ereport(report_level(shared),
+				(errmsg("distribution sequential: the kernel fetched %.1f kB from storage per read of %d kB, with its readahead",
+						summary->kb_per_read, shared->params.block_size / 1024)));
+	else
+		ereport(WARNING,
+				(errmsg("the kernel fetched only %.1f kB from storage per sequential read of %d kB in batch " INT64_FORMAT,
+						summary->kb_per_read, shared->params.block_size / 1024, shared->batch),
+				 errdetail("The rest was in memory before the batch read it, so its reads are not the device's."),
+				 errhint("Is the target smaller than twice the server's memory, or was evict turned off?")));
+}
+
 /* Report how the run ended; errors out if a worker failed. */
 void
 ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
@@ -252,14 +290,17 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						   shared->stat_io_blocks, summary->buffer_misses,
 						   RANREAD_STAT_IO_MARGIN_PCT, RANREAD_STAT_IO_MARGIN_PER_PROCESS),
 				 errhint("Another background worker may have read meanwhile (parallel query, say); otherwise the reads were not the ones ranread counted.")));
-	if (summary->physical_pct < PHYSICAL_WARNING_PCT)
+	if (shared->params.distribution.kind != RANREAD_DISTRIBUTION_UNIFORM)
+		report_distribution(shared, summary);
+	else if (summary->physical_pct < PHYSICAL_WARNING_PCT)
 		ereport(WARNING,
 				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",
 						summary->physical_pct, shared->batch),
 				 errdetail("The rest found their unit in memory (%s) before they were issued, so the latencies are not the device's.",
 						   readpath->memory_hit),
 				 errhint("Is the target smaller than twice the server's memory, was evict turned off, was the target prewarmed, or did readahead bring units in (see kb_per_read)?")));
-	if (summary->kb_per_read * 1024.0 > READAHEAD_NOTICE_FACTOR * shared->params.block_size)
+	if (summary->kb_per_read * 1024.0 > READAHEAD_NOTICE_FACTOR * shared->params.block_size &&
+		shared->params.distribution.kind != RANREAD_DISTRIBUTION_SEQUENTIAL)
 		ereport(notice,
 				(errmsg("the kernel fetched %.1f kB from storage per read of %d kB: its readahead was part of the reads",
 						summary->kb_per_read, shared->params.block_size / 1024),

@@ -431,8 +431,11 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	add_measure(row, "service_p999_ms", summary->service.p999_ms);
 	ranread_row_add(row, "sweep", INT8OID, Int64GetDatum(params->sweep), params->sweep == 0);
 	ranread_row_add(row, "layers", INT8OID, Int64GetDatum(params->layers), params->layers == 0);
+	ranread_row_add(row, "calibration", INT8OID, Int64GetDatum(params->calibration), params->calibration == 0);
 	ranread_row_add(row, "seed", INT8OID, Int64GetDatum((int64) shared->seed), false);
 	ranread_row_add(row, "prefetch", INT4OID, Int32GetDatum(params->prefetch), false);
+	ranread_row_add(row, "distribution", TEXTOID,
+					CStringGetTextDatum(ranread_distribution_text(&params->distribution)), false);
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 

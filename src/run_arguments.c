@@ -389,6 +389,13 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	read_time_arguments(args, params);
 	read_iodepth_argument(args, params);
 	read_prefetch_argument(args, params);
+	if (args->isnull[RUN_ARG_DISTRIBUTION])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("distribution must not be null"),
+				 errhint("distribution => 'uniform' reads every unit once, in a random order.")));
+	ranread_distribution_parse(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_DISTRIBUTION])),
+							   &params->distribution);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

@@ -424,7 +424,6 @@ ranread_setup(PG_FUNCTION_ARGS)
 	RanreadRelFile file;
 	char	   *first_segment;
 	uint64		free_bytes;
-	uint64		memory = ranread_physical_memory_bytes();
 	double		mb;
 	double		seconds;
 	instr_time	start;
@@ -489,12 +488,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 										rel->rd_rel->reltablespace : MyDatabaseTableSpace));
 	table_close(rel, NoLock);
 
-	if ((uint64) blocks * BLCKSZ < 2 * memory)
-		ereport(WARNING,
-				(errmsg("ranread target \"%s\" is smaller than twice the server's memory", name),
-				 errdetail("The target has %.0f MB and the server %.0f MB of memory.",
-						   (double) blocks * BLCKSZ / BYTES_PER_MB, (double) memory / BYTES_PER_MB),
-				 errhint("Runs evict the target from the OS page cache, but a storage array's cache can still answer reads: size targets at least twice the server's memory and four times the storage cache.")));
+	ranread_target_warn_if_small(name, blocks);
 
 	mb = (double) blocks * BLCKSZ / BYTES_PER_MB;
 	seconds = INSTR_TIME_GET_DOUBLE(elapsed);

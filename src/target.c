@@ -46,6 +46,7 @@
 #include "utils/syscache.h"
 
 #include "extension.h"
+#include "osstats.h"
 #include "target.h"
 
 /* True if relid is an unlogged table that is a member of the extension. */
@@ -292,4 +293,22 @@ ranread_target_adopt(Oid relid)
 		add_member(TypeRelationId, get_array_type(row_type), &extension);
 	}
 	CommandCounterIncrement();
+}
+
+/*
+ * Warn that a target smaller than twice the server's memory can be answered
+ * by caches: the OS page cache is evicted before each batch, a storage
+ * array's cache is not.
+ */
+void
+ranread_target_warn_if_small(const char *name, BlockNumber blocks)
+{
+	uint64		memory = ranread_physical_memory_bytes();
+
+	if ((uint64) blocks * BLCKSZ < 2 * memory)
+		ereport(WARNING,
+				(errmsg("ranread target \"%s\" is smaller than twice the server's memory", name),
+				 errdetail("The target has %.0f MB and the server %.0f MB of memory.",
+						   (double) blocks * BLCKSZ / BYTES_PER_MB, (double) memory / BYTES_PER_MB),
+				 errhint("Runs evict the target from the OS page cache, but a storage array's cache can still answer reads: size targets at least twice the server's memory and four times the storage cache.")));
 }

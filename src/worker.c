@@ -8,7 +8,8 @@
  * the leader releases the barrier it reads block_size-aligned units of the
  * target in the order of a keyed pseudo-random permutation (permutation.c),
  * the workers taking turns along it, so that no unit is read twice before
- * every unit has been read once; it does so for `iterations` reads or
+ * every unit has been read once (or as its distribution says:
+ * distribution.c); it does so for `iterations` reads or
  * `duration`, timing each read with the monotonic clock into its histogram
  * (after the ramp, if any; open loop, at the times arrivals.c schedules).
  * Unless allow_rereads, a worker on a read path through the page cache
@@ -57,6 +58,7 @@
 #include "arrivals.h"
 #include "catch_error.h"
 #include "compat.h"
+#include "distribution.h"
 #include "permutation.h"
 #include "ranread.h"
 #include "readpath.h"
@@ -170,6 +172,7 @@ typedef struct ReadLoop
 	int64		counted_in_flight;	/* reads in flight that will be counted */
 	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
 	bool		io_elsewhere;	/* the reads may run in other processes (I/O workers) */
+	RanreadRankSampler *skew;	/* a skewed distribution's ranks; NULL: none */
 } ReadLoop;
 
 /* The proof of physical reads, by count: is the unit in memory already? */
@@ -219,24 +222,39 @@ wait_until_due(uint64 due_ns)
 }
 
 /*
- * The unit of the worker's read number i: the workers take turns along one
- * permutation of the units, and each pass over them has an order of its own.
+ * The unit of the worker's read number i.  Uniform: the workers take turns
+ * along one permutation of the units, and each pass over them has an order
+ * of its own.  Sequential: each worker reads its own stretch of consecutive
+ * units (as many as it would take along the permutation), and on from
+ * there.  Skewed: the read's rank, placed by the first pass's permutation.
  */
 static BlockNumber
-unit_of_read(const RanreadShared *shared, RanreadPermutation *order, uint64 *pass,
-			 int64 i, int worker)
+unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutation *order,
+			 uint64 *pass, int64 i, int worker)
 {
+	uint64		units = shared->target_units;
 	uint64		position = (uint64) i * shared->params.processes + worker;
-	uint64		position_pass = position / shared->target_units;
+	uint64		position_pass = position / units;
 
+	if (loop->skew != NULL)
+		return (BlockNumber) ranread_permutation_map(order, ranread_rank_sample(loop->skew, worker, i));
+	if (shared->params.distribution.kind == RANREAD_DISTRIBUTION_SEQUENTIAL)
+	{
+		uint64		per_worker = units / shared->params.processes;
+		uint64		first = worker * per_worker +
+			Min((uint64) worker, units % shared->params.processes);
+
+		*pass = position_pass;
+		return (BlockNumber) ((first + (uint64) i) % units);
+	}
 	if (position_pass != *pass)
 	{
 		/* every unit has been read: the next pass has an order of its own */
 		*pass = position_pass;
-		ranread_permutation_init(order, shared->target_units,
+		ranread_permutation_init(order, units,
 								 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
 	}
-	return (BlockNumber) ranread_permutation_map(order, position - *pass * shared->target_units);
+	return (BlockNumber) ranread_permutation_map(order, position - *pass * units);
 }
 
 /*
@@ -285,7 +303,7 @@ prefetch_ahead(RanreadShared *shared, const RanreadReadPath *path, void *state, 
 	while (ahead->next <= i + ahead->window - 1 &&
 		   !(loop->stop_at_coverage && read_would_reread(shared, ahead->next, worker)))
 	{
-		BlockNumber unit = unit_of_read(shared, &ahead->order, &ahead->pass, ahead->next, worker);
+		BlockNumber unit = unit_of_read(shared, loop, &ahead->order, &ahead->pass, ahead->next, worker);
 
 		ahead->resident[ahead->next % ahead->window] = unit_in_memory(shared, loop, unit);
 		path->prefetch(state, unit * shared->blocks_per_read);
@@ -342,7 +360,7 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 			slot->covered = true;
 			break;
 		}
-		unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
+		unit = unit_of_read(shared, loop, &loop->order, &loop->pass, i, worker);
 		if (!loop->counting && last_end_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
 		if (service != NULL)
@@ -434,7 +452,7 @@ issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, in
 
 	if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 		proc_exit(1);
-	unit = unit_of_read(shared, &loop->order, &loop->pass, i, worker);
+	unit = unit_of_read(shared, loop, &loop->order, &loop->pass, i, worker);
 	f->from_memory = unit_in_memory(shared, loop, unit);
 	f->wrapped = loop->pass > 0;
 	f->counted = loop->counting;
@@ -603,7 +621,13 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
 		loop.residency = ranread_residency_open(shared->target_file, shared->target_blocks,
 												shared->blocks_per_read);
-	loop.stop_at_coverage = !shared->params.allow_rereads &&
+	if (ranread_distribution_skewed(&shared->params.distribution))
+	{
+		loop.skew = palloc(sizeof(RanreadRankSampler));
+		ranread_rank_sampler_init(loop.skew, &shared->params.distribution,
+								  shared->target_units, shared->seed);
+	}
+	loop.stop_at_coverage = !shared->params.allow_rereads && loop.skew == NULL &&
 		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
 	io_method = GetConfigOption("io_method", true, false);
 	loop.io_elsewhere = (path->flags & RANREAD_PATH_AIO) && io_method != NULL &&

@@ -1,0 +1,127 @@
+# ranread_calibrate(): a look-ahead series (prefetch depths on 15 to 17, a
+# read stream's look-ahead on 18) and ABBA pairs of sequential and random
+# batches, all marked with the calibration's number; the random/sequential
+# cost ratio with its range, random_page_cost and effective_io_concurrency
+# by the stated rules, and an ALTER TABLESPACE naming the target's
+# tablespace, applied by nobody.  Bad input, a missing privilege and a
+# small target; a stopped calibration keeps its batches.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('calibrate');
+my $dir = PostgreSQL::Test::Utils::tempdir;
+$node->safe_psql('postgres', qq{
+	CREATE TABLESPACE "fast vol" LOCATION '$dir';
+	SELECT ranread_setup('256 MB', target => 'cal', tablespace => 'fast vol', log_level => 0);
+});
+my $stream = $node->safe_psql('postgres', q{SELECT current_setting('server_version_num')::int >= 180000}) eq 't';
+
+my $shown = shown($node, q{SELECT calibration, ratio > 1, ratio_min <= ratio AND ratio <= ratio_max,
+	random_page_cost = greatest(1.0, round((ratio * 0.1)::numeric, 1)),
+	effective_io_concurrency, array_to_string(depths, ','), array_to_string(depth_iops, ','),
+	statement, array_length(batches, 1), random_ms > sequential_ms
+	FROM ranread_calibrate('cal', iterations => 500, repetitions => 2, max_depth => 8)});
+like($shown, qr/WARNING:  ranread target "cal" is smaller than twice the server's memory/,
+	'a target smaller than twice the server\'s memory is warned of');
+like($shown, qr/NOTICE:  calibration \d+: effective_io_concurrency = \d+, past which a doubling of the look-ahead gained less than 10% IOPS/,
+	'a NOTICE gives the look-ahead that pays');
+like($shown, qr/NOTICE:  calibration \d+: a random page costs [0-9.]+ sequential ones \([0-9.]+ to [0-9.]+ over 2 repetitions\); random_page_cost = [0-9.]+/,
+	'a NOTICE gives the ratio, its range and the recommendation');
+like($shown, qr/HINT:  Nothing was changed\. To apply: ALTER TABLESPACE "fast vol" SET/, 'and says nothing was changed');
+my ($row) = grep { /\|/ } split /\n/, $shown;
+my ($calibration, $faster, $within, $cost_rule, $eic, $depths, $iops, $statement, $batch_count, $costlier) = split /\|/, $row;
+is($faster, 't', 'sequential pages cost less than random ones (ratio above 1)');
+is($within, 't', 'the ratio lies within its range over the repetitions');
+is($cost_rule, 't', 'random_page_cost is the ratio for 90% of random reads cached, at least 1');
+is($costlier, 't', 'a random page takes longer than a sequential one');
+is($depths, $stream ? '1,2,4,8' : '0,1,2,4,8', 'the look-ahead series doubles up to max_depth');
+my @depths = split /,/, $depths;
+my @iops = split /,/, $iops;
+my $expected = $depths[-1];
+for my $i (0 .. $#depths - 1)
+{
+	if ($iops[ $i + 1 ] < $iops[$i] * 1.10) { $expected = $depths[$i]; last; }
+}
+is($eic, $expected, "effective_io_concurrency $eic: the depth past which a doubling gained less than 10% ($iops)");
+like($statement, qr/^ALTER TABLESPACE "fast vol" SET \(random_page_cost = \d+\.\d, effective_io_concurrency = $eic\);$/,
+	'the statement sets both on the target\'s tablespace, quoted');
+is($batch_count, scalar(@depths) + 4, 'its batches: the series and two pairs');
+is($node->safe_psql('postgres', qq{
+	SELECT string_agg(distribution || ':' || mode, ',' ORDER BY batch) FROM ranread_batches
+	WHERE calibration = $calibration AND (mode = 'smgr' AND prefetch = 0 AND distribution IS NOT NULL)
+	  AND batch > (SELECT max(batch) - 4 FROM ranread_batches WHERE calibration = $calibration)}),
+	'sequential:smgr,uniform:smgr,uniform:smgr,sequential:smgr', 'the pairs run in ABBA order');
+is($node->safe_psql('postgres', qq{SELECT count(*) FROM ranread_batches WHERE calibration = $calibration AND processes = 1 AND status = 'completed'}),
+	$batch_count, 'each batch is one process, completed, marked with the calibration');
+is($node->safe_psql('postgres', q{SELECT spcoptions IS NULL FROM pg_tablespace WHERE spcname = 'fast vol'}), 't',
+	'nothing was applied');
+
+# cached_pct => 0: the raw ratio
+is($node->safe_psql('postgres', q{SELECT random_page_cost = greatest(1.0, round(ratio::numeric, 1))
+	FROM ranread_calibrate('cal', iterations => 500, repetitions => 1, max_depth => 1, cached_pct => 0)}),
+	't', 'with cached_pct => 0, random_page_cost is the measured ratio');
+
+# the statement applies; on 18 the stream's look-ahead then follows the tablespace, not the series
+$node->safe_psql('postgres', $statement);
+like($node->safe_psql('postgres', q{SELECT spcoptions::text FROM pg_tablespace WHERE spcname = 'fast vol'}),
+	qr/random_page_cost=.*effective_io_concurrency=$eic/, 'the statement applies as given');
+my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+if ($stream)
+{
+	my $again = shown($node, q{SELECT * FROM ranread_calibrate('cal', 500, 1, 2)}, verbose => 1);
+	is(sqlstate_of($again), '55000', 'on 18, a tablespace with its own look-ahead is refused');
+	like($again, qr/HINT:  Run ALTER TABLESPACE "fast vol" RESET \(effective_io_concurrency\)/, 'with the way out');
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'before any batch');
+	$node->safe_psql('postgres', q{ALTER TABLESPACE "fast vol" RESET (effective_io_concurrency)});
+}
+else
+{
+	is($node->safe_psql('postgres', q{SELECT effective_io_concurrency >= 0 FROM ranread_calibrate('cal', 500, 1, 2)}),
+		't', 'before 18, prefetch depths are its own: the tablespace\'s setting does not matter');
+	$batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+}
+
+# bad input, refused before anything is recorded
+foreach my $case (
+	[ q{ranread_calibrate(NULL)}, qr/target, iterations, repetitions, max_depth and cached_pct must not be null/, '22004' ],
+	[ q{ranread_calibrate('cal', 99)}, qr/iterations must be at least 100/, '22023' ],
+	[ q{ranread_calibrate('cal', 50000)}, qr/iterations must be at most the target's 32768 blocks/, '22023' ],
+	[ q{ranread_calibrate('cal', repetitions => 0)}, qr/repetitions must be between 1 and 10/, '22023' ],
+	[ q{ranread_calibrate('cal', repetitions => 11)}, qr/repetitions must be between 1 and 10/, '22023' ],
+	[ q{ranread_calibrate('cal', max_depth => 0)}, qr/max_depth must be between 1 and 1000/, '22023' ],
+	[ q{ranread_calibrate('cal', max_depth => 1001)}, qr/max_depth must be between 1 and 1000/, '22023' ],
+	[ q{ranread_calibrate('cal', cached_pct => 100)}, qr/cached_pct must be at least 0 and below 100/, '22023' ],
+	[ q{ranread_calibrate('cal', cached_pct => 'NaN')}, qr/cached_pct must be at least 0 and below 100/, '22023' ],
+	[ q{ranread_calibrate('no_such_target')}, qr/ranread target "no_such_target" does not exist/, undef ])
+{
+	my $out = shown($node, "SELECT * FROM $case->[0]", verbose => 1);
+	like($out, $case->[1], "$case->[0] is refused");
+	is(sqlstate_of($out), $case->[2], "as $case->[2]") if defined $case->[2];
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'and records nothing');
+
+# a role that may call ranread_calibrate but not ranread_run
+$node->safe_psql('postgres', q{
+	CREATE ROLE tuner LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_calibrate(name, bigint, int, int, float8) TO tuner;
+});
+my $denied = shown($node, q{SET ROLE tuner; SELECT * FROM ranread_calibrate('cal')}, verbose => 1);
+like($denied, qr/ERROR:  42501: permission denied to run ranread_calibrate/, 'calibrating needs EXECUTE on ranread_run()');
+
+# ranread_stop() during a calibration: it ends with an error, its batches stay
+my ($h, $out, $err) = start_psql($node, q{SELECT * FROM ranread_calibrate('cal', iterations => 30000, repetitions => 1, max_depth => 1)});
+wait_for_readers($node, 1);
+$node->safe_psql('postgres', 'SELECT ranread_stop()');
+$h->finish;
+like($$err, qr/ERROR:  57014: calibration (\d+) ended at batch (\d+), which did not complete/, 'a stopped calibration ends with an error');
+my ($stopped) = $$err =~ /calibration (\d+) ended/;
+is($node->safe_psql('postgres', qq{SELECT count(*), min(status) FROM ranread_batches WHERE calibration = $stopped}),
+	'1|stopped', 'and the batch it stopped is kept, marked with the calibration');
+
+ok(log_is_clean($node), 'the server log has no internal error');
+done_testing();
