@@ -8,3 +8,9 @@ CALL ranread_sweep();
 SELECT * FROM ranread_verdict();
 \echo ranread_report: one row per step
 SELECT * FROM ranread_report WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs) ORDER BY batch;
+\echo ranread_layers(): what each layer of the read path adds, the same units through each
+SELECT * FROM ranread_layers(4, 20000);
+\echo ranread_calibrate(): random_page_cost and effective_io_concurrency measured, nothing applied
+\x on
+SELECT * FROM ranread_calibrate();
+\x off

@@ -41,6 +41,10 @@ ALTER TABLE ranread_batches ADD COLUMN layers bigint,
 	ADD COLUMN prefetch int,
 	ADD COLUMN distribution text;
 
+-- insight: a sweep can step prefetch
+ALTER TABLE ranread_sweep_runs ADD COLUMN prefetch int,
+	ADD COLUMN max_prefetch int;
+
 -- readable: ranread_summary's steady_at_s rounded (same type), and counts'
 -- two columns at its end; ranread_progress shows setup's
 -- bytes as MB (columns renamed in place, so grants on the view are kept).
@@ -273,10 +277,12 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   ramp interval DEFAULT NULL,
 							   iodepth int DEFAULT NULL,
 							   max_iodepth int DEFAULT NULL,
-							   repeat int DEFAULT 1)	-- whole sweeps to run, 1 to 10
+							   repeat int DEFAULT 1,	-- whole sweeps to run, 1 to 10
+							   prefetch int DEFAULT NULL,	-- stepping prefetch (mode smgr): the first step's
+							   max_prefetch int DEFAULT NULL)
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) FROM PUBLIC;
 DO $$
 DECLARE
 	grantee name;
@@ -287,7 +293,7 @@ BEGIN
 	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) TO %I', grantee);
 	END LOOP;
 END
 $$;
@@ -310,7 +316,7 @@ REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;
 -- the ALTER TABLESPACE that would apply them; it applies nothing.
 CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
 								  iterations bigint DEFAULT 5000,	-- random reads per batch
-								  repetitions int DEFAULT 3,		-- sequential and random pairs
+								  repetitions int DEFAULT 5,		-- sequential and random pairs
 								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
 								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
 								  OUT calibration bigint,

@@ -398,7 +398,9 @@ CREATE TABLE ranread_sweep_runs (
 	status text NOT NULL,		-- 'running', then 'completed' or 'stopped' when it ends by itself
 	stop_rule text,				-- which rule ended it, once it has ended by itself
 	iodepth int,				-- stepping reads in flight: the first step's (NULL: 1, steps processes)
-	max_iodepth int				-- stepping reads in flight: the last step's at most
+	max_iodepth int,			-- stepping reads in flight: the last step's at most
+	prefetch int,				-- stepping prefetch: the first step's (NULL: not stepped)
+	max_prefetch int			-- stepping prefetch: the last step's at most
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_runs', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_sweep_seq', '');
@@ -462,12 +464,14 @@ CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   ramp interval DEFAULT NULL,
 							   iodepth int DEFAULT NULL,
 							   max_iodepth int DEFAULT NULL,
-							   repeat int DEFAULT 1)	-- whole sweeps to run, 1 to 10
+							   repeat int DEFAULT 1,	-- whole sweeps to run, 1 to 10
+							   prefetch int DEFAULT NULL,	-- stepping prefetch (mode smgr): the first step's
+							   max_prefetch int DEFAULT NULL)
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
 
 REVOKE ALL ON FUNCTION ranread_sweep_verdict(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) FROM PUBLIC;
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), the latency
@@ -536,7 +540,7 @@ REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval) FROM PUBLIC;
 -- the ALTER TABLESPACE that would apply them; it applies nothing.
 CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
 								  iterations bigint DEFAULT 5000,	-- random reads per batch
-								  repetitions int DEFAULT 3,		-- sequential and random pairs
+								  repetitions int DEFAULT 5,		-- sequential and random pairs
 								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
 								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
 								  OUT calibration bigint,

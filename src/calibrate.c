@@ -23,8 +23,11 @@
  * times slower than sequential ones with 90 % of them cached (its
  * documentation says so), so the recommendation is the measured ratio times
  * the share not cached (cached_pct, 90 by default), at least seq_page_cost,
- * 1.  effective_io_concurrency is the depth past which one more doubling
- * gained less than CALIBRATE_DEPTH_GAIN_PCT of IOPS.  Nothing is applied:
+ * 1.  effective_io_concurrency is the smallest depth that reached within
+ * CALIBRATE_DEPTH_SHORT_PCT of the most IOPS any depth reached: past it,
+ * more look-ahead pins more buffers for little (a rule on the best, not on
+ * each doubling, so that one noisy step does not end the series early).
+ * The figures returned are rounded (ms to 0.1 us).  Nothing is applied:
  * the statement is returned.  A batch that does not complete ends the
  * calibration with an error; its batches stay recorded.
  *
@@ -57,8 +60,8 @@
 
 PG_FUNCTION_INFO_V1(ranread_calibrate);
 
-/* effective_io_concurrency: the depth past which a doubling gains less than this */
-#define CALIBRATE_DEPTH_GAIN_PCT		10.0
+/* effective_io_concurrency: the smallest depth within this share of the best IOPS */
+#define CALIBRATE_DEPTH_SHORT_PCT		10.0
 /* A sequential batch reads this many times the random batches' pages. */
 #define CALIBRATE_SEQUENTIAL_FACTOR		8
 #define CALIBRATE_MIN_ITERATIONS		100
@@ -181,14 +184,18 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, int64 *bat
 	return figures.iops;
 }
 
-/* The depth past which a doubling gained less than CALIBRATE_DEPTH_GAIN_PCT. */
+/* The smallest depth within CALIBRATE_DEPTH_SHORT_PCT of the most IOPS; *best: its index. */
 static int
-recommended_depth(const int *depths, const double *iops, int count)
+recommended_depth(const int *depths, const double *iops, int count, int *best)
 {
-	for (int i = 0; i + 1 < count; i++)
-		if (iops[i + 1] < iops[i] * (1.0 + CALIBRATE_DEPTH_GAIN_PCT / 100.0))
+	*best = 0;
+	for (int i = 1; i < count; i++)
+		if (iops[i] > iops[*best])
+			*best = i;
+	for (int i = 0; i < count; i++)
+		if (iops[i] >= iops[*best] * (1.0 - CALIBRATE_DEPTH_SHORT_PCT / 100.0))
 			return depths[i];
-	return depths[count - 1];
+	return depths[*best];
 }
 
 /* The IOPS of each depth, for the NOTICE's DETAIL. */
@@ -235,6 +242,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 				ratio_max,
 				page_cost;
 	int			io_concurrency;
+	int			best;
 	char	   *statement;
 	TupleDesc	desc;
 	Datum		values[CALIBRATE_COLUMNS];
@@ -292,13 +300,13 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	ratio_min = ratios[0];
 	ratio_max = ratios[args.repetitions - 1];
 	page_cost = Max(1.0, rint(10.0 * ratio * (1.0 - args.cached_pct / 100.0)) / 10.0);
-	io_concurrency = recommended_depth(depths, depth_iops, depth_count);
+	io_concurrency = recommended_depth(depths, depth_iops, depth_count, &best);
 	statement = psprintf("ALTER TABLESPACE %s SET (random_page_cost = %.1f, effective_io_concurrency = %d);",
 						 quote_identifier(get_tablespace_name(tablespace)), page_cost, io_concurrency);
 
 	ereport(NOTICE,
-			(errmsg("calibration " INT64_FORMAT ": effective_io_concurrency = %d, past which a doubling of the look-ahead gained less than %.0f%% IOPS",
-					calibration, io_concurrency, CALIBRATE_DEPTH_GAIN_PCT),
+			(errmsg("calibration " INT64_FORMAT ": effective_io_concurrency = %d, the least look-ahead within %.0f%% of the most IOPS (%.0f at %d)",
+					calibration, io_concurrency, CALIBRATE_DEPTH_SHORT_PCT, depth_iops[best], depths[best]),
 			 errdetail("IOPS of one process by %s: %s.", stream ? "read stream look-ahead" : "prefetch depth",
 					   depth_text(depths, depth_iops, depth_count))));
 	ereport(NOTICE,
@@ -316,18 +324,18 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	for (int i = 0; i < depth_count; i++)
 	{
 		depth_datums[i] = Int32GetDatum(depths[i]);
-		iops_datums[i] = Float8GetDatum(depth_iops[i]);
+		iops_datums[i] = Float8GetDatum(rint(depth_iops[i]));
 	}
 	batch_datums = palloc(sizeof(Datum) * batch_count);
 	for (int i = 0; i < batch_count; i++)
 		batch_datums[i] = Int64GetDatum(batches[i]);
 
 	values[0] = Int64GetDatum(calibration);
-	values[1] = Float8GetDatum(1000.0 / median(random_iops, args.repetitions));
-	values[2] = Float8GetDatum(1000.0 / median(sequential_iops, args.repetitions));
-	values[3] = Float8GetDatum(ratio);
-	values[4] = Float8GetDatum(ratio_min);
-	values[5] = Float8GetDatum(ratio_max);
+	values[1] = Float8GetDatum(ranread_round(1000.0 / median(random_iops, args.repetitions), RESULT_MS_DECIMALS));
+	values[2] = Float8GetDatum(ranread_round(1000.0 / median(sequential_iops, args.repetitions), RESULT_MS_DECIMALS));
+	values[3] = Float8GetDatum(ranread_round(ratio, 2));
+	values[4] = Float8GetDatum(ranread_round(ratio_min, 2));
+	values[5] = Float8GetDatum(ranread_round(ratio_max, 2));
 	values[6] = Float8GetDatum(page_cost);
 	values[7] = Int32GetDatum(io_concurrency);
 	values[8] = PointerGetDatum(construct_array(depth_datums, depth_count, INT4OID, sizeof(int32), true, TYPALIGN_INT));

@@ -97,6 +97,7 @@ typedef struct BarChart
 	bool		of_sweep;
 	bool		open_loop;		/* the x axis is the rate asked */
 	bool		by_iodepth;		/* the x axis is the queue depth */
+	bool		by_prefetch;	/* the x axis is the prefetch depth */
 	int			count;
 	RanreadSweepStep *steps;
 	int64	   *batches;
@@ -236,6 +237,7 @@ read_sweep(const char *schema, int64 sweep, BarChart *chart)
 	chart->of_sweep = true;
 	chart->open_loop = record.open_loop;
 	chart->by_iodepth = record.rules.max_iodepth > 0;
+	chart->by_prefetch = record.rules.max_prefetch > 0;
 	chart->count = record.count;
 	chart->steps = record.steps;
 	chart->batches = record.batches;
@@ -300,6 +302,8 @@ category_label(const BarChart *chart, int i)
 	}
 	if (chart->by_iodepth)
 		return psprintf("%d", chart->steps[i].iodepth);
+	if (chart->by_prefetch)
+		return psprintf("%d", chart->steps[i].prefetch);
 	return psprintf("%d", chart->steps[i].processes);
 }
 
@@ -315,6 +319,8 @@ bar_tooltip(const BarChart *chart, int i)
 		appendStringInfo(&out, "step %d, ", i + 1);
 	appendStringInfo(&out, "batch " INT64_FORMAT ": %s, ", chart->batches[i],
 					 ranread_chart_processes_text(step->processes, step->iodepth));
+	if (chart->by_prefetch)
+		appendStringInfo(&out, "prefetch %d, ", step->prefetch);
 	if (chart->open_loop)
 		appendStringInfo(&out, "%s reads/s asked, ", ranread_format_rate(step->rate_iops));
 	appendStringInfo(&out, "%s IOPS, mean %s ms, p99 %s ms", ranread_format_rate(step->iops),
@@ -615,7 +621,8 @@ render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 	draw_bars(out, chart, &box, &iops);
 	ranread_svg_draw_value_axis(out, &latency, &box, true, "latency (ms)");
 	ranread_svg_draw_x_axis(out, &box, height, chart->open_loop ? "rate asked (reads/s)" :
-							chart->by_iodepth ? "queue depth (reads in flight per process)" : "processes");
+							chart->by_iodepth ? "queue depth (reads in flight per process)" :
+							chart->by_prefetch ? "prefetch (units advised ahead of each read)" : "processes");
 	draw_slos(out, chart, &box, &latency, slo_room > 0);
 	draw_latency_line(out, chart, &box, &latency, false, COLOUR_MEAN);
 	draw_latency_line(out, chart, &box, &latency, true, COLOUR_P99);

@@ -47,3 +47,12 @@ ranread_format_rate(double rate)
 	}
 	return out.data;
 }
+
+/* A figure rounded to `decimals` decimals, as a result row shows it. */
+double
+ranread_round(double value, int decimals)
+{
+	double		scale = pow(10, decimals);
+
+	return rint(value * scale) / scale;
+}

@@ -10,5 +10,9 @@
 
 extern char *ranread_format_ms(double ms);
 extern char *ranread_format_rate(double rate);
+extern double ranread_round(double value, int decimals);
+
+/* Result rows give latencies in ms to 0.1 us. */
+#define RESULT_MS_DECIMALS	4
 
 #endif							/* RANREAD_FORMAT_H */

@@ -47,10 +47,11 @@ static const struct
 
 #define LAYER_COLUMNS	10
 
+/* A figure of a result row, rounded; NULL if negative (not measured). */
 static void
-put_float(Datum *values, bool *nulls, int column, double value)
+put_float(Datum *values, bool *nulls, int column, double value, int decimals)
 {
-	values[column] = Float8GetDatum(value);
+	values[column] = Float8GetDatum(ranread_round(value, decimals));
 	nulls[column] = value < 0;
 }
 
@@ -64,15 +65,15 @@ put_layer(ReturnSetInfo *rsinfo, int layer, const RanreadBatchFigures *result, c
 	values[0] = CStringGetTextDatum(layers[layer].layer);
 	values[1] = CStringGetTextDatum(layers[layer].mode);
 	values[2] = Int64GetDatum(result->batch);
-	put_float(values, nulls, 3, result->iops);
-	put_float(values, nulls, 4, result->mean_ms);
-	put_float(values, nulls, 5, result->p50_ms);
-	put_float(values, nulls, 6, result->p99_ms);
-	values[7] = Float8GetDatum(below != NULL ? result->mean_ms - below->mean_ms : 0);
+	put_float(values, nulls, 3, result->iops, 0);
+	put_float(values, nulls, 4, result->mean_ms, RESULT_MS_DECIMALS);
+	put_float(values, nulls, 5, result->p50_ms, RESULT_MS_DECIMALS);
+	put_float(values, nulls, 6, result->p99_ms, RESULT_MS_DECIMALS);
+	values[7] = Float8GetDatum(below != NULL ? ranread_round(result->mean_ms - below->mean_ms, RESULT_MS_DECIMALS) : 0);
 	nulls[7] = below == NULL || result->mean_ms < 0 || below->mean_ms < 0;
-	values[8] = Float8GetDatum(below != NULL ? result->p99_ms - below->p99_ms : 0);
+	values[8] = Float8GetDatum(below != NULL ? ranread_round(result->p99_ms - below->p99_ms, RESULT_MS_DECIMALS) : 0);
 	nulls[8] = below == NULL || result->p99_ms < 0 || below->p99_ms < 0;
-	put_float(values, nulls, 9, result->physical_pct);
+	put_float(values, nulls, 9, result->physical_pct, 2);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -3,7 +3,8 @@
  * sweep.c
  *		CALL ranread_sweep(): RanRead's methodology in one call.  Each step
  *		is one batch of ranread_run(), with more processes (or more reads in
- *		flight per process, with iodepth; or, open loop, a higher rate) than
+ *		flight per process, with iodepth; or more units advised ahead, with
+ *		prefetch; or, open loop, a higher rate) than
  *		the step before; the sweep commits after each, so
  *		that a cancel or a crash keeps the steps done, and stops by the first
  *		of its rules (sweep_rules.c) that holds.  A step whose stop decision
@@ -96,7 +97,9 @@ typedef enum SweepArgument
 	ARG_RAMP,
 	ARG_IODEPTH,
 	ARG_MAX_IODEPTH,
-	ARG_REPEAT
+	ARG_REPEAT,
+	ARG_PREFETCH,
+	ARG_MAX_PREFETCH
 } SweepArgument;
 
 /* The most times repeat => N runs the whole sweep. */
@@ -120,6 +123,8 @@ typedef struct SweepArgs
 	double		max_rate_iops;	/* 0: none asked */
 	int			iodepth;		/* stepping iodepth: the first step's; 0: it steps processes */
 	int			max_iodepth;
+	int			prefetch;		/* stepping prefetch: the first step's; -1: it does not */
+	int			max_prefetch;
 	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
 	RanreadSweepRules rules;
 	Oid			run_function;	/* the extension's ranread_run() */
@@ -191,9 +196,11 @@ read_run_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 		run->isnull[passed[i].run] = PG_ARGISNULL(passed[i].sweep);
 		run->value[passed[i].run] = run->isnull[passed[i].run] ? (Datum) 0 : PG_GETARG_DATUM(passed[i].sweep);
 	}
-	/* iodepth: 1, or the deepest step's, so that ranread_run() checks it with the mode */
+	/* iodepth and prefetch: the deepest step's, so that ranread_run() checks them with the mode */
 	run->isnull[RUN_ARG_IODEPTH] = false;
 	run->value[RUN_ARG_IODEPTH] = Int32GetDatum(Max(args->max_iodepth, 1));
+	run->isnull[RUN_ARG_PREFETCH] = false;
+	run->value[RUN_ARG_PREFETCH] = Int32GetDatum(Max(args->max_prefetch, 0));
 	/* no step re-reads: run_step() caps its iterations, the run ends a timed step */
 	run->isnull[RUN_ARG_ALLOW_REREADS] = false;
 	run->value[RUN_ARG_ALLOW_REREADS] = BoolGetDatum(false);
@@ -243,6 +250,42 @@ read_iodepth_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errhint("Leave out step_processes, max_processes and rate_iops, or iodepth and max_iodepth.")));
 	args->max_processes = args->start_processes;
 	args->rules.max_iodepth = args->max_iodepth;
+}
+
+/*
+ * prefetch and max_prefetch: the sweep steps the units advised ahead of
+ * each read (0, 1, 2, 4 ... from prefetch to max_prefetch), every step with
+ * start_processes processes, instead of stepping processes; ranread_run()
+ * refuses a mode that cannot prefetch.
+ */
+static void
+read_prefetch_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	args->prefetch = -1;
+	if (PG_ARGISNULL(ARG_PREFETCH))
+	{
+		if (!PG_ARGISNULL(ARG_MAX_PREFETCH))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_prefetch needs prefetch"),
+					 errhint("prefetch makes the sweep step the units advised ahead of each read, from prefetch to max_prefetch.")));
+		return;
+	}
+	args->prefetch = PG_GETARG_INT32(ARG_PREFETCH);
+	args->max_prefetch = PG_ARGISNULL(ARG_MAX_PREFETCH) ? RANREAD_MAX_IODEPTH : PG_GETARG_INT32(ARG_MAX_PREFETCH);
+	if (args->prefetch < 0 || args->max_prefetch < Max(args->prefetch, 1) || args->max_prefetch > RANREAD_MAX_IODEPTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("prefetch must be at least 0, and max_prefetch between prefetch (at least 1) and %d", RANREAD_MAX_IODEPTH),
+				 errdetail("prefetch is %d and max_prefetch %d.", args->prefetch, args->max_prefetch)));
+	if (args->step_processes > 0 || !PG_ARGISNULL(ARG_MAX_PROCESSES) || args->rate_iops > 0 || args->iodepth > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a sweep stepping prefetch cannot also step processes, iodepth or a rate"),
+				 errdetail("With prefetch every step runs start_processes processes, each advising more units ahead than the step before."),
+				 errhint("Leave out step_processes, max_processes, iodepth and rate_iops, or prefetch and max_prefetch.")));
+	args->max_processes = args->start_processes;
+	args->rules.max_prefetch = args->max_prefetch;
 }
 
 /* Check the sweep's own arguments and bound it by the worker slots free now. */
@@ -331,6 +374,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
 	read_iodepth_arguments(fcinfo, args);
+	read_prefetch_arguments(fcinfo, args);
 	if (PG_ARGISNULL(ARG_REPEAT))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -353,7 +397,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errdetail("max_worker_processes is %d, shared with parallel query and other background workers.",
 						   max_worker_processes),
 				 errhint("Give a smaller start_processes, or raise max_worker_processes and restart the server.")));
-	if (args->rate_iops > 0 || args->iodepth > 0)
+	if (args->rate_iops > 0 || args->iodepth > 0 || args->prefetch >= 0)
 		args->max_processes = args->start_processes;
 	else if (args->max_processes > free_slots)
 	{
@@ -494,6 +538,8 @@ record_start(const SweepArgs *args)
 	add_float(&row, "slo_max_ms", rules->slo_max_ms, false);
 	ranread_row_add(&row, "iodepth", INT4OID, Int32GetDatum(args->iodepth), args->iodepth <= 0);
 	ranread_row_add(&row, "max_iodepth", INT4OID, Int32GetDatum(args->max_iodepth), args->iodepth <= 0);
+	ranread_row_add(&row, "prefetch", INT4OID, Int32GetDatum(args->prefetch), args->prefetch < 0);
+	ranread_row_add(&row, "max_prefetch", INT4OID, Int32GetDatum(args->max_prefetch), args->prefetch < 0);
 	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum("running"), false);
 	if (ranread_row_insert(&row, ranread_extension_schema(), "ranread_sweep_runs") != SPI_OK_INSERT)
 		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
@@ -559,13 +605,14 @@ cap_iterations(SweepArgs *args, int processes)
 
 /*
  * Run one step: a batch of ranread_run() as the caller, with this step's
- * processes, iodepth and rate, marked as the sweep's step, stopped by
+ * processes, iodepth, prefetch and rate, marked as the sweep's step, stopped by
  * ranread_stop().  It runs as an SQL call of ranread_run() would: refused
  * without EXECUTE on it, with its SET clause's search_path, an active
  * snapshot for the step, and its memory freed after it.
  */
 static void
-run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, double rate)
+run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int prefetch,
+		 double rate)
 {
 	MemoryContext step_context;
 	MemoryContext caller_context;
@@ -578,6 +625,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, dou
 	args->run.value[RUN_ARG_RATE_IOPS] = Float8GetDatum(rate);
 	args->run.isnull[RUN_ARG_RATE_IOPS] = !(rate > 0);
 	args->run.value[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
+	args->run.value[RUN_ARG_PREFETCH] = Int32GetDatum(prefetch);
 
 	wait_for_worker_slots(processes);
 	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK)
@@ -613,6 +661,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 {
 	int			processes = args->start_processes;
 	int			iodepth = Max(args->iodepth, 1);
+	int			prefetch = Max(args->prefetch, 0);
 	double		rate = args->rate_iops;
 	RanreadSweepRecord record;
 	int			step = 1;
@@ -624,7 +673,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 
 		if (stop_requested)
 			break;
-		run_step(args, sweep, step, processes, iodepth, rate);
+		run_step(args, sweep, step, processes, iodepth, prefetch, rate);
 		if (!ranread_sweep_read(sweep, true, &record) || record.count != step)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -653,6 +702,8 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 			rate = ranread_sweep_next_rate(rate, args->rate_step_iops, args->rules.max_rate_iops);
 		else if (args->iodepth > 0)
 			iodepth = ranread_sweep_next_processes(iodepth, 0, args->max_iodepth);
+		else if (args->prefetch >= 0)
+			prefetch = prefetch == 0 ? 1 : ranread_sweep_next_processes(prefetch, 0, args->max_prefetch);
 		else
 			processes = ranread_sweep_next_processes(processes, args->step_processes, args->max_processes);
 	}

@@ -14,11 +14,11 @@
  * N processes gave I IOPS, linear scaling would give I * M / N at M
  * processes; the step's share of linear is the IOPS it gained over the
  * IOPS linear scaling would have gained.  Processes here are reads in
- * flight, processes x iodepth, so that one rule serves a sweep stepping
- * processes and one stepping iodepth.  Below the device's knee a doubling
- * gains most of linear; past it, the device is saturated and more processes
- * only queue, so IOPS stays flat (a share near 0) while latency grows.  The
- * default stop at 25 % sits far from both, and well above the few percent
+ * flight, processes x iodepth x (prefetch + 1), so that one rule serves a
+ * sweep stepping processes, one stepping iodepth and one stepping
+ * prefetch.  Below the device's knee a doubling gains most of linear;
+ * past it, the device is saturated and more processes only queue, so IOPS
+ * stays flat (a share near 0) while latency grows.  The default stop at 25 % sits far from both, and well above the few percent
  * that two runs of the same step differ by.
  *
  * The knee is the step with the highest IOPS per millisecond of mean
@@ -109,17 +109,20 @@ ranread_sweep_near_slo(const RanreadSweepStep *step, const RanreadSweepRules *ru
 		near_bound(step->p99_ms, step->p99_band_pct, rules->slo_p99_ms);
 }
 
-/* Reads a step keeps in flight: processes x iodepth. */
+/*
+ * Reads a step keeps in flight: processes x iodepth, or with prefetch each
+ * process's read and the units advised ahead of it.
+ */
 static double
 reads_in_flight(const RanreadSweepStep *step)
 {
-	return (double) step->processes * Max(step->iodepth, 1);
+	return (double) step->processes * Max(step->iodepth, 1) * (Max(step->prefetch, 0) + 1);
 }
 
 /*
  * The IOPS `after` gained over `before`, as a percentage of what linear
- * scaling with the reads in flight (processes x iodepth, whichever the
- * sweep steps) would have gained (100: linear, 0: flat, < 0: fell).
+ * scaling with the reads in flight (processes x iodepth x (prefetch + 1),
+ * whichever the sweep steps) would have gained (100: linear, 0: flat, < 0: fell).
  */
 double
 ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep *after)
@@ -256,6 +259,7 @@ decide(const RanreadSweepStep *steps, int count, const RanreadSweepRules *rules,
 	}
 	at_max = open_loop ? (rules->max_rate_iops > 0 && last->rate_iops >= rules->max_rate_iops)
 		: rules->max_iodepth > 0 ? last->iodepth >= rules->max_iodepth
+		: rules->max_prefetch > 0 ? last->prefetch >= rules->max_prefetch
 		: last->processes >= rules->max_processes;
 	/* at its max the sweep ends whatever a repeat would decide */
 	if (at_max)
@@ -378,7 +382,8 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 
 /*
  * Processes of the next step: doubled, or step_processes more, at most
- * max_processes.  A sweep stepping iodepth steps it the same way (doubled).
+ * max_processes.  A sweep stepping iodepth or prefetch steps it the same
+ * way (doubled; prefetch 0 steps to 1).
  */
 int
 ranread_sweep_next_processes(int processes, int step_processes, int max_processes)

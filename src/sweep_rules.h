@@ -38,6 +38,7 @@ typedef struct RanreadSweepStep
 {
 	int			processes;
 	int			iodepth;		/* reads in flight per process (0 counts as 1) */
+	int			prefetch;		/* units advised ahead of each read */
 	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
 	double		iops;
 	double		mean_ms;
@@ -58,7 +59,8 @@ typedef struct RanreadSweepStep
 typedef struct RanreadSweepRules
 {
 	int			max_processes;
-	int			max_iodepth;	/* a sweep stepping iodepth: its last; 0: it steps processes */
+	int			max_iodepth;	/* a sweep stepping iodepth: its last; 0: it does not */
+	int			max_prefetch;	/* a sweep stepping prefetch: its last; 0: it does not */
 	double		max_rate_iops;	/* open loop: 0 for none */
 	double		stop_latency_ms;
 	double		min_scaling_pct;
@@ -75,7 +77,7 @@ typedef enum RanreadSweepStop
 	RANREAD_SWEEP_STOP_LATENCY, /* mean over stop_latency_ms */
 	RANREAD_SWEEP_STOP_SCALING, /* IOPS gained under min_scaling_pct of linear */
 	RANREAD_SWEEP_STOP_RATE_MISSED, /* open loop: the rate was not kept */
-	RANREAD_SWEEP_STOP_MAX, /* the last step reached max_processes, max_iodepth or max_rate_iops */
+	RANREAD_SWEEP_STOP_MAX, /* the last step reached max_processes, max_iodepth, max_prefetch or max_rate_iops */
 	RANREAD_SWEEP_STOP_STEP_ENDED,	/* the step was stopped, cancelled or failed */
 	RANREAD_SWEEP_REPEAT,		/* a stop decision lies within the step's noise: run it again */
 	RANREAD_SWEEP_STOP_UNDECIDED	/* still within the noise after RANREAD_SWEEP_MAX_REPEATS */

@@ -70,6 +70,7 @@ read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryCont
 	record->max_processes_by = text_column(row, desc, "max_processes_by", context);
 	record->open_loop = ranread_spi_float_named(row, desc, "rate_iops", 0) > 0;
 	rules->max_iodepth = ranread_spi_int_named(row, desc, "max_iodepth", 0);
+	rules->max_prefetch = ranread_spi_int_named(row, desc, "max_prefetch", 0);
 }
 
 /* One step, from its ranread_batches row. */
@@ -90,10 +91,26 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 	step->completed = strcmp(status, "completed") == 0;
 	strlcpy(step->status, status, sizeof(step->status));
 	step->iodepth = ranread_spi_int_named(row, desc, "iodepth", 1);
+	step->prefetch = ranread_spi_int_named(row, desc, "prefetch", 0);
 	step->iops_band_pct = ranread_spi_float_named(row, desc, "iops_band_pct", -1);
 	step->mean_band_pct = ranread_spi_float_named(row, desc, "mean_band_pct", -1);
 	step->p99_band_pct = ranread_spi_float_named(row, desc, "p99_band_pct", -1);
 	step->runs = step->completed ? 1 : 0;
+}
+
+/*
+ * A column of 1.2's tables for a SELECT list: the column, or NULL under its
+ * name while the tables are 1.1's (the library is updated before ALTER
+ * EXTENSION UPDATE is run).
+ */
+static char *
+column_of_1_2(const char *table, const char *column, const char *type)
+{
+	Oid			relid = get_relname_relid(table, get_namespace_oid(ranread_extension_schema(), false));
+
+	if (get_attnum(relid, column) != InvalidAttrNumber)
+		return pstrdup(column);
+	return psprintf("NULL::pg_catalog.%s AS %s", type, column);
 }
 
 /*
@@ -165,27 +182,26 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	SPI_connect();
 	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
 									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
-									   "max_processes_by, rate_iops, max_iodepth FROM %s.ranread_sweep_runs "
-									   "WHERE sweep OPERATOR(pg_catalog.=) $1", schema),
+									   "max_processes_by, rate_iops, max_iodepth, %s FROM %s.ranread_sweep_runs "
+									   "WHERE sweep OPERATOR(pg_catalog.=) $1",
+									   column_of_1_2("ranread_sweep_runs", "max_prefetch", "int4"), schema),
 							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
 	found = SPI_processed == 1;
 	if (found)
 	{
-		/* the bands are 1.2's: 1.1's tables, not yet updated, have none */
-		Oid			batches = get_relname_relid("ranread_batches",
-												get_namespace_oid(ranread_extension_schema(), false));
-		const char *bands = get_attnum(batches, "iops_band_pct") != InvalidAttrNumber ?
-			"iops_band_pct, mean_band_pct, p99_band_pct" :
-			"NULL::pg_catalog.float8 AS iops_band_pct, NULL::pg_catalog.float8 AS mean_band_pct, "
-			"NULL::pg_catalog.float8 AS p99_band_pct";
+		const char *columns_1_2 = psprintf("%s, %s, %s, %s",
+									 column_of_1_2("ranread_batches", "iops_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "mean_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "p99_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "prefetch", "int4"));
 
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
 										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, "
 										   "%s FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
-										   bands, schema),
+										   columns_1_2, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
 		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, SPI_processed));
@@ -213,6 +229,8 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 				return "max rate";
 			if (record->rules.max_iodepth > 0)
 				return "max iodepth";
+			if (record->rules.max_prefetch > 0)
+				return "max prefetch";
 			if (record->max_processes_by != NULL && strcmp(record->max_processes_by, "worker slots") == 0)
 				return "worker slots";
 			return "max processes";
@@ -229,7 +247,7 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 
 /*
  * Where a step stands on the sweep's axis: "40 processes", "1 process at
- * queue depth 32" or "20,000 reads/s".
+ * queue depth 32", "1 process with prefetch 16" or "20,000 reads/s".
  */
 static char *
 step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
@@ -239,6 +257,9 @@ step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
 	if (record->rules.max_iodepth > 0)
 		return psprintf("%d process%s at queue depth %d", step->processes,
 						step->processes == 1 ? "" : "es", step->iodepth);
+	if (record->rules.max_prefetch > 0)
+		return psprintf("%d process%s with prefetch %d", step->processes,
+						step->processes == 1 ? "" : "es", step->prefetch);
 	return psprintf("%d process%s", step->processes, step->processes == 1 ? "" : "es");
 }
 
@@ -313,6 +334,10 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 			return psprintf("It stopped because from queue depth %d to %d IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
 							record->steps[before].iodepth, last->iodepth,
 							ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
+		if (rules->max_prefetch > 0)
+			return psprintf("It stopped because from prefetch %d to %d IOPS gained %.0f%% of what linear scaling with the reads in flight would have gained (min_scaling_pct %g%%): more look-ahead no longer pays.",
+							record->steps[before].prefetch, last->prefetch,
+							ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
 		return psprintf("It stopped because from %d to %d processes IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
 						record->steps[before].processes, last->processes,
 						ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
@@ -327,6 +352,8 @@ stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 		return psprintf("It stopped at max_processes (%d).", rules->max_processes);
 	if (strcmp(stop_rule, "max iodepth") == 0)
 		return psprintf("It stopped at max_iodepth (%d).", rules->max_iodepth);
+	if (strcmp(stop_rule, "max prefetch") == 0)
+		return psprintf("It stopped at max_prefetch (%d).", rules->max_prefetch);
 	if (strcmp(stop_rule, "max rate") == 0)
 		return psprintf("It stopped at max_rate_iops (%s reads/s).", ranread_format_rate(rules->max_rate_iops));
 	if (strcmp(stop_rule, "step ended") == 0)

@@ -241,7 +241,7 @@ like($$out . $$err, qr/NOTICE:  (00000: )?sweep \d+ completed after 2 steps/, 'a
 
 # privileges: a role with EXECUTE on the procedure only
 $node->safe_psql('postgres', q{CREATE ROLE sweeper LOGIN;
-	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int) TO sweeper;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) TO sweeper;
 	GRANT SELECT ON ranread_targets, sw TO sweeper;});
 $sweeps_before = $node->safe_psql('postgres', $count);
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
