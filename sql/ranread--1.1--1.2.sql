@@ -39,7 +39,9 @@ ALTER TABLE ranread_batches ADD COLUMN layers bigint,
 	ADD COLUMN calibration bigint,
 	ADD COLUMN seed bigint,
 	ADD COLUMN prefetch int,
-	ADD COLUMN distribution text;
+	ADD COLUMN distribution text,
+	ADD COLUMN start_at timestamptz,
+	ADD COLUMN start_skew_ms float8;
 
 -- insight: a sweep can step prefetch
 ALTER TABLE ranread_sweep_runs ADD COLUMN prefetch int,
@@ -250,12 +252,13 @@ CREATE FUNCTION ranread_run(processes int,
 							iodepth int DEFAULT 1,
 							allow_rereads boolean DEFAULT false,
 							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
-							distribution text DEFAULT 'uniform')	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							start_at timestamptz DEFAULT NULL)	-- release the workers then (NULL: once ready)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) FROM PUBLIC;
 
 CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   step_processes int DEFAULT NULL,
@@ -289,7 +292,7 @@ DECLARE
 BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) TO %I', grantee);
 	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.sweep_grantees')::name[]
 	LOOP

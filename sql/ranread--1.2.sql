@@ -124,7 +124,9 @@ CREATE TABLE ranread_batches (
 	calibration bigint,			-- the ranread_calibrate() run it is part of (NULL: none)
 	seed bigint,				-- of the order its units were read in (same seed, processes and target: same units)
 	prefetch int,				-- units advised ahead of each read (NULL: before it existed)
-	distribution text			-- which units it read: uniform, zipf:theta, hotset:P%/Q%, sequential (NULL: before it existed)
+	distribution text,			-- which units it read: uniform, zipf:theta, hotset:P%/Q%, sequential (NULL: before it existed)
+	start_at timestamptz,		-- the wall-clock time its workers were to be released (NULL: once ready)
+	start_skew_ms float8		-- started_at less start_at
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -262,7 +264,8 @@ CREATE FUNCTION ranread_run(processes int,
 							iodepth int DEFAULT 1,
 							allow_rereads boolean DEFAULT false,
 							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
-							distribution text DEFAULT 'uniform')	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							start_at timestamptz DEFAULT NULL)	-- release the workers then (NULL: once ready)
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
@@ -317,7 +320,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- Superuser-only by default; docs/reference.md lists the GRANTs for a benchmark role.
 REVOKE ALL ON FUNCTION ranread_setup(text, name, name, int) FROM PUBLIC;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_stop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_reset() FROM PUBLIC;
 REVOKE ALL ON FUNCTION ranread_export(text, text, bigint, boolean, boolean) FROM PUBLIC;

@@ -36,6 +36,7 @@
 #define RANREAD_MIN_SAMPLE_INTERVAL_MS	100
 #define RANREAD_MAX_RATE_IOPS		10000000.0
 #define RANREAD_MAX_IODEPTH			1024	/* reads in flight per worker */
+#define RANREAD_MAX_START_WAIT_S	3600	/* start_at: at most this far ahead */
 
 /*
  * ranread_stop()'s request to a worker: stop reading (or withdraw from the
@@ -134,6 +135,7 @@ typedef struct RanreadParams
 	int64		calibration;	/* the calibration this batch is part of; 0: none */
 	uint64		seed;			/* of the units' order; 0: a random one (layers.c sets it) */
 	RanreadDistribution distribution;	/* which units it reads (distribution.c) */
+	TimestampTz start_at;		/* release the workers at this wall-clock time; 0: once ready */
 } RanreadParams;
 
 typedef struct RanreadShared

@@ -434,6 +434,9 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	ranread_row_add(row, "calibration", INT8OID, Int64GetDatum(params->calibration), params->calibration == 0);
 	ranread_row_add(row, "seed", INT8OID, Int64GetDatum((int64) shared->seed), false);
 	ranread_row_add(row, "prefetch", INT4OID, Int32GetDatum(params->prefetch), false);
+	ranread_row_add(row, "start_at", TIMESTAMPTZOID, TimestampTzGetDatum(params->start_at), params->start_at == 0);
+	ranread_row_add(row, "start_skew_ms", FLOAT8OID,
+					Float8GetDatum((double) (shared->started_at - params->start_at) / 1000.0), params->start_at == 0);
 	ranread_row_add(row, "distribution", TEXTOID,
 					CStringGetTextDatum(ranread_distribution_text(&params->distribution)), false);
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);

@@ -333,9 +333,11 @@ try_release(RanreadShared *shared)
 }
 
 /*
- * Wait until every worker is connected and has opened its read path, then
- * start the clock and let them all read.  The wait is cancellable, notices a
- * lost client, and ends after READY_TIMEOUT_S whatever the workers wait for.
+ * Wait until every worker is connected and has opened its read path (and,
+ * with start_at, until that time), then start the clock and let them all
+ * read.  The wait is cancellable, notices a lost client, and ends after
+ * READY_TIMEOUT_S whatever the workers wait for.  Within its last
+ * millisecond the wait for start_at sleeps to the microsecond.
  */
 static void
 release_when_ready(RunState *run)
@@ -346,14 +348,30 @@ release_when_ready(RunState *run)
 
 	for (;;)
 	{
+		bool		all_ready;
+		bool		due = true;
+		long		wait_ms = READY_POLL_MS;
+
 		ResetLatch(MyLatch);
-		if (pg_atomic_read_u32(&shared->barrier) == (uint32) shared->params.processes &&
-			try_release(shared))
+		all_ready = pg_atomic_read_u32(&shared->barrier) == (uint32) shared->params.processes;
+		if (all_ready && shared->params.start_at != 0)
+		{
+			long		until_us = (long) (shared->params.start_at - GetCurrentTimestamp());
+
+			if (until_us > 1000)
+			{
+				due = false;
+				wait_ms = Min(wait_ms, until_us / 1000);
+			}
+			else if (until_us > 0)
+				pg_usleep(until_us);
+		}
+		if (all_ready && due && try_release(shared))
 			return;
 		for (int i = 0; i < shared->params.processes; i++)
 			check_worker_alive(run, i);
 		check_client_connected(shared);
-		if (GetCurrentTimestamp() > deadline)
+		if (!all_ready && GetCurrentTimestamp() > deadline)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("ranread workers did not get ready within %d s", READY_TIMEOUT_S),
@@ -361,7 +379,7 @@ release_when_ready(RunState *run)
 							   pg_atomic_read_u32(&shared->barrier), shared->params.processes),
 					 errhint("See pg_stat_activity and pg_locks for what the others wait for.")));
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 READY_POLL_MS, PG_WAIT_EXTENSION);
+						 wait_ms, PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
 	}
 }

@@ -321,6 +321,29 @@ read_prefetch_argument(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * start_at: the wall-clock time at which the workers are released, so that
+ * runs on several servers start together (ranread_fleet_run()).  It must
+ * lie ahead, by at most RANREAD_MAX_START_WAIT_S: a run holds its worker
+ * slots and the run lock while it waits.
+ */
+static void
+read_start_at_argument(const RanreadRunArgs *args, RanreadParams *params)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (args->isnull[RUN_ARG_START_AT])
+		return;
+	params->start_at = DatumGetTimestampTz(args->value[RUN_ARG_START_AT]);
+	if (params->start_at <= now ||
+		params->start_at > TimestampTzPlusMilliseconds(now, RANREAD_MAX_START_WAIT_S * 1000))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("start_at must lie ahead, by at most %d s", RANREAD_MAX_START_WAIT_S),
+				 errdetail("start_at is %.3f s from now on this server's clock.",
+						   (double) (params->start_at - now) / USECS_PER_SEC)));
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -396,6 +419,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 				 errhint("distribution => 'uniform' reads every unit once, in a random order.")));
 	ranread_distribution_parse(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_DISTRIBUTION])),
 							   &params->distribution);
+	read_start_at_argument(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

@@ -35,6 +35,7 @@ typedef enum RunArgument
 	RUN_ARG_ALLOW_REREADS,
 	RUN_ARG_PREFETCH,
 	RUN_ARG_DISTRIBUTION,
+	RUN_ARG_START_AT,
 	RUN_ARG_COUNT				/* how many; not an argument */
 } RunArgument;
 
