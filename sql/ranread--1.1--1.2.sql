@@ -339,3 +339,320 @@ AS 'MODULE_PATHNAME', 'ranread_calibrate'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8) FROM PUBLIC;
+
+-- fleet: one benchmark across several servers on shared storage, started
+-- together through contrib dblink and the foreign servers' user mappings
+-- (credentials never pass through ranread), gathered here.
+CREATE SEQUENCE ranread_fleet_seq;
+CREATE TABLE ranread_fleet_runs (
+	fleet bigint PRIMARY KEY,
+	started_at timestamptz NOT NULL,	-- when the coordinator began its checks
+	start_at timestamptz NOT NULL,		-- the common release, on the coordinator's clock
+	servers name[] NOT NULL,
+	processes int NOT NULL,				-- per server
+	iterations bigint,
+	duration_s float8,
+	mode text NOT NULL,
+	target name NOT NULL,
+	status text NOT NULL,				-- completed, partial (a server did not complete), failed, cancelled
+	iops float8,						-- the servers' IOPS summed
+	mean_ms float8,						-- of every server's reads
+	p50_ms float8,						-- from the servers' histograms merged
+	p99_ms float8,
+	p999_ms float8,
+	max_ms float8,
+	slowest_server name,				-- the highest p99
+	overlap_pct float8,					-- the servers' common window, % of the whole
+	histogram bigint[]
+);
+CREATE TABLE ranread_fleet_servers (
+	fleet bigint NOT NULL,
+	server name NOT NULL,
+	batch bigint,						-- its batch, in the server's own ranread_batches
+	status text NOT NULL,				-- the batch's status, or failed or disconnected
+	error text,							-- what the server or the connection said
+	iops float8,
+	mean_ms float8,
+	p99_ms float8,
+	max_ms float8,
+	reads bigint,
+	started_at timestamptz,				-- its release, on the coordinator's clock
+	wall_s float8,
+	start_skew_ms float8,				-- on the server's clock
+	clock_offset_ms float8,				-- the server's clock less the coordinator's
+	histogram bigint[],
+	PRIMARY KEY (fleet, server)
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_servers', '');
+SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_seq', '');
+
+CREATE FUNCTION ranread_fleet_run(servers name[],
+								  processes int DEFAULT 4,
+								  iterations bigint DEFAULT NULL,
+								  mode text DEFAULT 'smgr',
+								  target name DEFAULT 'ranread_target',
+								  duration interval DEFAULT NULL,
+								  max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
+								  start_delay interval DEFAULT '2 s')	-- from the checks to the common start
+RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
+			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
+			  clock_offset_ms float8, overlap_pct float8, error text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fleet$
+DECLARE
+	link name;							-- dblink's schema
+	n int := coalesce(cardinality(servers), 0);
+	conns text[] := '{}';
+	remote_schemas name[] := '{}';
+	offsets float8[] := '{}';
+	problems text[] := '{}';
+	own_version text;
+	fleet_no bigint;
+	began timestamptz := clock_timestamp();
+	common_start timestamptz;
+	cancelled boolean := false;
+	srv name;
+	conn text;
+	i int;
+	r record;
+	t0 timestamptz;
+	t1 timestamptz;
+	remote_now timestamptz;
+	best_rtt float8;
+	busy boolean;
+	one_busy boolean;
+	existing text[];
+	result_batch bigint;
+	err text;
+BEGIN
+	-- the arguments, and what the coordinator needs, before any server is asked
+	IF n = 0 OR array_position(servers, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'servers must name at least one foreign server, and no NULL'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF n > 64 OR (SELECT count(DISTINCT s) FROM unnest(servers) s) <> n THEN
+		RAISE EXCEPTION 'servers must name at most 64 foreign servers, each once'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF processes IS NULL OR mode IS NULL OR target IS NULL OR (iterations IS NULL AND duration IS NULL)
+	   OR max_clock_offset_ms IS NULL OR start_delay IS NULL THEN
+		RAISE EXCEPTION 'processes, mode, target, max_clock_offset_ms and start_delay must not be null, nor both iterations and duration'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT max_clock_offset_ms > 0 OR start_delay < interval '0.2 s' OR start_delay > interval '1 minute' THEN
+		RAISE EXCEPTION 'max_clock_offset_ms must be positive and start_delay between 0.2 s and 1 minute'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'dblink';
+	IF link IS NULL THEN
+		RAISE EXCEPTION 'ranread_fleet_run needs extension dblink in this database'
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Run CREATE EXTENSION dblink; each server is a foreign server of its dblink_fdw with a user mapping.';
+	END IF;
+	SELECT extversion INTO own_version FROM pg_extension WHERE extname = 'ranread';
+	FOREACH srv IN ARRAY servers LOOP
+		IF NOT EXISTS (SELECT FROM pg_foreign_server WHERE srvname = srv) THEN
+			RAISE EXCEPTION 'foreign server "%" does not exist', srv
+				USING ERRCODE = 'undefined_object',
+					  HINT = 'CREATE SERVER ... FOREIGN DATA WRAPPER dblink_fdw OPTIONS (host ..., dbname ...), and a USER MAPPING for it.';
+		END IF;
+		IF NOT has_server_privilege(srv, 'USAGE') THEN
+			RAISE EXCEPTION 'permission denied for foreign server "%"', srv
+				USING ERRCODE = 'insufficient_privilege',
+					  HINT = format('GRANT USAGE ON FOREIGN SERVER %I TO %I, and a user mapping for that role.', srv, current_user);
+		END IF;
+	END LOOP;
+
+	-- every server checked: reachable, the same ranread, the target, free
+	-- worker slots, its clock; all problems are said together
+	FOR i IN 1 .. n LOOP
+		srv := servers[i];
+		conn := 'ranread_fleet_' || i;
+		conns := conns || conn;
+		remote_schemas := remote_schemas || NULL::name;
+		offsets := offsets || NULL::float8;
+		BEGIN
+			EXECUTE format('SELECT %I.dblink_get_connections()', link) INTO existing;
+			IF conn = ANY (coalesce(existing, '{}')) THEN
+				EXECUTE format('SELECT %I.dblink_disconnect($1)', link) USING conn;
+			END IF;
+			EXECUTE format('SELECT %I.dblink_connect($1, $2)', link) USING conn, srv;
+			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(s name, v text)', link) INTO r
+				USING conn, 'SELECT n.nspname, e.extversion FROM pg_catalog.pg_extension e '
+							'JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''ranread''';
+			IF r.s IS NULL THEN
+				problems := problems || format('%s: extension ranread is not installed', srv);
+				CONTINUE;
+			END IF;
+			IF r.v IS DISTINCT FROM own_version THEN
+				problems := problems || format('%s: extension ranread %s, the coordinator''s %s', srv, r.v, own_version);
+				CONTINUE;
+			END IF;
+			remote_schemas[i] := r.s;
+			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(present boolean, free_slots int)', link) INTO r
+				USING conn, format('SELECT EXISTS (SELECT FROM %I.ranread_targets WHERE target = %L), '
+								   'pg_catalog.current_setting(''max_worker_processes'')::int - '
+								   '(SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_activity WHERE backend_type NOT IN '
+								   '(''client backend'', ''autovacuum launcher'', ''autovacuum worker'', ''background writer'', '
+								   '''checkpointer'', ''walwriter'', ''startup'', ''walsender'', ''walreceiver'', ''archiver'', '
+								   '''io worker'', ''walsummarizer'', ''slotsync worker''))::int', r.s, target);
+			IF NOT r.present THEN
+				problems := problems || format('%s: no ranread target "%s"', srv, target);
+			ELSIF r.free_slots < processes THEN
+				problems := problems || format('%s: %s free worker slots for %s processes', srv, r.free_slots, processes);
+			END IF;
+			-- the clock: the least round trip of three
+			best_rtt := NULL;
+			FOR k IN 1 .. 3 LOOP
+				t0 := clock_timestamp();
+				EXECUTE format('SELECT * FROM %I.dblink($1, ''SELECT pg_catalog.clock_timestamp()'') AS t(c timestamptz)', link)
+					INTO remote_now USING conn;
+				t1 := clock_timestamp();
+				IF best_rtt IS NULL OR extract(epoch FROM t1 - t0) < best_rtt THEN
+					best_rtt := extract(epoch FROM t1 - t0);
+					offsets[i] := 1000 * extract(epoch FROM remote_now - (t0 + (t1 - t0) / 2));
+				END IF;
+			END LOOP;
+			IF abs(offsets[i]) > max_clock_offset_ms THEN
+				problems := problems || format('%s: its clock is %s ms off the coordinator''s, more than max_clock_offset_ms (%s)',
+											   srv, round(offsets[i]::numeric, 3), max_clock_offset_ms);
+			END IF;
+		EXCEPTION WHEN OTHERS THEN
+			problems := problems || format('%s: %s', srv, SQLERRM);
+		END;
+	END LOOP;
+	IF cardinality(problems) > 0 THEN
+		FOR i IN 1 .. cardinality(conns) LOOP
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_disconnect($1)', link) USING conns[i];
+			EXCEPTION WHEN OTHERS THEN
+				NULL;			-- never connected, or the connection is lost
+			END;
+		END LOOP;
+		RAISE EXCEPTION '% of % servers cannot run the fleet', cardinality(problems), n
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = array_to_string(problems, E'\n'),
+				  HINT = 'Nothing was started.';
+	END IF;
+
+	-- every run started with one start_at, on each server's own clock
+	fleet_no := nextval('@extschema@.ranread_fleet_seq');
+	common_start := clock_timestamp() + start_delay;
+	FOR i IN 1 .. n LOOP
+		EXECUTE format('SELECT %I.dblink_send_query($1, $2)', link)
+			USING conns[i], format('SELECT batch FROM %I.ranread_run(%s, %s, %L, %L, duration => %L::interval, start_at => %L::timestamptz)',
+								   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+								   duration, common_start + offsets[i] * interval '1 ms');
+	END LOOP;
+
+	-- wait for all; a cancel here cancels every server's run
+	BEGIN
+		LOOP
+			busy := false;
+			FOR i IN 1 .. n LOOP
+				EXECUTE format('SELECT %I.dblink_is_busy($1) = 1', link) INTO one_busy USING conns[i];
+				busy := busy OR one_busy;
+			END LOOP;
+			EXIT WHEN NOT busy;
+			PERFORM pg_sleep(0.05);
+		END LOOP;
+	EXCEPTION WHEN query_canceled THEN
+		cancelled := true;
+		FOR i IN 1 .. n LOOP
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_cancel_query($1)', link) USING conns[i];
+			EXCEPTION WHEN OTHERS THEN
+				NULL;			-- a lost connection has nothing to cancel
+			END;
+		END LOOP;
+	END;
+
+	-- gather each server's batch, found by its start_at: also after a failure
+	FOR i IN 1 .. n LOOP
+		err := NULL;
+		BEGIN
+			EXECUTE format('SELECT * FROM %I.dblink_get_result($1) AS t(b bigint)', link) INTO result_batch USING conns[i];
+		EXCEPTION WHEN OTHERS THEN
+			err := SQLERRM;
+		END;
+		BEGIN
+			-- the empty result that ends the asynchronous query
+			EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1, false) AS t(b bigint)', link) USING conns[i];
+		EXCEPTION WHEN OTHERS THEN
+			NULL;
+		END;
+		BEGIN
+			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(batch bigint, status text, iops float8, mean_ms float8, '
+						   'p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, '
+						   'start_skew_ms float8, histogram bigint[])', link) INTO r
+				USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, started_at, '
+									   'wall_s, start_skew_ms, histogram FROM %I.ranread_batches '
+									   'WHERE start_at = %L::timestamptz ORDER BY batch DESC LIMIT 1',
+									   remote_schemas[i], common_start + offsets[i] * interval '1 ms');
+			INSERT INTO @extschema@.ranread_fleet_servers
+				VALUES (fleet_no, servers[i], r.batch, coalesce(r.status, 'failed'), err, r.iops, r.mean_ms, r.p99_ms,
+						r.max_ms, r.reads, r.started_at - offsets[i] * interval '1 ms', r.wall_s, r.start_skew_ms,
+						offsets[i], r.histogram);
+		EXCEPTION WHEN OTHERS THEN
+			-- dblink raises a lost connection as class 08 or XX000 (libpq's
+			-- words), an error of the server's with the server's SQLSTATE
+			INSERT INTO @extschema@.ranread_fleet_servers (fleet, server, status, error, clock_offset_ms)
+				VALUES (fleet_no, servers[i],
+						CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000' THEN 'disconnected' ELSE 'failed' END,
+						coalesce(err, SQLERRM), offsets[i]);
+		END;
+	END LOOP;
+	FOR i IN 1 .. cardinality(conns) LOOP
+		BEGIN
+			EXECUTE format('SELECT %I.dblink_disconnect($1)', link) USING conns[i];
+		EXCEPTION WHEN OTHERS THEN
+			NULL;			-- never connected, or the connection is lost
+		END;
+	END LOOP;
+
+	-- the fleet: IOPS summed, percentiles of the merged histograms, overlap
+	INSERT INTO @extschema@.ranread_fleet_runs
+	SELECT fleet_no, began, common_start, servers, processes, iterations,
+		   extract(epoch FROM duration), mode, target,
+		   CASE WHEN cancelled THEN 'cancelled'
+				WHEN count(*) FILTER (WHERE s.status = 'completed') = n THEN 'completed'
+				WHEN count(*) FILTER (WHERE s.status = 'completed') > 0 THEN 'partial'
+				ELSE 'failed' END,
+		   sum(s.iops), sum(s.mean_ms * s.reads) / nullif(sum(s.reads) FILTER (WHERE s.mean_ms IS NOT NULL), 0),
+		   NULL, NULL, NULL, NULL,
+		   (array_agg(s.server ORDER BY s.p99_ms DESC NULLS LAST))[1],
+		   100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval '1 s') - max(s.started_at)))
+			   / nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval '1 s') - min(s.started_at)), 0),
+		   @extschema@.ranread_histogram_merge(s.histogram)
+	FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no;
+	UPDATE @extschema@.ranread_fleet_runs f
+	SET p50_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.5),
+		p99_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.99),
+		p999_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.999),
+		max_ms = (SELECT max(s.max_ms) FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no)
+	WHERE f.fleet = fleet_no AND f.histogram IS NOT NULL;
+
+	SELECT * INTO r FROM @extschema@.ranread_fleet_runs f WHERE f.fleet = fleet_no;
+	RAISE NOTICE 'fleet %: % server%, % IOPS together, p99 % ms of the merged reads, slowest %, their windows overlapping by % %%',
+		fleet_no, n, CASE WHEN n = 1 THEN '' ELSE 's' END, round(r.iops), round(r.p99_ms::numeric, 3), r.slowest_server,
+		round(r.overlap_pct::numeric, 1);
+	IF r.status <> 'completed' THEN
+		RAISE WARNING 'fleet % ended %: % of % servers completed', fleet_no, r.status,
+			(SELECT count(*) FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no AND s.status = 'completed'), n
+			USING DETAIL = 'ranread_fleet_servers has each server''s status and error; what the others measured is kept.';
+	END IF;
+	RETURN QUERY
+		SELECT 'server', s.fleet, s.server, s.batch, s.status, s.iops, s.mean_ms, s.p99_ms, s.max_ms,
+			   s.start_skew_ms, s.clock_offset_ms, NULL::float8, s.error
+		FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no
+		ORDER BY array_position(servers, s.server);
+	RETURN QUERY
+		SELECT 'fleet', f.fleet, NULL::name, NULL::bigint, f.status, f.iops, f.mean_ms, f.p99_ms, f.max_ms,
+			   NULL::float8, NULL::float8, f.overlap_pct, NULL::text
+		FROM @extschema@.ranread_fleet_runs f WHERE f.fleet = fleet_no;
+END
+$fleet$;
+REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) FROM PUBLIC;

@@ -138,8 +138,8 @@ ranread_stop(PG_FUNCTION_ARGS)
 
 /*
  * Delete all history; returns the number of rows deleted from ranread_results
- * and ranread_batches (their rows of ranread_intervals, and the sweeps, go
- * with them).
+ * and ranread_batches (their rows of ranread_intervals, the sweeps and the
+ * fleet runs go with them).
  */
 Datum
 ranread_reset(PG_FUNCTION_ARGS)
@@ -149,10 +149,12 @@ ranread_reset(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(query_int64(psprintf("WITH r AS (DELETE FROM %s.ranread_results RETURNING 1), "
 										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1), "
 										 "i AS (DELETE FROM %s.ranread_intervals), "
-										 "s AS (DELETE FROM %s.ranread_sweep_runs) "
+										 "s AS (DELETE FROM %s.ranread_sweep_runs), "
+										 "f AS (DELETE FROM %s.ranread_fleet_runs), "
+										 "fs AS (DELETE FROM %s.ranread_fleet_servers) "
 										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
 										 "(SELECT pg_catalog.count(*) FROM b)",
-										 schema, schema, schema, schema),
+										 schema, schema, schema, schema, schema, schema),
 								false));
 }
 

@@ -40,6 +40,7 @@ static const char *const help_lines[] = {
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
 	"ranread_layers(processes, iterations, target, duration): the same units through each read path, what each layer adds",
 	"ranread_calibrate(target, ...): random_page_cost and effective_io_concurrency measured, the ALTER TABLESPACE",
+	"ranread_fleet_run(servers, processes, iterations, ...): one run on many servers at once (dblink), gathered here",
 	"ranread_stop(): stop the running batch or sweep; returns the processes signalled (a sweep: its session only, 1)",
 	"ranread_reset(): delete all history",
 	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",

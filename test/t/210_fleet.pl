@@ -1,0 +1,139 @@
+# ranread_fleet_run(): one benchmark across several servers, through contrib
+# dblink and foreign servers with user mappings.  Three local clusters (and
+# a PostgreSQL 15 one when the server under test is newer and ranread is
+# installed for 15): every run starts at one start_at, the fleet row's IOPS
+# is the servers' sum and their windows overlap; the checks before anything
+# starts (an unreachable server, a wrong extension version, a missing
+# target, a clock bound, a role without USAGE) refuse with every reason; a
+# server stopped mid-run is recorded as disconnected and the others kept.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my @nodes = map { new_node("node$_") } 1 .. 3;
+$_->safe_psql('postgres', q{SELECT ranread_setup('64 MB', log_level => 0)}) foreach @nodes;
+my $coordinator = $nodes[0];
+my $os_user = $coordinator->safe_psql('postgres', 'SELECT current_user');
+
+# a foreign server of dblink_fdw per node, a user mapping for the superuser
+sub add_server
+{
+	my ($name, $node) = @_;
+	$coordinator->safe_psql('postgres', sprintf(
+		q{CREATE SERVER %s FOREIGN DATA WRAPPER dblink_fdw OPTIONS (host '%s', port '%s', dbname 'postgres');
+		  CREATE USER MAPPING FOR CURRENT_USER SERVER %s OPTIONS (user '%s');},
+		$name, $node->host, $node->port, $name, $os_user));
+	return;
+}
+$coordinator->safe_psql('postgres', 'CREATE EXTENSION dblink');
+add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
+
+my $out = shown($coordinator, q{SELECT scope, server, status, iops, overlap_pct, start_skew_ms
+	FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 2, NULL, duration => '3 s')});
+like($out, qr/NOTICE:  fleet \d+: 3 servers, \d+ IOPS together, p99 [0-9.]+ ms of the merged reads, slowest node\d, their windows overlapping by [0-9.]+ %/,
+	'a NOTICE sums the fleet up');
+my @rows = grep { /\|/ } split /\n/, $out;
+is(scalar(@rows), 4, 'three server rows and a fleet row');
+is(join(',', map { (split /\|/)[0] . ':' . ((split /\|/)[1] // '') } @rows), 'server:node1,server:node2,server:node3,fleet:',
+	'in the order of servers, the fleet last');
+is(join(',', map { (split /\|/)[2] } @rows), 'completed,completed,completed,completed', 'all completed');
+my $fleet = $coordinator->safe_psql('postgres', 'SELECT max(fleet) FROM ranread_fleet_runs');
+my ($sum_ok, $overlap, $max_skew, $merged) = split /\|/, $coordinator->safe_psql('postgres', qq{
+	SELECT abs(f.iops - (SELECT sum(iops) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)) < 1e-6,
+	       f.overlap_pct, (SELECT max(abs(start_skew_ms)) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet),
+	       f.p99_ms BETWEEN (SELECT min(p99_ms) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)
+	                    AND (SELECT max(p99_ms) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)
+	FROM ranread_fleet_runs f WHERE f.fleet = $fleet});
+is($sum_ok, 't', "the fleet's IOPS is the sum of the servers'");
+cmp_ok($overlap, '>=', 95, "their measured windows overlap by $overlap % (at least 95)");
+cmp_ok($max_skew, '<', 50, "each server released its workers within $max_skew ms of start_at");
+is($merged, 't', "the fleet's p99, from the merged histograms, lies between the servers'");
+is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE start_at IS NOT NULL AND status = 'completed'}),
+	'1', 'each server recorded its own batch, with its start_at');
+
+# the checks before anything starts: every problem said, nothing started
+my $spare = new_node('spare');                        # ranread 1.1, no target
+$spare->safe_psql('postgres', q{DROP EXTENSION ranread; CREATE EXTENSION ranread VERSION '1.1'});
+add_server('old_version', $spare);
+my $bare = new_node('bare');                          # 1.2, but no target
+add_server('no_target', $bare);
+my $gone = PostgreSQL::Test::Cluster->new('gone');   # never started
+$gone->init;
+add_server('unreachable', $gone);
+my $batches = join ',', map { $_->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches') } @nodes;
+$out = shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'old_version', 'no_target', 'unreachable'], 2, 100)}, verbose => 1);
+like($out, qr/ERROR:  55000: 3 of 4 servers cannot run the fleet/, 'three bad servers of four are refused together');
+like($out, qr/old_version: extension ranread 1\.1, the coordinator's 1\.2/, 'a server with another version of ranread');
+like($out, qr/no_target: no ranread target "ranread_target"/, 'a server without the target');
+like($out, qr/unreachable: could not establish connection/, 'a server that cannot be reached');
+like($out, qr/HINT:  Nothing was started\./, 'nothing was started');
+like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, 100, max_clock_offset_ms => 0.000001)}),
+	qr/node1: its clock is -?[0-9.]+ ms off the coordinator's, more than max_clock_offset_ms \(1e-06\)/,
+	'a server whose clock is further off than max_clock_offset_ms');
+like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node1'], 64, 100)}),
+	qr/node1: \d+ free worker slots for 64 processes/, 'a server without enough free worker slots');
+is(join(',', map { $_->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches') } @nodes), $batches,
+	'no server ran a batch');
+
+# bad input and privileges
+foreach my $case (
+	[ q{ranread_fleet_run('{}', 2, 100)}, qr/servers must name at least one foreign server/ ],
+	[ q{ranread_fleet_run(ARRAY['node1', 'node1'], 2, 100)}, qr/servers must name at most 64 foreign servers, each once/ ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 2, NULL)}, qr/must not be null, nor both iterations and duration/ ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 2, 100, start_delay => '0 s')}, qr/start_delay between 0\.2 s and 1 minute/ ],
+	[ q{ranread_fleet_run(ARRAY['nowhere'], 2, 100)}, qr/foreign server "nowhere" does not exist/ ])
+{
+	like(shown($coordinator, "SELECT * FROM $case->[0]"), $case->[1], "$case->[0] is refused");
+}
+$coordinator->safe_psql('postgres', q{
+	CREATE ROLE fleeter LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) TO fleeter;
+	GRANT USAGE ON FOREIGN SERVER node1 TO fleeter;
+});
+like(shown($coordinator, q{SET ROLE fleeter; SELECT * FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, 100)}, verbose => 1),
+	qr/ERROR:  42501: permission denied for foreign server "node2"/, 'a role without USAGE on a foreign server is refused');
+$coordinator->safe_psql('postgres', 'DROP EXTENSION dblink CASCADE');
+like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node1'], 2, 100)}),
+	qr/ranread_fleet_run needs extension dblink in this database/, 'without dblink it says what it needs');
+$coordinator->safe_psql('postgres', 'CREATE EXTENSION dblink');
+add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
+
+# a server stopped in the middle of the run: recorded as disconnected, the others kept
+my ($h, $fleet_out, $fleet_err) = start_psql($coordinator,
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 2, NULL, duration => '6 s')});
+$nodes[2]->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
+$nodes[2]->stop('immediate');
+$h->finish;
+like($$fleet_out, qr/server \| node3\s+\| disconnected/, 'the stopped server is recorded as disconnected') or diag($$fleet_err);
+like($$fleet_out, qr/server \| node1\s+\| completed.*server \| node2\s+\| completed/s, 'the others completed');
+like($$fleet_out, qr/fleet\s+\|\s+\| partial/, 'the fleet is partial');
+like($$fleet_err, qr/WARNING:  01000: fleet \d+ ended partial: 2 of 3 servers completed/, 'and a WARNING says so');
+is($coordinator->safe_psql('postgres', q{SELECT error IS NOT NULL FROM ranread_fleet_servers WHERE server = 'node3' ORDER BY fleet DESC LIMIT 1}),
+	't', 'with what the connection said');
+$nodes[2]->start;
+
+# servers of two majors in one fleet: 15 and the server under test
+my $old_install = '/usr/lib/postgresql/15';
+SKIP:
+{
+	skip 'a fleet of two majors needs a server newer than 15 and ranread installed for 15', 2
+	  if $coordinator->pg_version < 16 || !-e "$old_install/lib/ranread.so";
+	my $old = PostgreSQL::Test::Cluster->new('pg15', install_path => $old_install);
+	$old->init;
+	$old->append_conf('postgresql.conf', "max_worker_processes = 32\n");
+	$old->start;
+	$old->safe_psql('postgres', q{CREATE EXTENSION ranread; SELECT ranread_setup('64 MB', log_level => 0)});
+	add_server('pg15', $old);
+	my $mixed = $coordinator->safe_psql('postgres',
+		q{SELECT string_agg(scope || ':' || coalesce(server, '') || ':' || status, ',') FROM ranread_fleet_run(ARRAY['node1', 'pg15'], 2, 500)});
+	is($mixed, 'server:node1:completed,server:pg15:completed,fleet::completed', 'a fleet of a 15 and a ' . $coordinator->pg_version->major . ' server');
+	like($old->safe_psql('postgres', 'SHOW server_version'), qr/^15\./, 'the other server is 15');
+}
+
+ok(log_is_clean($_), 'the server log has no internal error') foreach @nodes;
+done_testing();
