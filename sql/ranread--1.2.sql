@@ -689,9 +689,11 @@ RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, 
 			  clock_offset_ms float8, overlap_pct float8, error text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'				-- start_at's text, as every server reads it
 AS $fleet$
 DECLARE
 	link name;							-- dblink's schema
+	own name;							-- ranread's schema, looked up: its name may hold a quote
 	n int := coalesce(cardinality(servers), 0);
 	conns text[] := '{}';
 	remote_schemas name[] := '{}';
@@ -734,6 +736,10 @@ BEGIN
 		RAISE EXCEPTION 'max_clock_offset_ms must be positive and start_delay between 0.2 s and 1 minute'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	IF processes < 1 THEN
+		RAISE EXCEPTION 'processes must be at least 1'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
 	WHERE e.extname = 'dblink';
 	IF link IS NULL THEN
@@ -741,7 +747,8 @@ BEGIN
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  HINT = 'Run CREATE EXTENSION dblink; each server is a foreign server of its dblink_fdw with a user mapping.';
 	END IF;
-	SELECT extversion INTO own_version FROM pg_extension WHERE extname = 'ranread';
+	SELECT e.extversion, ns.nspname INTO own_version, own
+	FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace WHERE e.extname = 'ranread';
 	FOREACH srv IN ARRAY servers LOOP
 		IF NOT EXISTS (SELECT FROM pg_foreign_server WHERE srvname = srv) THEN
 			RAISE EXCEPTION 'foreign server "%" does not exist', srv
@@ -828,17 +835,16 @@ BEGIN
 	END IF;
 
 	-- every run started with one start_at, on each server's own clock
-	fleet_no := nextval('@extschema@.ranread_fleet_seq');
+	fleet_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
 	common_start := clock_timestamp() + start_delay;
-	FOR i IN 1 .. n LOOP
-		EXECUTE format('SELECT %I.dblink_send_query($1, $2)', link)
-			USING conns[i], format('SELECT batch FROM %I.ranread_run(%s, %s, %L, %L, duration => %L::interval, start_at => %L::timestamptz)',
-								   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
-								   duration, common_start + offsets[i] * interval '1 ms');
-	END LOOP;
-
-	-- wait for all; a cancel here cancels every server's run
+	-- and waited for; a cancel here cancels every server's run
 	BEGIN
+		FOR i IN 1 .. n LOOP
+			EXECUTE format('SELECT %I.dblink_send_query($1, $2)', link)
+				USING conns[i], format('SELECT batch FROM %I.ranread_run(%s, %s, %L, %L, duration => %L::interval, start_at => %L::timestamptz)',
+									   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+									   duration, common_start + offsets[i] * interval '1 ms');
+		END LOOP;
 		LOOP
 			busy := false;
 			FOR i IN 1 .. n LOOP
@@ -860,88 +866,97 @@ BEGIN
 	END;
 
 	-- gather each server's batch, found by its start_at: also after a failure
+	-- (a cancelled server run raises query_canceled here, which OTHERS omits)
 	FOR i IN 1 .. n LOOP
 		err := NULL;
 		BEGIN
 			EXECUTE format('SELECT * FROM %I.dblink_get_result($1) AS t(b bigint)', link) INTO result_batch USING conns[i];
-		EXCEPTION WHEN OTHERS THEN
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			err := SQLERRM;
 		END;
 		BEGIN
 			-- the empty result that ends the asynchronous query
 			EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1, false) AS t(b bigint)', link) USING conns[i];
-		EXCEPTION WHEN OTHERS THEN
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			NULL;
 		END;
 		BEGIN
-			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(batch bigint, status text, iops float8, mean_ms float8, '
-						   'p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, '
-						   'start_skew_ms float8, histogram bigint[])', link) INTO r
-				USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, started_at, '
-									   'wall_s, start_skew_ms, histogram FROM %I.ranread_batches '
-									   'WHERE start_at = %L::timestamptz ORDER BY batch DESC LIMIT 1',
-									   remote_schemas[i], common_start + offsets[i] * interval '1 ms');
-			INSERT INTO @extschema@.ranread_fleet_servers
-				VALUES (fleet_no, servers[i], r.batch, coalesce(r.status, 'failed'), err, r.iops, r.mean_ms, r.p99_ms,
-						r.max_ms, r.reads, r.started_at - offsets[i] * interval '1 ms', r.wall_s, r.start_skew_ms,
-						offsets[i], r.histogram);
-		EXCEPTION WHEN OTHERS THEN
+			-- a cancelled run's workers record its batch just after its leader has returned
+			FOR attempt IN 1 .. 50 LOOP
+				EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(batch bigint, status text, iops float8, mean_ms float8, '
+							   'p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, '
+							   'start_skew_ms float8, histogram bigint[])', link) INTO r
+					USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, started_at, '
+										   'wall_s, start_skew_ms, histogram FROM %I.ranread_batches '
+										   'WHERE start_at = %L::timestamptz ORDER BY batch DESC LIMIT 1',
+										   remote_schemas[i], common_start + offsets[i] * interval '1 ms');
+				EXIT WHEN r.batch IS NOT NULL OR err IS NULL;
+				PERFORM pg_sleep(0.1);
+			END LOOP;
+			EXECUTE format('INSERT INTO %I.ranread_fleet_servers VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)', own)
+				USING fleet_no, servers[i], r.batch, coalesce(r.status, 'failed'), err, r.iops, r.mean_ms, r.p99_ms,
+					  r.max_ms, r.reads, r.started_at - offsets[i] * interval '1 ms', r.wall_s, r.start_skew_ms,
+					  offsets[i], r.histogram;
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			-- dblink raises a lost connection as class 08 or XX000 (libpq's
 			-- words), an error of the server's with the server's SQLSTATE
-			INSERT INTO @extschema@.ranread_fleet_servers (fleet, server, status, error, clock_offset_ms)
-				VALUES (fleet_no, servers[i],
-						CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000' THEN 'disconnected' ELSE 'failed' END,
-						coalesce(err, SQLERRM), offsets[i]);
+			EXECUTE format('INSERT INTO %I.ranread_fleet_servers (fleet, server, status, error, clock_offset_ms) '
+						   'VALUES ($1, $2, $3, $4, $5)', own)
+				USING fleet_no, servers[i],
+					  CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000' THEN 'disconnected' ELSE 'failed' END,
+					  coalesce(err, SQLERRM), offsets[i];
 		END;
 	END LOOP;
 	FOR i IN 1 .. cardinality(conns) LOOP
 		BEGIN
 			EXECUTE format('SELECT %I.dblink_disconnect($1)', link) USING conns[i];
-		EXCEPTION WHEN OTHERS THEN
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			NULL;			-- never connected, or the connection is lost
 		END;
 	END LOOP;
 
 	-- the fleet: IOPS summed, percentiles of the merged histograms, overlap
-	INSERT INTO @extschema@.ranread_fleet_runs
-	SELECT fleet_no, began, common_start, servers, processes, iterations,
-		   extract(epoch FROM duration), mode, target,
-		   CASE WHEN cancelled THEN 'cancelled'
-				WHEN count(*) FILTER (WHERE s.status = 'completed') = n THEN 'completed'
-				WHEN count(*) FILTER (WHERE s.status = 'completed') > 0 THEN 'partial'
-				ELSE 'failed' END,
-		   sum(s.iops), sum(s.mean_ms * s.reads) / nullif(sum(s.reads) FILTER (WHERE s.mean_ms IS NOT NULL), 0),
-		   NULL, NULL, NULL, NULL,
-		   (array_agg(s.server ORDER BY s.p99_ms DESC NULLS LAST))[1],
-		   100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval '1 s') - max(s.started_at)))
-			   / nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval '1 s') - min(s.started_at)), 0),
-		   @extschema@.ranread_histogram_merge(s.histogram)
-	FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no;
-	UPDATE @extschema@.ranread_fleet_runs f
-	SET p50_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.5),
-		p99_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.99),
-		p999_ms = @extschema@.ranread_histogram_percentile(f.histogram, 0.999),
-		max_ms = (SELECT max(s.max_ms) FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no)
-	WHERE f.fleet = fleet_no AND f.histogram IS NOT NULL;
+	EXECUTE format(
+		'INSERT INTO %1$I.ranread_fleet_runs '
+		'SELECT $1, $2, $3, $4, $5, $6, extract(epoch FROM $7), $8, $9, '
+		'	CASE WHEN $10 THEN ''cancelled'' '
+		'		WHEN count(*) FILTER (WHERE s.status = ''completed'') = $11 THEN ''completed'' '
+		'		WHEN count(*) FILTER (WHERE s.status = ''completed'') > 0 THEN ''partial'' '
+		'		ELSE ''failed'' END, '
+		'	sum(s.iops), sum(s.mean_ms * s.reads) / nullif(sum(s.reads) FILTER (WHERE s.mean_ms IS NOT NULL), 0), '
+		'	NULL, NULL, NULL, max(s.max_ms), '
+		'	(array_agg(s.server ORDER BY s.p99_ms DESC NULLS LAST))[1], '
+		'	100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval ''1 s'') - max(s.started_at))) '
+		'		/ nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval ''1 s'') - min(s.started_at)), 0), '
+		'	%1$I.ranread_histogram_merge(s.histogram) '
+		'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
+		USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n;
+	EXECUTE format(
+		'UPDATE %1$I.ranread_fleet_runs '
+		'SET p50_ms = %1$I.ranread_histogram_percentile(histogram, 0.5), '
+		'	p99_ms = %1$I.ranread_histogram_percentile(histogram, 0.99), '
+		'	p999_ms = %1$I.ranread_histogram_percentile(histogram, 0.999) '
+		'WHERE fleet = $1 AND histogram IS NOT NULL', own) USING fleet_no;
 
-	SELECT * INTO r FROM @extschema@.ranread_fleet_runs f WHERE f.fleet = fleet_no;
+	EXECUTE format('SELECT f.*, (SELECT count(*) FROM %1$I.ranread_fleet_servers s '
+				   '	WHERE s.fleet = $1 AND s.status = ''completed'') AS completed '
+				   'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) INTO r USING fleet_no;
 	RAISE NOTICE 'fleet %: % server%, % IOPS together, p99 % ms of the merged reads, slowest %, their windows overlapping by % %%',
 		fleet_no, n, CASE WHEN n = 1 THEN '' ELSE 's' END, round(r.iops), round(r.p99_ms::numeric, 3), r.slowest_server,
 		round(r.overlap_pct::numeric, 1);
 	IF r.status <> 'completed' THEN
-		RAISE WARNING 'fleet % ended %: % of % servers completed', fleet_no, r.status,
-			(SELECT count(*) FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no AND s.status = 'completed'), n
+		RAISE WARNING 'fleet % ended %: % of % servers completed', fleet_no, r.status, r.completed, n
 			USING DETAIL = 'ranread_fleet_servers has each server''s status and error; what the others measured is kept.';
 	END IF;
-	RETURN QUERY
-		SELECT 'server', s.fleet, s.server, s.batch, s.status, s.iops, s.mean_ms, s.p99_ms, s.max_ms,
-			   s.start_skew_ms, s.clock_offset_ms, NULL::float8, s.error
-		FROM @extschema@.ranread_fleet_servers s WHERE s.fleet = fleet_no
-		ORDER BY array_position(servers, s.server);
-	RETURN QUERY
-		SELECT 'fleet', f.fleet, NULL::name, NULL::bigint, f.status, f.iops, f.mean_ms, f.p99_ms, f.max_ms,
-			   NULL::float8, NULL::float8, f.overlap_pct, NULL::text
-		FROM @extschema@.ranread_fleet_runs f WHERE f.fleet = fleet_no;
+	RETURN QUERY EXECUTE format(
+		'SELECT ''server'', s.fleet, s.server, s.batch, s.status, s.iops, s.mean_ms, s.p99_ms, s.max_ms, '
+		'	s.start_skew_ms, s.clock_offset_ms, NULL::float8, s.error '
+		'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1 '
+		'ORDER BY array_position($2, s.server)', own) USING fleet_no, servers;
+	RETURN QUERY EXECUTE format(
+		'SELECT ''fleet'', f.fleet, NULL::name, NULL::bigint, f.status, f.iops, f.mean_ms, f.p99_ms, f.max_ms, '
+		'	NULL::float8, NULL::float8, f.overlap_pct, NULL::text '
+		'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) USING fleet_no;
 END
 $fleet$;
 REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) FROM PUBLIC;

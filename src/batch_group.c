@@ -10,12 +10,15 @@
  * ranread_run(), as if it called it once per batch; each batch's arguments
  * start from ranread_run()'s own defaults.  A batch the workers recorded is
  * read back in a fresh snapshot (SPI read_only false), since they committed
- * it after the calling statement's snapshot was taken.
+ * it after the calling statement's snapshot was taken; a transaction that
+ * keeps one snapshot (repeatable read, serializable) would never see it, so
+ * it is refused.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"
@@ -39,6 +42,12 @@ ranread_group_start(const char *function, RanreadRunArgs *args)
 	Oid			run_function;
 
 	ranread_check_sql_version();
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("%s cannot run in a transaction of isolation level repeatable read or serializable", function),
+				 errdetail("It reads back each batch its workers commit, which such a transaction's snapshot does not see."),
+				 errhint("Run it in a READ COMMITTED transaction, or on its own.")));
 	run_function = ranread_run_function();
 	if (ranread_function_aclcheck(run_function, GetUserId()) != ACLCHECK_OK)
 		ereport(ERROR,

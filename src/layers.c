@@ -77,14 +77,20 @@ put_layer(ReturnSetInfo *rsinfo, int layer, const RanreadBatchFigures *result, c
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Where the time goes, in a sentence: each layer's share of the top layer's mean. */
+/*
+ * Where the time goes, in a sentence: each layer's share of the top layer's
+ * mean; results[i] is the batch of layers[layer_of[i]].
+ */
 static void
-report_layers(int64 run, const RanreadBatchFigures *results, int count)
+report_layers(int64 run, const RanreadBatchFigures *results, const int *layer_of, int count)
 {
 	StringInfoData where;
-	double		top = results[count - 1].mean_ms;
+	double		top;
 
-	if (count < 2 || top <= 0)
+	if (count < 2)
+		return;
+	top = results[count - 1].mean_ms;
+	if (top <= 0)
 		return;
 	initStringInfo(&where);
 	for (int i = 0; i < count; i++)
@@ -92,11 +98,11 @@ report_layers(int64 run, const RanreadBatchFigures *results, int count)
 		double		own = i == 0 ? results[0].mean_ms : results[i].mean_ms - results[i - 1].mean_ms;
 
 		appendStringInfo(&where, "%s%s %s ms (%.0f%%)", i == 0 ? "" : i == count - 1 ? " and " : ", ",
-						 layers[i].layer, ranread_format_ms(own), 100.0 * own / top);
+						 layers[layer_of[i]].layer, ranread_format_ms(own), 100.0 * own / top);
 	}
 	ereport(NOTICE,
 			(errmsg("layers run " INT64_FORMAT ": of a mean %s ms through mode %s, %s",
-					run, ranread_format_ms(top), layers[count - 1].mode, where.data),
+					run, ranread_format_ms(top), layers[layer_of[count - 1]].mode, where.data),
 			 errdetail("Each layer's share is its batch's mean read time less the layer's below; the same units were read in the same order by each.")));
 }
 
@@ -112,6 +118,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 	RanreadParams params[lengthof(layers)];
 	bool		runs[lengthof(layers)];	/* the server runs the layer's read path */
 	RanreadBatchFigures results[lengthof(layers)];
+	int			layer_of[lengthof(layers)];
 	int			count = 0;
 	int64		run;
 	uint64		seed = pg_prng_uint64(&pg_global_prng_state) | 1;
@@ -150,10 +157,10 @@ ranread_layers(PG_FUNCTION_ARGS)
 		if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &results[count]))
 			break;
 		put_layer(rsinfo, i, &results[count], count > 0 ? &results[count - 1] : NULL);
-		count++;
+		layer_of[count++] = i;
 		if (!ranread_group_batch_completed(&results[count - 1]))
 			break;
 	}
-	report_layers(run, results, count);
+	report_layers(run, results, layer_of, count);
 	return (Datum) 0;
 }

@@ -356,12 +356,15 @@ release_when_ready(RunState *run)
 		all_ready = pg_atomic_read_u32(&shared->barrier) == (uint32) shared->params.processes;
 		if (all_ready && shared->params.start_at != 0)
 		{
-			long		until_us = (long) (shared->params.start_at - GetCurrentTimestamp());
+			int64		until_us = shared->params.start_at - GetCurrentTimestamp();
 
+			/* ready: the timeout runs from start_at, not from the start of the wait */
+			deadline = Max(deadline, TimestampTzPlusMilliseconds(shared->params.start_at,
+																  READY_TIMEOUT_S * 1000));
 			if (until_us > 1000)
 			{
 				due = false;
-				wait_ms = Min(wait_ms, until_us / 1000);
+				wait_ms = (long) Min((int64) wait_ms, until_us / 1000);
 			}
 			else if (until_us > 0)
 				pg_usleep(until_us);
@@ -371,7 +374,7 @@ release_when_ready(RunState *run)
 		for (int i = 0; i < shared->params.processes; i++)
 			check_worker_alive(run, i);
 		check_client_connected(shared);
-		if (!all_ready && GetCurrentTimestamp() > deadline)
+		if (GetCurrentTimestamp() > deadline)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("ranread workers did not get ready within %d s", READY_TIMEOUT_S),

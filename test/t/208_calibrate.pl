@@ -83,6 +83,14 @@ else
 	$batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
 }
 
+# a transaction that keeps one snapshot would never see the workers' batches
+like(shown($node, q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT * FROM ranread_calibrate('cal', 500, 1, 1)}, verbose => 1),
+	qr/ERROR:  25000: ranread_calibrate cannot run in a transaction of isolation level repeatable read or serializable/,
+	'calibrate refuses a repeatable read transaction');
+like(shown($node, q{BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT * FROM ranread_layers(1, 100)}),
+	qr/ERROR:  ranread_layers cannot run in a transaction of isolation level repeatable read or serializable/,
+	'and so does ranread_layers in a serializable one');
+
 # bad input, refused before anything is recorded
 foreach my $case (
 	[ q{ranread_calibrate(NULL)}, qr/target, iterations, repetitions, max_depth and cached_pct must not be null/, '22004' ],

@@ -33,7 +33,8 @@ sub add_server
 $coordinator->safe_psql('postgres', 'CREATE EXTENSION dblink');
 add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
 
-my $out = shown($coordinator, q{SELECT scope, server, status, iops, overlap_pct, start_skew_ms
+# (in a session whose DateStyle would read a timestamp's text otherwise)
+my $out = shown($coordinator, q{SET datestyle = 'SQL, DMY'; SELECT scope, server, status, iops, overlap_pct, start_skew_ms
 	FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 2, NULL, duration => '3 s')});
 like($out, qr/NOTICE:  fleet \d+: 3 servers, \d+ IOPS together, p99 [0-9.]+ ms of the merged reads, slowest node\d, their windows overlapping by [0-9.]+ %/,
 	'a NOTICE sums the fleet up');
@@ -86,6 +87,7 @@ foreach my $case (
 	[ q{ranread_fleet_run(ARRAY['node1', 'node1'], 2, 100)}, qr/servers must name at most 64 foreign servers, each once/ ],
 	[ q{ranread_fleet_run(ARRAY['node1'], 2, NULL)}, qr/must not be null, nor both iterations and duration/ ],
 	[ q{ranread_fleet_run(ARRAY['node1'], 2, 100, start_delay => '0 s')}, qr/start_delay between 0\.2 s and 1 minute/ ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 0, 100)}, qr/processes must be at least 1/ ],
 	[ q{ranread_fleet_run(ARRAY['nowhere'], 2, 100)}, qr/foreign server "nowhere" does not exist/ ])
 {
 	like(shown($coordinator, "SELECT * FROM $case->[0]"), $case->[1], "$case->[0] is refused");
@@ -102,6 +104,20 @@ like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node1'], 2, 10
 	qr/ranread_fleet_run needs extension dblink in this database/, 'without dblink it says what it needs');
 $coordinator->safe_psql('postgres', 'CREATE EXTENSION dblink');
 add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
+
+# a cancel of the coordinator's statement cancels every server's run; what they measured is kept
+my ($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, duration => '60 s')});
+$nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
+$coordinator->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE query LIKE 'SELECT scope, server, status FROM ranread_fleet_run%' AND pid <> pg_backend_pid()});
+$ch->finish;
+like($$cancel_out, qr/server \| node1\s+\| cancelled.*server \| node2\s+\| cancelled.*fleet\s+\|\s+\| cancelled/s,
+	'a cancelled fleet returns every server\'s run as cancelled, and the fleet') or diag($$cancel_err);
+is($nodes[1]->safe_psql('postgres', q{SELECT status, reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1}),
+	'cancelled|t', 'the server recorded its cancelled batch with what it read');
+is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fleet_runs ORDER BY fleet DESC LIMIT 1}),
+	'cancelled|t', 'and so did the coordinator');
 
 # a server stopped in the middle of the run: recorded as disconnected, the others kept
 my ($h, $fleet_out, $fleet_err) = start_psql($coordinator,
