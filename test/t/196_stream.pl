@@ -46,14 +46,6 @@ $node->safe_psql('postgres', q{
 	SELECT ranread_setup('64 MB', log_level => 0);
 });
 
-# $columns (a SELECT list) of the batch row that $run (returning batch) recorded
-sub batch_of
-{
-	my ($node, $run, $columns) = @_;
-	my $batch = $node->safe_psql('postgres', $run);
-	return $node->safe_psql('postgres', "$columns FROM ranread_batches WHERE batch = $batch");
-}
-
 # buffers of the target some backend still pins
 sub pinned_buffers
 {

@@ -15,18 +15,10 @@ use RanreadTest;
 my $node = new_node('prefetch');
 $node->safe_psql('postgres', q{SELECT ranread_setup('256 MB', log_level => 0)});
 
-# batch columns of a run, by batch number (the row is the workers': read it after the run)
-sub batch_of
-{
-	my ($run, $columns) = @_;
-	my $batch = $node->safe_psql('postgres', "SELECT batch FROM $run");
-	return $node->safe_psql('postgres', "SELECT $columns FROM ranread_batches WHERE batch = $batch");
-}
-
 my ($plain_mean, $plain_physical, $plain_prefetch) = split /\|/,
-  batch_of('ranread_run(1, 3000)', 'response_time_ms, physical_pct >= 99, prefetch');
+  batch_of($node, 'SELECT batch FROM ranread_run(1, 3000)', 'SELECT response_time_ms, physical_pct >= 99, prefetch');
 my ($ahead_mean, $ahead_physical, $ahead_prefetch, $ahead_kb) = split /\|/,
-  batch_of('ranread_run(1, 3000, prefetch => 16)', 'response_time_ms, physical_pct >= 99, prefetch, kb_per_read < 9');
+  batch_of($node, 'SELECT batch FROM ranread_run(1, 3000, prefetch => 16)', 'SELECT response_time_ms, physical_pct >= 99, prefetch, kb_per_read < 9');
 is("$plain_physical $ahead_physical", 't t', 'with and without prefetch, the reads are counted as the device\'s (physical_pct >= 99)');
 is("$plain_prefetch $ahead_prefetch", '0 16', 'the batch records prefetch');
 is($ahead_kb, 't', 'the advice reads no more than the units (kb_per_read about 8)');

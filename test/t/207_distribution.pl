@@ -18,14 +18,6 @@ use RanreadTest;
 my $node = new_node('distribution', shared_buffers => '16MB');
 $node->safe_psql('postgres', q{SELECT ranread_setup('256 MB', log_level => 0)});
 
-# batch columns of a run, by batch number (the row is the workers': read it after the run)
-sub batch_of
-{
-	my ($run, $columns) = @_;
-	my $batch = $node->safe_psql('postgres', "SELECT batch FROM $run");
-	return $node->safe_psql('postgres', "SELECT $columns FROM ranread_batches WHERE batch = $batch");
-}
-
 # zipf on a buffer pool of 2,048 buffers for a target of 32,768 units
 my ($out, $err);
 $node->psql('postgres', q{SELECT batch FROM ranread_run(4, 5000, mode => 'buffer', distribution => 'zipf:1.2')},
@@ -45,14 +37,14 @@ cmp_ok($hit_pct, '<=', 90, "and at most 90% (an LRU cache of this size: 84%)");
 # hotset: 90 % of the reads to 1 % of the units (328), which mode smgr's
 # page cache keeps: most reads find their unit in memory
 my ($hot_physical, $hot_distribution) = split /\|/,
-  batch_of(q{ranread_run(2, 5000, distribution => 'hotset:90%/1%')}, 'physical_pct, distribution');
+  batch_of($node, q{SELECT batch FROM ranread_run(2, 5000, distribution => 'hotset:90%/1%')}, 'SELECT physical_pct, distribution');
 is($hot_distribution, 'hotset:90%/1%', 'a hotset batch records its distribution');
 cmp_ok($hot_physical, '<=', 15, "hotset:90%/1%: the device answered $hot_physical% of the reads (at most 15%)");
 cmp_ok($hot_physical, '>=', 5, 'and at least 5% (the cold 10% and the hot units\' first reads)');
 
 # uniform, the default, is unchanged: every read a distinct unit
 my ($uniform_physical, $uniform_distribution, $random_iops) = split /\|/,
-  batch_of('ranread_run(2, 2000)', 'physical_pct >= 99, distribution, iops');
+  batch_of($node, 'SELECT batch FROM ranread_run(2, 2000)', 'SELECT physical_pct >= 99, distribution, iops');
 is("$uniform_physical $uniform_distribution", 't uniform', 'uniform stays the default: every read from the device');
 
 # sequential: consecutive units with readahead; the kernel fetched what was read
@@ -60,7 +52,7 @@ like(shown($node, q{SELECT ranread_run(1, 2000, distribution => 'sequential')}),
 	qr/NOTICE:  distribution sequential: the kernel fetched [0-9.]+ kB from storage per read of 8 kB, with its readahead(?!\nHINT)/,
 	'a sequential run says what the kernel fetched per read, and no hint against readahead');
 my ($seq_kb, $seq_distribution, $seq_iops) = split /\|/,
-  batch_of(q{ranread_run(1, 8000, distribution => 'sequential')}, 'kb_per_read, distribution, iops');
+  batch_of($node, q{SELECT batch FROM ranread_run(1, 8000, distribution => 'sequential')}, 'SELECT kb_per_read, distribution, iops');
 is($seq_distribution, 'sequential', 'a sequential batch records its distribution');
 cmp_ok($seq_kb, '>=', 7.2, "the kernel fetched $seq_kb kB per sequential read of 8 kB (at least 90%)");
 cmp_ok($seq_iops, '>', $random_iops,

@@ -10,7 +10,17 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
-  log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads);
+  log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of);
+
+# $columns (a SELECT list, "SELECT ...") of the batch row that $run (an SQL
+# statement returning a batch number) recorded: read after the run, since
+# the row is the workers'.
+sub batch_of
+{
+	my ($node, $run, $columns) = @_;
+	my $batch = $node->safe_psql('postgres', $run);
+	return $node->safe_psql('postgres', "$columns FROM ranread_batches WHERE batch = $batch");
+}
 
 # A started cluster with ranread created in database postgres.
 sub new_node
