@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fleet_local.sh: ranread_fleet_run() on three throwaway clusters of one
 # machine, sharing its disk: one server alone, then all three at once, so
-# that the fleet's sum shows the contention (docs/fleet.md quotes its output).
+# that the fleet's sum shows the contention, then a fleet sweep of 1 to 8
+# processes per server (docs/fleet.md quotes its output).
 # Run as root after `make install`; PG_CONFIG picks the server (default:
 # pg_config on the PATH).  Usage: bench/fleet_local.sh [SIZE] [DURATION]
 set -euo pipefail
@@ -31,3 +32,6 @@ echo "== node1 alone, 4 processes, $duration"
 sql 55501 -c "SELECT $columns FROM ranread_fleet_run(ARRAY['node1'], 4, NULL, duration => '$duration')"
 echo "== node1, node2 and node3 at once, 4 processes each, $duration"
 sql 55501 -c "SELECT $columns FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 4, NULL, duration => '$duration')"
+echo "== a fleet sweep: 1, 2, 4, 8 processes per server on all three at once, 5 s a step"
+sql 55501 -c "CALL ranread_fleet_sweep(ARRAY['node1', 'node2', 'node3'], 1, 8, duration => '5 s')" \
+	-c "SELECT fleet, sweep_step, processes, iops, mean_ms, p99_ms, slowest_server, overlap_pct, servers_completed FROM ranread_fleet_summary WHERE fleet_sweep IS NOT NULL ORDER BY fleet"

@@ -363,7 +363,9 @@ CREATE TABLE ranread_fleet_runs (
 	max_ms float8,
 	slowest_server name,				-- the highest p99
 	overlap_pct float8,					-- the servers' common window, % of the whole
-	histogram bigint[]
+	histogram bigint[],
+	fleet_sweep bigint,					-- the fleet sweep it is a step of (NULL: none)
+	sweep_step int
 );
 CREATE TABLE ranread_fleet_servers (
 	fleet bigint NOT NULL,
@@ -671,3 +673,115 @@ BEGIN
 END
 $fleet$;
 REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) FROM PUBLIC;
+
+-- a fleet sweep: processes stepped on every server at once, one fleet run a
+-- step, committed after each, with the SLO judged on the fleet and on every
+-- server.  No SET clause (a procedure with one cannot COMMIT): it sets its
+-- search_path itself, again after each COMMIT.
+CREATE VIEW ranread_fleet_summary AS
+SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
+	   round(f.iops) AS iops,
+	   ranread_round_ms(f.mean_ms) AS mean_ms,
+	   ranread_round_ms(f.p99_ms) AS p99_ms,
+	   ranread_round_ms(f.max_ms) AS max_ms,
+	   f.slowest_server,
+	   round(f.overlap_pct::numeric, 1) AS overlap_pct,
+	   (SELECT count(*) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet AND s.status = 'completed') AS servers_completed
+FROM ranread_fleet_runs f;
+
+CREATE PROCEDURE ranread_fleet_sweep(servers name[],
+									 start_processes int DEFAULT 2,
+									 max_processes int DEFAULT 64,
+									 iterations bigint DEFAULT NULL,
+									 duration interval DEFAULT '10 s',
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 stop_latency_ms float8 DEFAULT 10,
+									 min_scaling_pct float8 DEFAULT 25,
+									 slo_mean_ms float8 DEFAULT 2,
+									 slo_p99_ms float8 DEFAULT 5)
+LANGUAGE plpgsql
+AS $fleet_sweep$
+DECLARE
+	own name;
+	sweep_no bigint;
+	processes int := start_processes;
+	step int := 0;
+	fleet_id bigint;
+	f record;
+	prev_iops float8;
+	prev_processes int;
+	servers_meet boolean;
+	stop_rule text;
+	v record;
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	IF start_processes IS NULL OR max_processes IS NULL OR stop_latency_ms IS NULL OR min_scaling_pct IS NULL
+	   OR slo_mean_ms IS NULL OR slo_p99_ms IS NULL THEN
+		RAISE EXCEPTION 'start_processes, max_processes, stop_latency_ms, min_scaling_pct, slo_mean_ms and slo_p99_ms must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF start_processes < 1 OR max_processes < start_processes OR max_processes > 1024 THEN
+		RAISE EXCEPTION 'start_processes must be at least 1, and max_processes between start_processes and 1024'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('start_processes is %s and max_processes %s.', start_processes, max_processes);
+	END IF;
+	IF NOT (stop_latency_ms > 0 AND slo_mean_ms > 0 AND slo_p99_ms > 0 AND min_scaling_pct >= 0 AND min_scaling_pct < 100) THEN
+		RAISE EXCEPTION 'stop_latency_ms and the SLO bounds must be positive, min_scaling_pct at least 0 and below 100'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	sweep_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
+	LOOP
+		step := step + 1;
+		EXECUTE format('SELECT max(fleet) FROM %I.ranread_fleet_run($1, $2, $3, $4, $5, $6)', own)
+			INTO fleet_id USING servers, processes, iterations, mode, target, duration;
+		EXECUTE format('UPDATE %I.ranread_fleet_runs SET fleet_sweep = $1, sweep_step = $2 WHERE fleet = $3 RETURNING *', own)
+			INTO f USING sweep_no, step, fleet_id;
+		EXECUTE format('SELECT bool_and(status = ''completed'' AND mean_ms <= $1 AND p99_ms <= $2) '
+					   'FROM %I.ranread_fleet_servers WHERE fleet = $3', own)
+			INTO servers_meet USING slo_mean_ms, slo_p99_ms, fleet_id;
+		RAISE NOTICE 'fleet sweep % step %: % process% per server, % IOPS, mean % ms, p99 % ms (fleet %)%',
+			sweep_no, step, processes, CASE WHEN processes = 1 THEN '' ELSE 'es' END, round(f.iops),
+			round(f.mean_ms::numeric, 3), round(f.p99_ms::numeric, 3), fleet_id,
+			CASE WHEN servers_meet AND f.mean_ms <= slo_mean_ms AND f.p99_ms <= slo_p99_ms THEN ', within the SLO'
+				 ELSE '' END;
+		COMMIT;
+		PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+		IF f.status <> 'completed' THEN
+			stop_rule := format('step %s was %s', step, f.status);
+		ELSIF f.mean_ms > stop_latency_ms THEN
+			stop_rule := format('the fleet''s mean latency, %s ms, passed stop_latency_ms (%s ms)', round(f.mean_ms::numeric, 3), stop_latency_ms);
+		ELSIF prev_iops > 0 AND 100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)) < min_scaling_pct THEN
+			stop_rule := format('from %s to %s processes per server the fleet''s IOPS gained %s%% of linear (min_scaling_pct %s%%)',
+								prev_processes, processes,
+								round((100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)))::numeric),
+								min_scaling_pct);
+		ELSIF processes >= max_processes THEN
+			stop_rule := format('it reached max_processes (%s)', max_processes);
+		END IF;
+		EXIT WHEN stop_rule IS NOT NULL;
+		prev_iops := f.iops;
+		prev_processes := processes;
+		processes := least(processes * 2, max_processes);
+	END LOOP;
+
+	-- the verdict: the most IOPS, and the most within the SLO on the fleet and on every server
+	EXECUTE format(
+		'SELECT (SELECT round(f.iops) || '' IOPS at '' || f.processes || '' processes per server'' '
+		'        FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = $1 AND f.status = ''completed'' '
+		'        ORDER BY f.iops DESC LIMIT 1) AS highest, '
+		'       (SELECT round(f.iops) || '' IOPS at '' || f.processes || '' processes per server'' '
+		'        FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = $1 AND f.status = ''completed'' '
+		'          AND f.mean_ms <= $2 AND f.p99_ms <= $3 '
+		'          AND NOT EXISTS (SELECT FROM %1$I.ranread_fleet_servers s WHERE s.fleet = f.fleet '
+		'                          AND NOT (s.mean_ms <= $2 AND s.p99_ms <= $3)) '
+		'        ORDER BY f.iops DESC LIMIT 1) AS within', own)
+		INTO v USING sweep_no, slo_mean_ms, slo_p99_ms;
+	RAISE NOTICE 'fleet sweep %: % step%; it stopped because %', sweep_no, step, CASE WHEN step = 1 THEN '' ELSE 's' END, stop_rule
+		USING DETAIL = format('Highest: %s. Highest within the SLO (mean <= %s ms, p99 <= %s ms, on the fleet and on every server): %s.',
+							  coalesce(v.highest, 'none'), slo_mean_ms, slo_p99_ms, coalesce(v.within, 'none'));
+END
+$fleet_sweep$;
+REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8) FROM PUBLIC;

@@ -41,6 +41,8 @@ static const char *const help_lines[] = {
 	"ranread_layers(processes, iterations, target, duration): the same units through each read path, what each layer adds",
 	"ranread_calibrate(target, ...): random_page_cost and effective_io_concurrency measured, the ALTER TABLESPACE",
 	"ranread_fleet_run(servers, processes, iterations, ...): one run on many servers at once (dblink), gathered here",
+	"CALL ranread_fleet_sweep(servers, start_processes, ...): step processes on every server at once, a fleet verdict",
+	"ranread_fleet_summary: view, one row per fleet run (fleet sweep, step, IOPS summed, merged p99, overlap)",
 	"ranread_stop(): stop the running batch or sweep; returns the processes signalled (a sweep: its session only, 1)",
 	"ranread_reset(): delete all history",
 	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",

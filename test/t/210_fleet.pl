@@ -57,6 +57,21 @@ is($merged, 't', "the fleet's p99, from the merged histograms, lies between the 
 is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE start_at IS NOT NULL AND status = 'completed'}),
 	'1', 'each server recorded its own batch, with its start_at');
 
+# a fleet sweep: 1, 2, 4 processes per server on both servers at once, one committed fleet run a step
+$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1', 'node2'], 1, 4, iterations => 300, duration => NULL, min_scaling_pct => 0)});
+like($out, qr/NOTICE:  fleet sweep \d+ step 1: 1 process per server, \d+ IOPS, mean [0-9.]+ ms, p99 [0-9.]+ ms \(fleet \d+\)/,
+	'a fleet sweep says each step');
+like($out, qr/NOTICE:  fleet sweep \d+: 3 steps; it stopped because it reached max_processes \(4\)/, 'and why it stopped');
+like($out, qr/DETAIL:  Highest: \d+ IOPS at \d processes per server\. Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms, on the fleet and on every server\): (\d+ IOPS at \d processes per server|none)\./,
+	'with the highest IOPS, and the highest within the SLO on the fleet and on every server');
+is($coordinator->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || processes || ':' || status || ':' || servers_completed, ',' ORDER BY sweep_step)
+	FROM ranread_fleet_summary WHERE fleet_sweep = (SELECT max(fleet_sweep) FROM ranread_fleet_runs)}),
+	'1:1:completed:2,2:2:completed:2,3:4:completed:2', 'ranread_fleet_summary: one committed fleet run per step, both servers completed');
+like(shown($coordinator, q{BEGIN; CALL ranread_fleet_sweep(ARRAY['node1'], 1, 1, iterations => 100)}),
+	qr/ERROR:  invalid transaction termination/, 'a fleet sweep cannot run in a transaction block (it commits each step)');
+like(shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 4, 2, iterations => 100)}),
+	qr/start_processes must be at least 1, and max_processes between start_processes and 1024/, 'bad bounds are refused');
+
 # the checks before anything starts: every problem said, nothing started
 my $spare = new_node('spare');                        # ranread 1.1, no target
 $spare->safe_psql('postgres', q{DROP EXTENSION ranread; CREATE EXTENSION ranread VERSION '1.1'});
