@@ -717,7 +717,6 @@ DECLARE
 	busy boolean;
 	one_busy boolean;
 	existing text[];
-	result_batch bigint;
 	err text;
 BEGIN
 	-- the arguments, and what the coordinator needs, before any server is asked
@@ -872,7 +871,8 @@ BEGIN
 	FOR i IN 1 .. n LOOP
 		err := NULL;
 		BEGIN
-			EXECUTE format('SELECT * FROM %I.dblink_get_result($1) AS t(b bigint)', link) INTO result_batch USING conns[i];
+			-- the batch number is not needed (start_at finds the batch); the error is
+			EXECUTE format('SELECT * FROM %I.dblink_get_result($1) AS t(b bigint)', link) USING conns[i];
 		EXCEPTION WHEN OTHERS OR query_canceled THEN
 			err := SQLERRM;
 		END;
