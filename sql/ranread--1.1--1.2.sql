@@ -676,7 +676,7 @@ REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interv
 
 -- a fleet sweep: processes stepped on every server at once, one fleet run a
 -- step, committed after each, with the SLO judged on the fleet and on every
--- server.  No SET clause (a procedure with one cannot COMMIT): it sets its
+-- server; min_scaling_pct 0 turns the scaling rule off, as in ranread_sweep.  No SET clause (a procedure with one cannot COMMIT): it sets its
 -- search_path itself, again after each COMMIT.
 CREATE VIEW ranread_fleet_summary AS
 SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
@@ -753,7 +753,8 @@ BEGIN
 			stop_rule := format('step %s was %s', step, f.status);
 		ELSIF f.mean_ms > stop_latency_ms THEN
 			stop_rule := format('the fleet''s mean latency, %s ms, passed stop_latency_ms (%s ms)', round(f.mean_ms::numeric, 3), stop_latency_ms);
-		ELSIF prev_iops > 0 AND 100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)) < min_scaling_pct THEN
+		ELSIF min_scaling_pct > 0 AND prev_iops > 0
+			  AND 100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)) < min_scaling_pct THEN
 			stop_rule := format('from %s to %s processes per server the fleet''s IOPS gained %s%% of linear (min_scaling_pct %s%%)',
 								prev_processes, processes,
 								round((100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)))::numeric),
