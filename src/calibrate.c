@@ -133,11 +133,16 @@ depth_series(int max_depth, bool stream, int *depths)
 	return count;
 }
 
-/* One batch's parameters: the defaults with these arguments, checked. */
+/*
+ * One batch's parameters: the defaults with these arguments, checked; the
+ * look-ahead depth is a read stream's iodepth in mode stream, else prefetch.
+ */
 static void
 batch_params(RanreadRunArgs *args, const char *mode, int64 iterations, int depth,
-			 bool stream, const char *distribution, int64 calibration, RanreadParams *params)
+			 const char *distribution, int64 calibration, RanreadParams *params)
 {
+	bool		stream = strcmp(mode, "stream") == 0;
+
 	args->value[RUN_ARG_PROCESSES] = Int32GetDatum(1);
 	args->isnull[RUN_ARG_PROCESSES] = false;
 	args->value[RUN_ARG_ITERATIONS] = Int64GetDatum(iterations);
@@ -276,11 +281,11 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	depth_count = depth_series(args.max_depth, stream, depths);
 	depth_params = palloc(sizeof(RanreadParams) * depth_count);
 	for (int i = 0; i < depth_count; i++)
-		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, depths[i], stream,
+		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, depths[i],
 					 "uniform", calibration, &depth_params[i]);
 	batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
-				 0, false, "sequential", calibration, &sequential_params);
-	batch_params(&run_args, "smgr", args.iterations, 0, false, "uniform", calibration, &random_params);
+				 0, "sequential", calibration, &sequential_params);
+	batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
 
 	batches = palloc(sizeof(int64) * (depth_count + 2 * args.repetitions));
 	for (int i = 0; i < depth_count; i++)
