@@ -105,8 +105,11 @@ for v in $versions; do
 		dpkg -i --force-depends "$deb" >"$work/install-$v.log" 2>&1 || { cat "$work/install-$v.log"; exit 1; }
 	fi
 
+	# The list goes to a file first: with pipefail, `dpkg -L | grep -q` fails
+	# whenever grep exits at its match before dpkg has written the whole list.
+	dpkg -L "$pkg" >"$work/files-$v.list"
 	for f in ranread.so ranread.control "ranread--$extversion.sql"; do
-		dpkg -L "$pkg" | grep -q "/$f\$" || { echo "package.sh: $pkg lacks $f" >&2; exit 1; }
+		grep -q "/$f\$" "$work/files-$v.list" || { echo "package.sh: $pkg lacks $f" >&2; exit 1; }
 	done
 
 	# pg_buildext installcheck tests every installed postgresql-*-ranread: only this one is.
