@@ -4,11 +4,13 @@
 # that the fleet's sum shows the contention, then a fleet sweep of 1 to 8
 # processes per server (docs/fleet.md quotes its output).
 # Run as root after `make install`; PG_CONFIG picks the server (default:
-# pg_config on the PATH).  Usage: bench/fleet_local.sh [SIZE] [DURATION]
+# pg_config on the PATH).  Usage: bench/fleet_local.sh [SIZE] [DURATION] [CHART]
+# (CHART: a file for the fleet sweep's ranread_chart_fleet(), an SVG).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-1 GB}
 duration=${2:-10 s}
+chart=${3:-}
 bin=$("${PG_CONFIG:-pg_config}" --bindir)
 base=$(mktemp -d /tmp/ranread_fleet.XXXXXX)
 chown postgres "$base"
@@ -35,3 +37,6 @@ sql 55501 -c "SELECT $columns FROM ranread_fleet_run(ARRAY['node1', 'node2', 'no
 echo "== a fleet sweep: 1, 2, 4, 8 processes per server on all three at once, 5 s a step"
 sql 55501 -c "CALL ranread_fleet_sweep(ARRAY['node1', 'node2', 'node3'], 1, 8, duration => '5 s')" \
 	-c "SELECT fleet, sweep_step, processes, iops, mean_ms, p99_ms, slowest_server, overlap_pct, servers_completed FROM ranread_fleet_summary WHERE fleet_sweep IS NOT NULL ORDER BY fleet"
+if [ -n "$chart" ]; then
+	sql 55501 -At -c 'SELECT ranread_chart_fleet()' >"$chart"
+fi

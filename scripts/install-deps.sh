@@ -24,6 +24,8 @@ packages=(
 	e2fsprogs
 	# test/t/120_chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
 	librsvg2-bin libxml2-utils
+	# test/t/210_fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)
+	libfaketime
 	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all

@@ -354,7 +354,7 @@ CREATE TABLE ranread_fleet_runs (
 	duration_s float8,
 	mode text NOT NULL,
 	target name NOT NULL,
-	status text NOT NULL,				-- completed, partial (a server did not complete), failed, cancelled
+	status text NOT NULL,				-- completed, partial (a server did not complete), failed, cancelled, stopped
 	iops float8,						-- the servers' IOPS summed
 	mean_ms float8,						-- of every server's reads
 	p50_ms float8,						-- from the servers' histograms merged
@@ -389,6 +389,13 @@ SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_runs', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_servers', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_seq', '');
 
+-- the coordinator's wait, as ranread_stop() sees it (src/fleet.c)
+CREATE FUNCTION ranread_fleet_waiting(fleet bigint, waiting boolean)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'ranread_fleet_waiting'
+LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION ranread_fleet_waiting(bigint, boolean) FROM PUBLIC;
+
 CREATE FUNCTION ranread_fleet_run(servers name[],
 								  processes int DEFAULT 4,
 								  iterations bigint DEFAULT NULL,
@@ -417,6 +424,7 @@ DECLARE
 	began timestamptz := clock_timestamp();
 	common_start timestamptz;
 	cancelled boolean := false;
+	stopped boolean := false;
 	srv name;
 	conn text;
 	i int;
@@ -500,8 +508,12 @@ BEGIN
 				CONTINUE;
 			END IF;
 			remote_schemas[i] := r.s;
-			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(present boolean, free_slots int)', link) INTO r
-				USING conn, format('SELECT EXISTS (SELECT FROM %I.ranread_targets WHERE target = %L), '
+			EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(present boolean, intact boolean, free_slots int)', link) INTO r
+				USING conn, format('SELECT EXISTS (SELECT FROM %1$I.ranread_targets WHERE target = %2$L), '
+								   -- every block setup wrote (an unlogged target is empty after a crash)
+								   'coalesce((SELECT pg_catalog.pg_relation_size(relation) = blocks * '
+								   'pg_catalog.current_setting(''block_size'')::bigint '
+								   'FROM %1$I.ranread_targets WHERE target = %2$L), false), '
 								   'pg_catalog.current_setting(''max_worker_processes'')::int - '
 								   '(SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_activity WHERE backend_type NOT IN '
 								   '(''client backend'', ''autovacuum launcher'', ''autovacuum worker'', ''background writer'', '
@@ -509,6 +521,9 @@ BEGIN
 								   '''io worker'', ''walsummarizer'', ''slotsync worker''))::int', r.s, target);
 			IF NOT r.present THEN
 				problems := problems || format('%s: no ranread target "%s"', srv, target);
+			ELSIF NOT r.intact THEN
+				problems := problems || format('%s: ranread target "%s" is empty or incomplete (ranread_setup() makes it again)',
+											   srv, target);
 			ELSIF r.free_slots < processes THEN
 				problems := problems || format('%s: %s free worker slots for %s processes', srv, r.free_slots, processes);
 			END IF;
@@ -549,7 +564,8 @@ BEGIN
 	-- every run started with one start_at, on each server's own clock
 	fleet_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
 	common_start := clock_timestamp() + start_delay;
-	-- and waited for; a cancel here cancels every server's run
+	-- and waited for; a cancel here cancels every server's run, and
+	-- ranread_stop() here (it finds the wait advertised) stops them
 	BEGIN
 		FOR i IN 1 .. n LOOP
 			EXECUTE format('SELECT %I.dblink_send_query($1, $2)', link)
@@ -564,8 +580,23 @@ BEGIN
 				busy := busy OR one_busy;
 			END LOOP;
 			EXIT WHEN NOT busy;
+			EXECUTE format('SELECT %I.ranread_fleet_waiting($1, NOT $2)', own) INTO one_busy USING fleet_no, stopped;
+			IF one_busy THEN
+				stopped := true;
+				FOR i IN 1 .. n LOOP
+					BEGIN
+						-- a connection of its own: the fleet's is busy with the run
+						EXECUTE format('SELECT * FROM %I.dblink($1, $2) AS t(n int)', link)
+							USING servers[i], format('SELECT %I.ranread_stop()', remote_schemas[i]);
+					EXCEPTION WHEN OTHERS THEN
+						NULL;	-- a lost server: the gathering records it
+					END;
+				END LOOP;
+				EXECUTE format('SELECT %I.ranread_fleet_waiting($1, false)', own) USING fleet_no;
+			END IF;
 			PERFORM pg_sleep(0.05);
 		END LOOP;
+		EXECUTE format('SELECT %I.ranread_fleet_waiting($1, false)', own) USING fleet_no;
 	EXCEPTION WHEN query_canceled THEN
 		cancelled := true;
 		FOR i IN 1 .. n LOOP
@@ -632,7 +663,7 @@ BEGIN
 	EXECUTE format(
 		'INSERT INTO %1$I.ranread_fleet_runs '
 		'SELECT $1, $2, $3, $4, $5, $6, extract(epoch FROM $7), $8, $9, '
-		'	CASE WHEN $10 THEN ''cancelled'' '
+		'	CASE WHEN $10 THEN ''cancelled'' WHEN $12 THEN ''stopped'' '
 		'		WHEN count(*) FILTER (WHERE s.status = ''completed'') = $11 THEN ''completed'' '
 		'		WHEN count(*) FILTER (WHERE s.status = ''completed'') > 0 THEN ''partial'' '
 		'		ELSE ''failed'' END, '
@@ -643,7 +674,7 @@ BEGIN
 		'		/ nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval ''1 s'') - min(s.started_at)), 0), '
 		'	%1$I.ranread_histogram_merge(s.histogram) '
 		'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
-		USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n;
+		USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n, stopped;
 	EXECUTE format(
 		'UPDATE %1$I.ranread_fleet_runs '
 		'SET p50_ms = %1$I.ranread_histogram_percentile(histogram, 0.5), '
@@ -786,3 +817,13 @@ BEGIN
 END
 $fleet_sweep$;
 REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8) FROM PUBLIC;
+
+-- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/chart_fleet.c)
+CREATE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
+									width int DEFAULT 960,
+									height int DEFAULT 540)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart_fleet'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_chart_fleet(bigint, int, int) FROM PUBLIC;

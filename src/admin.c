@@ -84,7 +84,10 @@ check_may_stop(int pid, const char *what)
  * its running step's workers itself and starts no other step; this call
  * still waits for that step to be recorded.  The run may be another
  * database's (one run at a time per cluster; a database's views show its own
- * batches only).  Returns the number of processes signalled.
+ * batches only).  A fleet run waiting for its servers on this coordinator
+ * (ranread_fleet_run()) is asked to stop: it stops every server's run, and
+ * this call waits until it has (at most STOP_WAIT_MS).  Returns the number of
+ * processes signalled or asked (a fleet run's session counts as one).
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
@@ -95,6 +98,9 @@ ranread_stop(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 	int			sweep_pid;
 	bool		signalled_sweep = false;
+	int64		fleet;
+	int			fleet_pid;
+	Oid			fleet_database;
 
 	/*
 	 * A sweep: signal its session only.  It leads the running step and stops
@@ -111,24 +117,43 @@ ranread_stop(PG_FUNCTION_ARGS)
 		}
 	}
 
+	/*
+	 * A fleet run's coordinator waiting for its servers: ask it to stop.  It
+	 * calls ranread_stop() on every server and stops waiting once they have
+	 * returned, which the loop below waits for.
+	 */
+	fleet = ranread_running_fleet(true, &fleet_pid, &fleet_database);
+	if (fleet != 0)
+	{
+		check_may_stop(fleet_pid, "the session of ranread fleet run");
+		ranread_request_fleet_stop(fleet, fleet_database);
+		signalled = lappend_int(signalled, fleet_pid);
+	}
+
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
 	{
 		List	   *pids = ranread_worker_pids();
 		Oid			database_now;
+		bool		batch_over;
+		bool		fleet_waits = false;
 
-		if (batch != 0 && (ranread_running_batch(true, NULL, NULL, &database_now) != batch ||
-						   database_now != database))
+		batch_over = batch != 0 && (ranread_running_batch(true, NULL, NULL, &database_now) != batch ||
+									database_now != database);
+		if (fleet != 0)
+			fleet_waits = ranread_running_fleet(true, NULL, &database_now) == fleet &&
+				database_now == fleet_database;
+		if (batch_over && !fleet_waits)
 			break;
-		foreach(lc, pids)
+		foreach(lc, batch_over ? NIL : pids)
 			check_may_stop(lfirst_int(lc), "ranread worker");
-		foreach(lc, signalled_sweep ? NIL : pids)
+		foreach(lc, (signalled_sweep || batch_over) ? NIL : pids)
 		{
 			int			pid = lfirst_int(lc);
 
 			if (!list_member_int(signalled, pid) && kill(pid, RANREAD_STOP_SIGNAL) == 0)
 				signalled = lappend_int(signalled, pid);
 		}
-		if (batch == 0 && pids == NIL)
+		if (batch == 0 && pids == NIL && !fleet_waits)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		pg_usleep(STOP_POLL_MS * 1000L);

@@ -527,6 +527,90 @@ sweeps_with_steps(int *n)
 	return sweeps;
 }
 
+/*
+ * Are there fleet tables this role may read (a role may run benchmarks
+ * without them), and do they hold a fleet run?
+ */
+static bool
+fleet_runs_to_export(void)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+
+	/*
+	 * Two queries: a query's tables are checked for SELECT before any row is
+	 * read.  Called through 1.0's or 1.1's declaration, there are no fleet
+	 * tables.
+	 */
+	if (SPI_execute(psprintf("SELECT COALESCE("
+							 "pg_catalog.has_table_privilege(pg_catalog.to_regclass(%s), 'SELECT') "
+							 "AND pg_catalog.has_table_privilege(pg_catalog.to_regclass(%s), 'SELECT'), false)",
+							 quote_literal_cstr(psprintf("%s.ranread_fleet_summary", schema)),
+							 quote_literal_cstr(psprintf("%s.ranread_fleet_servers", schema))),
+					true, 1) != SPI_OK_SELECT ||
+		strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") != 0)
+		return false;
+	if (SPI_execute(psprintf("SELECT FROM %s.ranread_fleet_summary LIMIT 1", schema), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_fleet_summary");
+	return SPI_processed == 1;
+}
+
+/*
+ * The fleet runs (ranread_fleet_summary) and their servers' rows
+ * (ranread_fleet_servers, without the histograms), tab-separated.
+ */
+static void
+add_fleet_files(ExportFiles *set)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+
+	if (SPI_execute(psprintf("SELECT * FROM %s.ranread_fleet_summary ORDER BY fleet", schema),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_fleet_summary");
+	append_table(&add_file(set, "ranread_", "-fleet.tsv")->content, '\t', "\n");
+	if (SPI_execute(psprintf("SELECT fleet, server, batch, status, error, iops, mean_ms, p99_ms, max_ms, reads, "
+							 "started_at, wall_s, start_skew_ms, clock_offset_ms FROM %s.ranread_fleet_servers "
+							 "ORDER BY fleet, server", schema),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_fleet_servers");
+	append_table(&add_file(set, "ranread_", "-fleet-servers.tsv")->content, '\t', "\n");
+}
+
+/* The chart of every fleet sweep (ranread_chart_fleet()), a file each. */
+static void
+add_fleet_charts(ExportFiles *set)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+	int64	   *sweeps;
+	int			n;
+
+	if (SPI_execute(psprintf("SELECT DISTINCT fleet_sweep FROM %s.ranread_fleet_summary "
+							 "WHERE fleet_sweep IS NOT NULL ORDER BY fleet_sweep", schema),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_fleet_summary");
+	n = (int) SPI_processed;
+	sweeps = palloc(sizeof(int64) * Max(1, n));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		sweeps[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Oid			types[1] = {INT8OID};
+		Datum		args[1] = {Int64GetDatum(sweeps[i])};
+		char	   *svg;
+
+		if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart_fleet($1)", schema),
+								  1, types, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "could not draw the chart of fleet sweep " INT64_FORMAT, sweeps[i]);
+		svg = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		appendStringInfoString(&add_file(set, "ranread_", psprintf("-fleet-sweep" INT64_FORMAT ".svg",
+																   sweeps[i]))->content,
+							   svg != NULL ? svg : "");
+	}
+}
+
 /* Argument n as a bool, its default if the declaration (1.0's) has fewer arguments. */
 static bool
 bool_argument(FunctionCallInfo fcinfo, int n, const char *name)
@@ -553,8 +637,13 @@ bool_argument(FunctionCallInfo fcinfo, int n, const char *name)
  * (see add_ranread_files), without the batches that did not measure the
  * storage (a NOTICE lists them).  csv: also ranread_YYYYMMDD-HHMM.csv, every
  * column, comma-separated (RFC 4180).  svg: also the charts of
- * ranread_chart().  sweep: only that sweep's batches (RanRead's format: in
- * one file, PerfToolsRanRead_YYYYMMDD-HHMM.txt), and its chart.  Values are
+ * ranread_chart().  Format 'tsv' without a sweep also writes the fleet runs
+ * this coordinator recorded, if any and if the role may read them:
+ * ranread_YYYYMMDD-HHMM-fleet.tsv (ranread_fleet_summary) and
+ * -fleet-servers.tsv (ranread_fleet_servers), and with svg each fleet
+ * sweep's ranread_chart_fleet() (-fleet-sweepN.svg).  sweep: only that
+ * sweep's batches (RanRead's format: in one file,
+ * PerfToolsRanRead_YYYYMMDD-HHMM.txt), and its chart.  Values are
  * as the view gives them (the function runs with DateStyle ISO: dates
  * YYYY-MM-DD, times HH:MM:SS), fields quoted as COPY's CSV format quotes
  * them.  Every file is made in memory first; if one cannot be written whole,
@@ -632,6 +721,13 @@ ranread_export(PG_FUNCTION_ARGS)
 	for (int i = 0; i < ncharts; i++)
 		append_chart(&add_file(&set, "ranread_", psprintf("-sweep" INT64_FORMAT ".svg", charts[i]))->content,
 					 true, charts[i]);
+	/* all of it: the fleet runs too, where this role sees them */
+	if (!has_sweep && strcmp(format, "tsv") == 0 && fleet_runs_to_export())
+	{
+		add_fleet_files(&set);
+		if (svg)
+			add_fleet_charts(&set);
+	}
 	SPI_finish();
 
 	files = set.files;

@@ -60,6 +60,8 @@
 #define RANREAD_LOCK_KIND_BATCH		20018	/* a running batch */
 #define RANREAD_LOCK_KIND_SWEEP		20020	/* a running sweep */
 #define RANREAD_LOCK_KIND_SETUP		20021	/* a running setup's DSM handle */
+#define RANREAD_LOCK_KIND_FLEET		20022	/* a fleet run's coordinator, waiting for its servers */
+#define RANREAD_LOCK_KIND_FLEET_STOP 20023	/* ranread_stop()'s request that a fleet run stop */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus

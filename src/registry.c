@@ -236,6 +236,63 @@ ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid, Oid *data
 }
 
 /*
+ * Advertise (or stop advertising) that this session coordinates fleet run
+ * `fleet` and waits for its servers: a transaction-level lock, which an error
+ * in the fleet run's wait releases with its subtransaction.
+ */
+void
+ranread_advertise_fleet(int64 fleet, bool advertise)
+{
+	LOCKTAG		tag;
+
+	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_FLEET, fleet);
+	if (advertise && !ranread_lock_held_by_me(&tag, ShareLock))
+		(void) LockAcquire(&tag, ShareLock, false, false);
+	else if (!advertise && ranread_lock_held_by_me(&tag, ShareLock))
+		LockRelease(&tag, ShareLock, false);
+}
+
+/*
+ * The fleet run whose coordinator waits now (the highest number if several
+ * do), in this database unless `any_database`, and (each if asked for) the
+ * coordinator's process ID and database; 0 if none waits.
+ */
+int64
+ranread_running_fleet(bool any_database, int *coordinator_pid, Oid *database)
+{
+	return running_lock(RANREAD_LOCK_KIND_FLEET, 0, any_database, coordinator_pid, database, NULL);
+}
+
+/*
+ * ranread_stop()'s request that fleet run `fleet` of database `database`
+ * stop: a transaction-level lock its coordinator sees (below), held until
+ * the caller's transaction ends.
+ */
+void
+ranread_request_fleet_stop(int64 fleet, Oid database)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, database, (uint32) ((uint64) fleet >> 32), (uint32) fleet,
+						 RANREAD_LOCK_KIND_FLEET_STOP);
+	if (!ranread_lock_held_by_me(&tag, ShareLock))
+		(void) LockAcquire(&tag, ShareLock, false, false);
+}
+
+/* Has ranread_stop() asked fleet run `fleet` of this database to stop? */
+bool
+ranread_fleet_stop_requested(int64 fleet)
+{
+	LOCKTAG		tag;
+
+	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_FLEET_STOP, fleet);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, ExclusiveLock, false);
+	return false;
+}
+
+/*
  * Workers of an ended run may still be exiting (or, terminated while they
  * record, logging what they measured): wait a little for them, then refuse
  * to start a run that would overlap them.

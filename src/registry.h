@@ -23,5 +23,9 @@ extern int	ranread_free_worker_slots(void);
 extern void ranread_advertise_sweep(int64 sweep, bool advertise);
 extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
 								  Oid *database);
+extern void ranread_advertise_fleet(int64 fleet, bool advertise);
+extern int64 ranread_running_fleet(bool any_database, int *coordinator_pid, Oid *database);
+extern void ranread_request_fleet_stop(int64 fleet, Oid database);
+extern bool ranread_fleet_stop_requested(int64 fleet);
 
 #endif							/* RANREAD_REGISTRY_H */

@@ -5,7 +5,9 @@
 # is the servers' sum and their windows overlap; the checks before anything
 # starts (an unreachable server, a wrong extension version, a missing
 # target, a clock bound, a role without USAGE) refuse with every reason; a
-# server stopped mid-run is recorded as disconnected and the others kept.
+# server stopped mid-run is recorded as disconnected and the others kept; a
+# server whose clock is off is refused, or started at the same real time;
+# ranread_stop() on the coordinator stops every server's run.
 use strict;
 use warnings;
 use FindBin;
@@ -67,6 +69,38 @@ like($out, qr/DETAIL:  Highest: \d+ IOPS at \d processes per server\. Highest wi
 is($coordinator->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || processes || ':' || status || ':' || servers_completed, ',' ORDER BY sweep_step)
 	FROM ranread_fleet_summary WHERE fleet_sweep = (SELECT max(fleet_sweep) FROM ranread_fleet_runs)}),
 	'1:1:completed:2,2:2:completed:2,3:4:completed:2', 'ranread_fleet_summary: one committed fleet run per step, both servers completed');
+
+# the fleet sweep as a chart: a bar a step stacked from its servers' IOPS, the fleet's p99 and mean
+my $export_dir = PostgreSQL::Test::Utils::tempdir();
+my $svg = $coordinator->safe_psql('postgres', 'SELECT ranread_chart_fleet()');
+my @parts = $svg =~ /<rect class="server-bar"[^>]*><title>(step \d, fleet run \d+, node\d: [0-9,]+ IOPS, completed)<\/title>/g;
+is(scalar(@parts), 6, 'ranread_chart_fleet(): three steps of two servers, a stacked part each');
+like($parts[0], qr/^step 1, fleet run \d+, node1: /, 'in the order of steps and servers') or diag($parts[0]);
+like($svg, qr/<path class="p99" d="M[^"]*L[^"]*L[^"]*"/, "the fleet's p99 as a line through the steps");
+like($svg, qr/<path class="mean" /, 'and its mean');
+is(join(',', $svg =~ /class="category" text-anchor="middle">(\d+)</g), '1,2,4', 'against the processes per server');
+like($svg, qr/>node2</, 'the legend names the servers');
+open(my $fh, '>', "$export_dir/fleet.svg") or die;
+print $fh $svg;
+close($fh);
+is(system("xmllint --noout '$export_dir/fleet.svg'"), 0, 'the chart is well-formed XML');
+like(shown($coordinator, 'SELECT ranread_chart_fleet(123456789)', verbose => 1),
+	qr/ERROR:  22023: fleet sweep 123456789 does not exist/, 'a fleet sweep that does not exist is refused');
+
+# ranread_export(): the fleet runs, their servers and the fleet sweep's chart, in files of their own
+my @exported = split /\n/, $coordinator->safe_psql('postgres', qq{SELECT * FROM ranread_export('$export_dir', svg => true)});
+my ($fleet_tsv) = grep { /-fleet\.tsv$/ } @exported;
+my ($servers_tsv) = grep { /-fleet-servers\.tsv$/ } @exported;
+ok(defined($fleet_tsv) && defined($servers_tsv), 'ranread_export() writes the fleet runs and their servers') or diag(join(' ', @exported));
+is(scalar(grep { /-fleet-sweep\d+\.svg$/ } @exported), 1, 'and, with svg, the fleet sweep\'s chart');
+my @fleet_lines = split /\n/, PostgreSQL::Test::Utils::slurp_file($fleet_tsv);
+like($fleet_lines[0], qr/^fleet\tfleet_sweep\tsweep_step\t/, 'the fleet file has ranread_fleet_summary\'s columns');
+is(scalar(@fleet_lines) - 1, $coordinator->safe_psql('postgres', 'SELECT count(*) FROM ranread_fleet_runs'), 'a line per fleet run');
+is(scalar(split /\n/, PostgreSQL::Test::Utils::slurp_file($servers_tsv)) - 1,
+	$coordinator->safe_psql('postgres', 'SELECT count(*) FROM ranread_fleet_servers'), 'a line per server of each');
+is(scalar(grep { /fleet/ } split /\n/, $nodes[1]->safe_psql('postgres', qq{SELECT * FROM ranread_export('$export_dir')})), 0,
+	'a server that coordinated no fleet exports no fleet file');
+
 like(shown($coordinator, q{BEGIN; CALL ranread_fleet_sweep(ARRAY['node1'], 1, 1, iterations => 100)}),
 	qr/ERROR:  invalid transaction termination/, 'a fleet sweep cannot run in a transaction block (it commits each step)');
 like(shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 4, 2, iterations => 100)}),
@@ -134,6 +168,24 @@ is($nodes[1]->safe_psql('postgres', q{SELECT status, reads > 0 FROM ranread_batc
 is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fleet_runs ORDER BY fleet DESC LIMIT 1}),
 	'cancelled|t', 'and so did the coordinator');
 
+# ranread_stop() on the coordinator stops every server's run, each recorded as stopped with what it read
+my ($sh, $stop_out, $stop_err) = start_psql($coordinator,
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, duration => '60 s')});
+$_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+	foreach @nodes[ 1, 2 ];
+$coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop() TO fleeter});
+like(shown($coordinator, q{SET ROLE fleeter; SELECT ranread_stop()}, verbose => 1),
+	qr/ERROR:  42501: permission denied to stop the session of ranread fleet run \d+/, 'another role may not stop the fleet run');
+is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', "ranread_stop() on the coordinator asks the fleet run's session");
+is(join(',', map { $_->safe_psql('postgres', q{SELECT status, reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1}) } @nodes[ 1, 2 ]),
+	'stopped|t,stopped|t', 'and returns once every server has recorded its run as stopped, with what it read');
+$sh->finish;
+like($$stop_out, qr/server \| node2\s+\| stopped.*server \| node3\s+\| stopped.*fleet\s+\|\s+\| stopped/s,
+	'the fleet run returns both servers\' runs as stopped, and the fleet') or diag($$stop_err);
+is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fleet_runs ORDER BY fleet DESC LIMIT 1}),
+	'stopped|t', 'and records it so');
+is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '0', 'with no fleet run waiting, ranread_stop() asks nobody');
+
 # a server stopped in the middle of the run: recorded as disconnected, the others kept
 my ($h, $fleet_out, $fleet_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 2, NULL, duration => '6 s')});
@@ -146,7 +198,38 @@ like($$fleet_out, qr/fleet\s+\|\s+\| partial/, 'the fleet is partial');
 like($$fleet_err, qr/WARNING:  01000: fleet \d+ ended partial: 2 of 3 servers completed/, 'and a WARNING says so');
 is($coordinator->safe_psql('postgres', q{SELECT error IS NOT NULL FROM ranread_fleet_servers WHERE server = 'node3' ORDER BY fleet DESC LIMIT 1}),
 	't', 'with what the connection said');
-$nodes[2]->start;
+
+# a server whose clock is 3 s ahead (its postmaster under libfaketime): refused
+# by the default bound; with a wider one, released at the same real time as
+# the others (a start_at not shifted by its offset would lie in its past)
+my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+ok(-e $faketime, 'libfaketime is installed (scripts/install-deps.sh)');
+{
+	local $ENV{LD_PRELOAD} = $faketime;
+	local $ENV{FAKETIME} = '+3s';
+	# as a clock set wrong is: the wall clock only, durations as they are
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	$nodes[2]->start;
+}
+$out = shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, 100)});
+like($out, qr/node3: its clock is [23]\d{3}(\.\d+)? ms off the coordinator's, more than max_clock_offset_ms \(50\)/,
+	'a server whose clock is 3 s ahead is refused under the default bound');
+like($out, qr/node3: ranread target "ranread_target" is empty or incomplete \(ranread_setup\(\) makes it again\)/,
+	'as is its target, which the crash of its immediate stop emptied');
+$nodes[2]->safe_psql('postgres', q{SELECT ranread_setup('64 MB', log_level => 0)});
+$coordinator->safe_psql('postgres', q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, duration => '3 s',
+	max_clock_offset_ms => 5000)});
+my ($offset, $offset_overlap, $release_gap, $statuses) = split /\|/, $coordinator->safe_psql('postgres', q{
+	SELECT (SELECT clock_offset_ms FROM ranread_fleet_servers s WHERE s.fleet = f.fleet AND server = 'node3'),
+	       f.overlap_pct,
+	       (SELECT 1000 * extract(epoch FROM max(started_at) - min(started_at)) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet),
+	       f.status
+	FROM ranread_fleet_runs f ORDER BY fleet DESC LIMIT 1});
+is($statuses, 'completed', 'with max_clock_offset_ms 5000 the fleet runs');
+ok($offset > 2900 && $offset < 3100, "the offset measured, $offset ms, is the 3 s set");
+cmp_ok($release_gap, '<', 100, "both servers were released within $release_gap ms of each other, on the coordinator's clock");
+cmp_ok($offset_overlap, '>=', 95, "and their windows overlap by $offset_overlap %");
+$nodes[2]->restart;
 
 # servers of two majors in one fleet: 15 and the server under test
 my $old_install = '/usr/lib/postgresql/15';
