@@ -633,6 +633,23 @@ render_bar_chart(StringInfo out, const BarChart *chart, int width, int height)
 	appendStringInfoString(out, "</svg>\n");
 }
 
+/*
+ * The highest `column` of `table` (the latest batch, or sweep, it has a row
+ * of), into *number; false if it has none.
+ */
+bool
+ranread_chart_latest(const char *schema, const char *table, const char *column, int64 *number)
+{
+	bool		isnull = true;
+
+	if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) FROM %s.%s", column, schema, table),
+					true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", table);
+	if (SPI_processed == 1)
+		*number = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull;
+}
+
 /* A width or height argument: not null, and within the bounds. */
 int
 ranread_chart_size_argument(FunctionCallInfo fcinfo, int arg, const char *name)

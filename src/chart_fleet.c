@@ -73,27 +73,6 @@ typedef struct FleetChart
 	char	  **server_status;	/* [steps * servers] */
 } FleetChart;
 
-/* A value the chart can draw: a number, finite and not negative. */
-static bool
-drawable(double value)
-{
-	return isfinite(value) && value >= 0;
-}
-
-/* The latest fleet sweep, into *sweep; false if none was recorded. */
-static bool
-latest_fleet_sweep(const char *schema, int64 *sweep)
-{
-	bool		isnull = true;
-
-	if (SPI_execute(psprintf("SELECT pg_catalog.max(fleet_sweep) FROM %s.ranread_fleet_runs", schema),
-					true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read ranread_fleet_runs");
-	if (SPI_processed == 1)
-		*sweep = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	return !isnull;
-}
-
 /* The sweep's steps, in order, its servers and its title; false if it has no step. */
 static bool
 read_steps(const char *schema, FleetChart *chart)
@@ -203,7 +182,7 @@ stacked_iops(const FleetChart *chart, int i)
 
 	for (int j = 0; j < chart->servers; j++)
 	{
-		if (drawable(chart->server_iops[i * chart->servers + j]))
+		if (ranread_svg_drawable(chart->server_iops[i * chart->servers + j]))
 			sum += chart->server_iops[i * chart->servers + j];
 	}
 	return sum;
@@ -218,7 +197,7 @@ highest_iops(const FleetChart *chart)
 	for (int i = 0; i < chart->steps; i++)
 	{
 		max = Max(max, stacked_iops(chart, i));
-		if (drawable(chart->iops[i]))
+		if (ranread_svg_drawable(chart->iops[i]))
 			max = Max(max, chart->iops[i]);
 	}
 	return max;
@@ -231,9 +210,9 @@ highest_latency(const FleetChart *chart)
 
 	for (int i = 0; i < chart->steps; i++)
 	{
-		if (drawable(chart->mean_ms[i]))
+		if (ranread_svg_drawable(chart->mean_ms[i]))
 			max = Max(max, chart->mean_ms[i]);
-		if (drawable(chart->p99_ms[i]))
+		if (ranread_svg_drawable(chart->p99_ms[i]))
 			max = Max(max, chart->p99_ms[i]);
 	}
 	return max;
@@ -262,7 +241,7 @@ draw_stacked_bars(StringInfo out, const FleetChart *chart, const Box *box, const
 			double		low;
 			double		high;
 
-			if (!drawable(server_iops))
+			if (!ranread_svg_drawable(server_iops))
 				continue;
 			low = ranread_svg_axis_pixel(iops, stacked, box->bottom, box->top);
 			stacked += server_iops;
@@ -302,7 +281,7 @@ draw_totals(StringInfo out, const FleetChart *chart, const Box *box, const Axis 
 	{
 		char	   *value;
 
-		if (!drawable(chart->iops[i]))
+		if (!ranread_svg_drawable(chart->iops[i]))
 			continue;
 		value = ranread_svg_short_number(chart->iops[i]);
 		if (ranread_svg_text_width(value, SMALL_FONT_SIZE) <= band - 2)
@@ -329,7 +308,7 @@ draw_latency_line(StringInfo out, const FleetChart *chart, const Box *box, const
 		double		x = step_middle(chart, box, i);
 		double		y;
 
-		if (!drawable(value))
+		if (!ranread_svg_drawable(value))
 		{
 			joined = false;
 			continue;
@@ -403,7 +382,7 @@ ranread_chart_fleet(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (!PG_ARGISNULL(0))
 		chart.sweep = PG_GETARG_INT64(0);
-	else if (!latest_fleet_sweep(schema, &chart.sweep))
+	else if (!ranread_chart_latest(schema, "ranread_fleet_runs", "fleet_sweep", &chart.sweep))
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),
 				 errmsg("no fleet sweep to chart"),

@@ -75,27 +75,6 @@ typedef struct Point
 	double		p99_ms;			/* < 0: none */
 } Point;
 
-/* A value a chart can draw: a number, finite and not negative. */
-static bool
-drawable(double value)
-{
-	return isfinite(value) && value >= 0;
-}
-
-/* The latest batch with a row in ranread_intervals, into *batch; false if none. */
-static bool
-latest_batch(const char *schema, int64 *batch)
-{
-	bool		isnull = true;
-
-	if (SPI_execute(psprintf("SELECT pg_catalog.max(batch) FROM %s.ranread_intervals", schema),
-					true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read ranread_intervals");
-	if (SPI_processed == 1)
-		*batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	return !isnull;
-}
-
 /* The batch's title and subtitle, and its processes; false if there is no such batch. */
 static bool
 read_batch(const char *schema, IntervalChart *chart)
@@ -194,25 +173,26 @@ points_of(const IntervalChart *chart, int *n)
 		{
 			const RanreadInterval *interval = &chart->intervals[i];
 
-			if (!drawable(interval->reads) || !drawable(interval->seconds) || interval->seconds == 0)
+			if (!ranread_svg_drawable(interval->reads) || !ranread_svg_drawable(interval->seconds) ||
+				interval->seconds == 0)
 			{
 				whole = false;
 				continue;
 			}
 			reads += interval->reads;
 			seconds += interval->seconds;
-			if (drawable(interval->mean_ms) && interval->reads > 0)
+			if (ranread_svg_drawable(interval->mean_ms) && interval->reads > 0)
 				weighted_ms += interval->mean_ms * interval->reads;
 			else if (interval->reads > 0)
 				whole = false;
-			if (drawable(interval->p99_ms))
+			if (ranread_svg_drawable(interval->p99_ms))
 				p99_ms = Max(p99_ms, interval->p99_ms);
 		}
 		point->x_s = (a->start_s + z->start_s + z->seconds) / 2;
 		point->iops = seconds > 0 ? reads / seconds : -1;
 		point->mean_ms = reads > 0 && whole ? weighted_ms / reads : -1;
 		point->p99_ms = p99_ms;
-		if (!drawable(point->x_s))
+		if (!ranread_svg_drawable(point->x_s))
 			point->iops = point->mean_ms = point->p99_ms = -1;
 	}
 	return points;
@@ -226,11 +206,11 @@ highest(const Point *points, int n, bool latency)
 
 	for (int i = 0; i < n; i++)
 	{
-		if (!latency && drawable(points[i].iops))
+		if (!latency && ranread_svg_drawable(points[i].iops))
 			max = Max(max, points[i].iops);
-		if (latency && drawable(points[i].mean_ms))
+		if (latency && ranread_svg_drawable(points[i].mean_ms))
 			max = Max(max, points[i].mean_ms);
-		if (latency && drawable(points[i].p99_ms))
+		if (latency && ranread_svg_drawable(points[i].p99_ms))
 			max = Max(max, points[i].p99_ms);
 	}
 	return max;
@@ -246,7 +226,7 @@ seconds_span(const IntervalChart *chart)
 	{
 		double		stop = chart->intervals[i].start_s + chart->intervals[i].seconds;
 
-		if (drawable(stop))
+		if (ranread_svg_drawable(stop))
 			end = Max(end, stop);
 	}
 	return end;
@@ -265,7 +245,7 @@ draw_line(StringInfo out, const Point *points, int n, const Box *box, const Axis
 	{
 		double		value = which == 0 ? points[i].iops : which == 1 ? points[i].mean_ms : points[i].p99_ms;
 
-		if (!drawable(value))
+		if (!ranread_svg_drawable(value))
 		{
 			joined = false;
 			continue;
@@ -303,7 +283,7 @@ draw_drop(StringInfo out, const IntervalChart *chart, const Box *box, const Axis
 		start = px - 4 - ranread_svg_text_width(text, SMALL_FONT_SIZE);
 	if (start < 4)
 		start = 4;
-	if (!isfinite(px) || !drawable(chart->drop.from_iops) || !drawable(chart->drop.to_iops))
+	if (!isfinite(px) || !ranread_svg_drawable(chart->drop.from_iops) || !ranread_svg_drawable(chart->drop.to_iops))
 		return;
 	appendStringInfo(out, "<g id=\"drop\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 					 "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
@@ -334,7 +314,7 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 	Axis		latency;
 	int			n;
 	Point	   *points = points_of(chart, &n);
-	bool		dropped = chart->dropped && drawable(chart->drop.after_s);
+	bool		dropped = chart->dropped && ranread_svg_drawable(chart->drop.after_s);
 
 	ranread_svg_legend_init(&legend, width, ranread_svg_begin(out, width, height, chart->title, chart->subtitle));
 	ranread_svg_legend_add(&legend, SWATCH_LINE, COLOUR_IOPS, "IOPS");
@@ -385,7 +365,7 @@ ranread_chart_intervals(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (!PG_ARGISNULL(0))
 		chart.batch = PG_GETARG_INT64(0);
-	else if (!latest_batch(schema, &chart.batch))
+	else if (!ranread_chart_latest(schema, "ranread_intervals", "batch", &chart.batch))
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),
 				 errmsg("no ranread batch has intervals to chart"),

@@ -45,6 +45,13 @@
 /* The round values of a decade: axes begin, end and are ticked at them. */
 static const double round_values[] = {1, 2, 5};
 
+/* A value a chart can draw: a number, finite and not negative. */
+bool
+ranread_svg_drawable(double value)
+{
+	return isfinite(value) && value >= 0;
+}
+
 /*
  * Append `text` escaped for XML, in ASCII: markup characters as entities,
  * other non-ASCII characters as character references, and those XML 1.0

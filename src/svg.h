@@ -55,6 +55,7 @@ typedef struct Legend
 	double		y;				/* the current row's middle */
 } Legend;
 
+extern bool ranread_svg_drawable(double value);
 extern void ranread_svg_append_escaped(StringInfo out, const char *text);
 extern char *ranread_svg_compact_number(double value);
 extern char *ranread_svg_number_in_scale(double value, double largest);
