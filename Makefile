@@ -20,8 +20,10 @@ PG_CPPFLAGS += -DRANREAD_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 SHLIB_LINK += $(shell pkg-config --libs liburing)
 endif
 
-# The current version's script, 1.0's (the upgrade test starts from it) and every update script.
-DATA = sql/ranread--1.0.sql sql/ranread--$(EXTVERSION).sql $(wildcard sql/ranread--*--*.sql)
+# Every install and update script: a version without an install script of its
+# own (1.3) is installed from the one before it and its updates, so that each
+# object is written once.
+DATA = $(wildcard sql/ranread--*.sql)
 
 TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))

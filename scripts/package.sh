@@ -108,9 +108,12 @@ for v in $versions; do
 	# The list goes to a file first: with pipefail, `dpkg -L | grep -q` fails
 	# whenever grep exits at its match before dpkg has written the whole list.
 	dpkg -L "$pkg" >"$work/files-$v.list"
-	for f in ranread.so ranread.control "ranread--$extversion.sql"; do
+	for f in ranread.so ranread.control; do
 		grep -q "/$f\$" "$work/files-$v.list" || { echo "package.sh: $pkg lacks $f" >&2; exit 1; }
 	done
+	# the current version's install script, or the update script that reaches it
+	grep -Eq "/ranread--([0-9.]+--)?$extversion\.sql\$" "$work/files-$v.list" ||
+		{ echo "package.sh: $pkg has no script that installs ranread $extversion" >&2; exit 1; }
 
 	# pg_buildext installcheck tests every installed postgresql-*-ranread: only this one is.
 	if ! (cd "$src" && debian/tests/installcheck) >"$work/installcheck-$v.log" 2>&1; then

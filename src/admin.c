@@ -48,28 +48,79 @@ query_int64(const char *sql, bool read_only)
 }
 
 /*
- * Error out unless this role may signal process pid (`what`: "ranread worker"
- * or "the session of ranread sweep"), as pg_terminate_backend() decides.
+ * Why this role may not signal process pid, as pg_terminate_backend()
+ * decides (NULL: it may).
  */
-static void
-check_may_stop(int pid, const char *what)
+static const char *
+why_not_stop(int pid)
 {
 	PGPROC	   *proc = BackendPidGetProc(pid);
 
 	if (proc == NULL)
-		return;
+		return NULL;
 	if (superuser_arg(proc->roleId) && !superuser())
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to stop %s %d", what, pid),
-				 errdetail("Only superusers may stop a superuser's ranread runs.")));
+		return "Only superusers may stop a superuser's ranread runs.";
 	if (!has_privs_of_role(GetUserId(), proc->roleId) &&
 		!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
+		return psprintf("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
+						"pg_signal_backend");
+	return NULL;
+}
+
+/*
+ * Error out unless this role may signal process pid (`what`: "ranread worker"
+ * or "the session of ranread sweep process").
+ */
+static void
+check_may_stop(int pid, const char *what)
+{
+	const char *why = why_not_stop(pid);
+
+	if (why != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to stop %s %d", what, pid),
-				 errdetail("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
-						   "pg_signal_backend")));
+				 errdetail_internal("%s", why)));
+}
+
+/*
+ * Ask every fleet run that waits for its servers, and that this role may
+ * stop, to stop; returns those asked.  A fleet run of a role this one may
+ * not stop is left alone, without an error: it is not this role's to stop,
+ * and it must not keep this role from stopping its own.
+ */
+static List *
+ask_fleets_to_stop(void)
+{
+	List	   *asked = NIL;
+	ListCell   *lc;
+
+	foreach(lc, ranread_waiting_fleets())
+	{
+		RanreadFleetWait *wait = lfirst(lc);
+
+		if (why_not_stop(wait->coordinator_pid) != NULL)
+			continue;
+		ranread_request_fleet_stop(wait->fleet, wait->database);
+		asked = lappend(asked, wait);
+	}
+	return asked;
+}
+
+/* Does a fleet run of `fleets` still wait for its servers? */
+static bool
+any_fleet_waits(List *fleets)
+{
+	ListCell   *lc;
+
+	foreach(lc, fleets)
+	{
+		RanreadFleetWait *wait = lfirst(lc);
+
+		if (ranread_fleet_waits(wait->fleet, wait->database))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -84,10 +135,11 @@ check_may_stop(int pid, const char *what)
  * its running step's workers itself and starts no other step; this call
  * still waits for that step to be recorded.  The run may be another
  * database's (one run at a time per cluster; a database's views show its own
- * batches only).  A fleet run waiting for its servers on this coordinator
- * (ranread_fleet_run()) is asked to stop: it stops every server's run, and
- * this call waits until it has (at most STOP_WAIT_MS).  Returns the number of
- * processes signalled or asked (a fleet run's session counts as one).
+ * batches only).  Every fleet run waiting for its servers on this
+ * coordinator (ranread_fleet_run()) that this role may stop is asked to
+ * stop: it stops every server's run, and this call waits until it has (at
+ * most STOP_WAIT_MS).  Returns the number of processes signalled or asked
+ * (a fleet run's session counts as one).
  */
 Datum
 ranread_stop(PG_FUNCTION_ARGS)
@@ -98,9 +150,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 	int			sweep_pid;
 	bool		signalled_sweep = false;
-	int64		fleet;
-	int			fleet_pid;
-	Oid			fleet_database;
+	List	   *fleets;
 
 	/*
 	 * A sweep: signal its session only.  It leads the running step and stops
@@ -118,31 +168,24 @@ ranread_stop(PG_FUNCTION_ARGS)
 	}
 
 	/*
-	 * A fleet run's coordinator waiting for its servers: ask it to stop.  It
-	 * calls ranread_stop() on every server and stops waiting once they have
-	 * returned, which the loop below waits for.
+	 * Fleet runs' coordinators waiting for their servers: ask each to stop.
+	 * Each calls ranread_stop() on every server and stops waiting once they
+	 * have returned, which the loop below waits for.
 	 */
-	fleet = ranread_running_fleet(true, &fleet_pid, &fleet_database);
-	if (fleet != 0)
-	{
-		check_may_stop(fleet_pid, "the session of ranread fleet run");
-		ranread_request_fleet_stop(fleet, fleet_database);
-		signalled = lappend_int(signalled, fleet_pid);
-	}
+	fleets = ask_fleets_to_stop();
+	foreach(lc, fleets)
+		signalled = lappend_int(signalled, ((RanreadFleetWait *) lfirst(lc))->coordinator_pid);
 
 	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
 	{
 		List	   *pids = ranread_worker_pids();
 		Oid			database_now;
 		bool		batch_over;
-		bool		fleet_waits = false;
+		bool		fleets_wait = any_fleet_waits(fleets);
 
 		batch_over = batch != 0 && (ranread_running_batch(true, NULL, NULL, &database_now) != batch ||
 									database_now != database);
-		if (fleet != 0)
-			fleet_waits = ranread_running_fleet(true, NULL, &database_now) == fleet &&
-				database_now == fleet_database;
-		if (batch_over && !fleet_waits)
+		if (batch_over && !fleets_wait)
 			break;
 		foreach(lc, batch_over ? NIL : pids)
 			check_may_stop(lfirst_int(lc), "ranread worker");
@@ -153,7 +196,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 			if (!list_member_int(signalled, pid) && kill(pid, RANREAD_STOP_SIGNAL) == 0)
 				signalled = lappend_int(signalled, pid);
 		}
-		if (batch == 0 && pids == NIL && !fleet_waits)
+		if (batch == 0 && pids == NIL && !fleets_wait)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		pg_usleep(STOP_POLL_MS * 1000L);

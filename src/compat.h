@@ -189,6 +189,20 @@ ranread_function_aclcheck(Oid function, Oid role)
 }
 
 /*
+ * May `role` create relations in the tablespace?  16 replaced
+ * pg_tablespace_aclcheck() by object_aclcheck().
+ */
+static inline AclResult
+ranread_tablespace_create_aclcheck(Oid tablespace, Oid role)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(TableSpaceRelationId, tablespace, role, ACL_CREATE);
+#else
+	return pg_tablespace_aclcheck(tablespace, role, ACL_CREATE);
+#endif
+}
+
+/*
  * Since 17 a table's row type (and that type's array type) is a member of
  * the extension whose table it is, as ALTER EXTENSION ADD TABLE records it;
  * ALTER EXTENSION DROP TABLE then expects the row type's membership too.

@@ -30,11 +30,40 @@ ranread_extension_oid(void)
 	return get_extension_oid("ranread", false);
 }
 
+/* The role that created ranread (a superuser: the extension is not trusted). */
+Oid
+ranread_extension_owner(void)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			owner = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ranread_extension_oid()));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		owner = ((Form_pg_extension) GETSTRUCT(tuple))->extowner;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(owner))
+		elog(ERROR, "extension ranread not found");
+	return owner;
+}
+
 /* The schema ranread was created in. */
 const char *
 ranread_extension_schema(void)
 {
-	Oid			ext_oid = ranread_extension_oid();
+	return ranread_extension_schema_of(ranread_extension_oid());
+}
+
+/* The schema extension ext_oid was created in (ranread's, or dblink's). */
+const char *
+ranread_extension_schema_of(Oid ext_oid)
+{
 	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyData key;
 	SysScanDesc scan;

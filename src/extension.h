@@ -10,7 +10,9 @@
 #define RANREAD_EXTENSION_H
 
 extern Oid	ranread_extension_oid(void);
+extern Oid	ranread_extension_owner(void);
 extern const char *ranread_extension_schema(void);
+extern const char *ranread_extension_schema_of(Oid ext_oid);
 extern void ranread_check_sql_version(void);
 
 #endif							/* RANREAD_EXTENSION_H */

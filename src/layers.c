@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "common/pg_prng.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -30,6 +31,7 @@
 #include "readpath.h"
 #include "run.h"
 #include "run_arguments.h"
+#include "target.h"
 
 PG_FUNCTION_INFO_V1(ranread_layers);
 
@@ -133,15 +135,20 @@ ranread_layers(PG_FUNCTION_ARGS)
 	args.isnull[RUN_ARG_DURATION] = PG_ARGISNULL(3);
 	args.value[RUN_ARG_DURATION] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 
-	/* every layer's arguments checked before anything runs */
+	/* every layer's arguments, and what its target allows, checked before anything runs */
 	for (int i = 0; i < lengthof(layers); i++)
 	{
+		Relation	target;
+
 		runs[i] = ranread_readpath_runs_here(ranread_readpath_by_name(layers[i].mode));
 		if (!runs[i])
 			continue;
 		args.value[RUN_ARG_MODE] = CStringGetTextDatum(layers[i].mode);
 		ranread_read_run_arguments(&args, &params[i]);
 		params[i].seed = seed;
+		target = ranread_target_open_for_run(params[i].target_name);
+		ranread_check_batch_target(&params[i], target);
+		relation_close(target, NoLock);
 	}
 
 	InitMaterializedSRF(fcinfo, 0);

@@ -39,6 +39,7 @@
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/wait_event.h"
 
 #include "extension.h"
@@ -253,14 +254,54 @@ ranread_advertise_fleet(int64 fleet, bool advertise)
 }
 
 /*
- * The fleet run whose coordinator waits now (the highest number if several
- * do), in this database unless `any_database`, and (each if asked for) the
- * coordinator's process ID and database; 0 if none waits.
+ * Every fleet run whose coordinator waits now, in any database: a list of
+ * RanreadFleetWait.
  */
-int64
-ranread_running_fleet(bool any_database, int *coordinator_pid, Oid *database)
+List *
+ranread_waiting_fleets(void)
 {
-	return running_lock(RANREAD_LOCK_KIND_FLEET, 0, any_database, coordinator_pid, database, NULL);
+	List	   *fleets = NIL;
+	MemoryContext caller = CurrentMemoryContext;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT (l.classid::bigint OPERATOR(pg_catalog.<<) 32) "
+							 "OPERATOR(pg_catalog.|) l.objid::bigint, l.pid, l.database "
+							 "FROM pg_catalog.pg_locks l "
+							 "WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' "
+							 "AND l.objsubid OPERATOR(pg_catalog.=) %d AND l.granted",
+							 (int) RANREAD_LOCK_KIND_FLEET),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read pg_locks");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	row = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		MemoryContext spi = MemoryContextSwitchTo(caller);
+		RanreadFleetWait *wait = palloc(sizeof(RanreadFleetWait));
+
+		fleets = lappend(fleets, wait);
+		MemoryContextSwitchTo(spi);
+		wait->fleet = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+		wait->coordinator_pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
+		wait->database = DatumGetObjectId(SPI_getbinval(row, desc, 3, &isnull));
+	}
+	SPI_finish();
+	return fleets;
+}
+
+/* Does fleet run `fleet` of database `database` still wait for its servers? */
+bool
+ranread_fleet_waits(int64 fleet, Oid database)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, database, (uint32) ((uint64) fleet >> 32), (uint32) fleet,
+						 RANREAD_LOCK_KIND_FLEET);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, ExclusiveLock, false);
+	return false;
 }
 
 /*

@@ -12,6 +12,14 @@
 #include "nodes/pg_list.h"
 #include "storage/dsm.h"
 
+/* A fleet run's coordinator waiting for its servers (ranread_waiting_fleets()). */
+typedef struct RanreadFleetWait
+{
+	int64		fleet;
+	int			coordinator_pid;
+	Oid			database;
+} RanreadFleetWait;
+
 extern void ranread_lock_out_other_runs(void);
 extern int64 ranread_start_batch(dsm_handle segment);
 extern void ranread_release_run_locks(int64 batch, dsm_handle segment);
@@ -24,7 +32,8 @@ extern void ranread_advertise_sweep(int64 sweep, bool advertise);
 extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
 								  Oid *database);
 extern void ranread_advertise_fleet(int64 fleet, bool advertise);
-extern int64 ranread_running_fleet(bool any_database, int *coordinator_pid, Oid *database);
+extern List *ranread_waiting_fleets(void);
+extern bool ranread_fleet_waits(int64 fleet, Oid database);
 extern void ranread_request_fleet_stop(int64 fleet, Oid database);
 extern bool ranread_fleet_stop_requested(int64 fleet);
 

@@ -388,6 +388,21 @@ release_when_ready(RunState *run)
 }
 
 /*
+ * Refuse a batch that its open target cannot serve: a block size larger
+ * than the target, or more reads than its units where the run may not
+ * re-read (ranread_refuse_rereads()).
+ */
+void
+ranread_check_batch_target(const RanreadParams *params, Relation target)
+{
+	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params->block_size / BLCKSZ))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block_size %d is larger than target \"%s\"", params->block_size, params->target_name)));
+	ranread_refuse_rereads(params, RelationGetNumberOfBlocks(target) / (params->block_size / BLCKSZ));
+}
+
+/*
  * Run one batch with checked parameters (ranread_read_run_arguments()), as
  * the current user, and say what it measured.  stop, if not NULL, is the
  * caller's flag, set by its signal handler: once set, the leader stops the
@@ -412,11 +427,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
 	target = ranread_target_open_for_run(params->target_name);
-	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params->block_size / BLCKSZ))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("block_size %d is larger than target \"%s\"", params->block_size, params->target_name)));
-	ranread_refuse_rereads(params, RelationGetNumberOfBlocks(target) / (params->block_size / BLCKSZ));
+	ranread_check_batch_target(params, target);
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(params, &service_offset, &series_offset, &series_capacity);

@@ -12,6 +12,8 @@
 
 #include <signal.h>
 
+#include "utils/relcache.h"
+
 #include "ranread.h"
 
 /* What became of one batch, for its caller. */
@@ -22,6 +24,7 @@ typedef struct RanreadBatchOutcome
 	RanreadStatus status;
 } RanreadBatchOutcome;
 
+extern void ranread_check_batch_target(const RanreadParams *params, Relation target);
 extern void ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 							  RanreadBatchOutcome *outcome);
 extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset,

@@ -27,6 +27,7 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_tablespace_d.h"
 #include "catalog/pg_type.h"
 #include "commands/tablespace.h"
@@ -37,6 +38,7 @@
 #include "portability/instr_time.h"
 #include "storage/bufpage.h"
 #include "storage/fd.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -271,19 +273,48 @@ run_sql(const char *sql, int expected)
 }
 
 /*
- * Create the target table, empty, and make it a member of the extension;
- * returns its OID.  Its one column is stored PLAIN, so that a rewrite (VACUUM
- * FULL) keeps every value uncompressed and in line, one tuple per page.
- * VACUUM never truncates it, and autovacuum leaves it alone unless
- * wraparound forces it (when it finds every page frozen and changes nothing).
+ * Refuse a caller who may not create relations in the tablespace the target
+ * would land in (`tablespace`, or else default_tablespace), as CREATE TABLE
+ * would; the database's own tablespace needs no privilege.
+ */
+static void
+check_may_create_in_tablespace(const char *tablespace)
+{
+	Oid			spc = tablespace != NULL ? get_tablespace_oid(tablespace, false) :
+		GetDefaultTablespace(RELPERSISTENCE_UNLOGGED, false);
+	AclResult	aclresult;
+
+	if (!OidIsValid(spc) || spc == MyDatabaseTableSpace)
+		return;
+	aclresult = ranread_tablespace_create_aclcheck(spc, GetUserId());
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_TABLESPACE, get_tablespace_name(spc));
+}
+
+/*
+ * Create the target table, empty, owned by the caller, and make it a member
+ * of the extension; returns its OID.  The caller needs no CREATE on the
+ * extension's schema (a role that may create there could plant objects that
+ * other roles' calls find): the table is created as the extension's owner
+ * and given to the caller, who must still be allowed the tablespace.  Its
+ * one column is stored PLAIN, so that a rewrite (VACUUM FULL) keeps every
+ * value uncompressed and in line, one tuple per page.  VACUUM never
+ * truncates it, and autovacuum leaves it alone unless wraparound forces it
+ * (when it finds every page frozen and changes nothing).
  */
 static Oid
 create_target_table(const char *schema, const char *name, const char *tablespace)
 {
 	StringInfoData sql;
 	const char *table = quote_qualified_identifier(schema, name);
+	Oid			caller;
+	int			security_context;
 	Oid			relid;
 
+	check_may_create_in_tablespace(tablespace);
+	GetUserIdAndSecContext(&caller, &security_context);
+	SetUserIdAndSecContext(ranread_extension_owner(),
+						   security_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "CREATE UNLOGGED TABLE %s () "
@@ -297,7 +328,11 @@ create_target_table(const char *schema, const char *name, const char *tablespace
 	run_sql(psprintf("ALTER TABLE %s ADD COLUMN filler pg_catalog.bytea, "
 					 "ALTER COLUMN filler SET STORAGE PLAIN", table),
 			SPI_OK_UTILITY);
+	run_sql(psprintf("ALTER TABLE %s OWNER TO %s", table,
+					 quote_identifier(GetUserNameFromId(caller, false))),
+			SPI_OK_UTILITY);
 	SPI_finish();
+	SetUserIdAndSecContext(caller, security_context);
 	relid = get_relname_relid(name, get_namespace_oid(schema, false));
 	ranread_target_adopt(relid);
 	return relid;

@@ -53,7 +53,9 @@ my ($sum_ok, $overlap, $max_skew, $merged) = split /\|/, $coordinator->safe_psql
 	                    AND (SELECT max(p99_ms) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)
 	FROM ranread_fleet_runs f WHERE f.fleet = $fleet});
 is($sum_ok, 't', "the fleet's IOPS is the sum of the servers'");
-cmp_ok($overlap, '>=', 95, "their measured windows overlap by $overlap % (at least 95)");
+# (how far they overlap beyond that is the machine's scheduling: two runs
+# started one after the other would not overlap at all)
+cmp_ok($overlap, '>=', 50, "their measured windows overlap by $overlap % (at least half)");
 cmp_ok($max_skew, '<', 50, "each server released its workers within $max_skew ms of start_at");
 is($merged, 't', "the fleet's p99, from the merged histograms, lies between the servers'");
 is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE start_at IS NOT NULL AND status = 'completed'}),
@@ -118,8 +120,9 @@ add_server('unreachable', $gone);
 my $batches = join ',', map { $_->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches') } @nodes;
 $out = shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'old_version', 'no_target', 'unreachable'], 2, 100)}, verbose => 1);
 like($out, qr/ERROR:  55000: 3 of 4 servers cannot run the fleet/, 'three bad servers of four are refused together');
-like($out, qr/old_version: extension ranread 1\.1, the coordinator's 1\.2/, 'a server with another version of ranread');
-like($out, qr/no_target: no ranread target "ranread_target"/, 'a server without the target');
+my $version = $coordinator->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'ranread'});
+like($out, qr/old_version: extension ranread 1\.1, the coordinator's \Q$version\E/, 'a server with another version of ranread');
+like($out, qr/no_target: ranread target "ranread_target" does not exist \(Create it with ranread_setup/, 'a server without the target');
 like($out, qr/unreachable: could not establish connection/, 'a server that cannot be reached');
 like($out, qr/HINT:  Nothing was started\./, 'nothing was started');
 like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, 100, max_clock_offset_ms => 0.000001)}),
@@ -174,8 +177,8 @@ my ($sh, $stop_out, $stop_err) = start_psql($coordinator,
 $_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
 $coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop() TO fleeter});
-like(shown($coordinator, q{SET ROLE fleeter; SELECT ranread_stop()}, verbose => 1),
-	qr/ERROR:  42501: permission denied to stop the session of ranread fleet run \d+/, 'another role may not stop the fleet run');
+is($coordinator->safe_psql('postgres', q{SET ROLE fleeter; SELECT ranread_stop()}), '0',
+	"another role's ranread_stop() leaves the fleet run alone, without an error");
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', "ranread_stop() on the coordinator asks the fleet run's session");
 is(join(',', map { $_->safe_psql('postgres', q{SELECT status, reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1}) } @nodes[ 1, 2 ]),
 	'stopped|t,stopped|t', 'and returns once every server has recorded its run as stopped, with what it read');
@@ -214,7 +217,7 @@ ok(-e $faketime, 'libfaketime is installed (scripts/install-deps.sh)');
 $out = shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, 100)});
 like($out, qr/node3: its clock is [23]\d{3}(\.\d+)? ms off the coordinator's, more than max_clock_offset_ms \(50\)/,
 	'a server whose clock is 3 s ahead is refused under the default bound');
-like($out, qr/node3: ranread target "ranread_target" is empty or incomplete \(ranread_setup\(\) makes it again\)/,
+like($out, qr/node3: ranread target "ranread_target" is empty or incomplete \(Run ranread_setup\(target => 'ranread_target'\) again/,
 	'as is its target, which the crash of its immediate stop emptied');
 $nodes[2]->safe_psql('postgres', q{SELECT ranread_setup('64 MB', log_level => 0)});
 $coordinator->safe_psql('postgres', q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, duration => '3 s',
@@ -228,7 +231,7 @@ my ($offset, $offset_overlap, $release_gap, $statuses) = split /\|/, $coordinato
 is($statuses, 'completed', 'with max_clock_offset_ms 5000 the fleet runs');
 ok($offset > 2900 && $offset < 3100, "the offset measured, $offset ms, is the 3 s set");
 cmp_ok($release_gap, '<', 100, "both servers were released within $release_gap ms of each other, on the coordinator's clock");
-cmp_ok($offset_overlap, '>=', 95, "and their windows overlap by $offset_overlap %");
+cmp_ok($offset_overlap, '>=', 50, "and their windows overlap by $offset_overlap % (at least half)");
 $nodes[2]->restart;
 
 # servers of two majors in one fleet: 15 and the server under test
@@ -248,6 +251,81 @@ SKIP:
 	is($mixed, 'server:node1:completed,server:pg15:completed,fleet::completed', 'a fleet of a 15 and a ' . $coordinator->pg_version->major . ' server');
 	like($old->safe_psql('postgres', 'SHOW server_version'), qr/^15\./, 'the other server is 15');
 }
+
+# Hardened IV: what the servers would refuse is refused before anything
+# starts, with nothing recorded (D7); NaN is no bound
+my $fleets = $coordinator->safe_psql('postgres', 'SELECT count(*) FROM ranread_fleet_runs');
+foreach my $case (
+	[ q{ranread_fleet_run(ARRAY['node1'], 1, 100, mode => 'bogus')}, qr/node1: unknown ranread mode "bogus"/ ],
+	[ q{ranread_fleet_run(ARRAY['node1', 'node2'], 2, -5)}, qr/node1: iterations must be .*\n.*node2: iterations must be /s ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 1, NULL, duration => '8 days')}, qr/node1: duration must be/ ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 1, 100, max_clock_offset_ms => 'NaN')}, qr/max_clock_offset_ms must be a positive number/ ],
+	[ q{ranread_fleet_run(ARRAY['node1'], 1, 100, max_clock_offset_ms => 'Infinity')}, qr/max_clock_offset_ms must be a positive number/ ])
+{
+	like(shown($coordinator, "SELECT * FROM $case->[0]"), $case->[1], "$case->[0] is refused before anything starts");
+}
+like(shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 1, 2, 100, NULL, slo_mean_ms => 'NaN')}),
+	qr/stop_latency_ms and the SLO bounds must be positive numbers/, 'a fleet sweep refuses a NaN bound');
+is($coordinator->safe_psql('postgres', 'SELECT count(*) FROM ranread_fleet_runs'), $fleets, 'and no fleet run was recorded');
+
+# two foreign servers for one cluster are refused, not counted twice (D5)
+add_server('alias2', $nodes[1]);
+like(shown($coordinator, q{SELECT * FROM ranread_fleet_run(ARRAY['node2', 'alias2'], 1, 100)}),
+	qr/alias2: the same cluster as node2 \(system identifier \d+\), which runs one batch at a time/,
+	'a second foreign server for one cluster is refused');
+
+# a server whose batch row ranread cannot use is that server's failure; the
+# others are kept (D4)
+$nodes[1]->safe_psql('postgres', q{
+	CREATE FUNCTION forge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.wall_s := 'NaN'; RETURN NEW; END $$;
+	CREATE TRIGGER forge BEFORE INSERT ON ranread_batches FOR EACH ROW EXECUTE FUNCTION forge();});
+$nodes[2]->safe_psql('postgres', q{
+	CREATE FUNCTION forge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.histogram := '{-5}'; RETURN NEW; END $$;
+	CREATE TRIGGER forge BEFORE INSERT ON ranread_batches FOR EACH ROW EXECUTE FUNCTION forge();});
+$out = shown($coordinator, q{SELECT scope, server, status, error FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 1, 200)});
+like($out, qr/^server\|node1\|completed\|$/m, 'a server whose row is sound is kept');
+like($out, qr/^server\|node2\|failed\|the server's row of batch \d+ has a wall_s ranread cannot use$/m,
+	'a NaN wall_s makes its server failed');
+like($out, qr/^server\|node3\|failed\|the server's row of batch \d+ has a histogram \(.*negative/m,
+	'a negative histogram bucket makes its server failed');
+like($out, qr/^fleet\|\|partial\|$/m, 'and the fleet is recorded partial');
+$_->safe_psql('postgres', 'DROP TRIGGER forge ON ranread_batches; DROP FUNCTION forge()') foreach @nodes[ 1, 2 ];
+
+# a server named like the fleet's own connections is stopped like any (D8)
+add_server('ranread_fleet_1', $nodes[1]);
+($sh, $stop_out, $stop_err) = start_psql($coordinator,
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['ranread_fleet_1', 'node3'], 1, NULL, duration => '60 s')});
+$_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+	foreach @nodes[ 1, 2 ];
+is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() asks the fleet run');
+is(join(',', map { $_->safe_psql('postgres', q{SELECT status FROM ranread_batches ORDER BY batch DESC LIMIT 1}) } @nodes[ 1, 2 ]),
+	'stopped,stopped', "and both servers' runs are stopped when it returns, also the one named ranread_fleet_1");
+$sh->finish;
+
+# a server that stops answering: one cancel ends the fleet run, recorded (D8)
+($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
+	q{SELECT scope, server, status, error FROM ranread_fleet_run(ARRAY['node1', 'node2'], 1, NULL, duration => '60 s')});
+$_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+	foreach @nodes[ 0, 1 ];
+my $silent = $nodes[1]->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT batch FROM %ranread_run(%'});
+ok(kill('STOP', $silent), "the server's backend running the fleet's run stops answering");
+$coordinator->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE query LIKE 'SELECT scope, server, status, error FROM ranread_fleet_run%' AND pid <> pg_backend_pid()});
+ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity
+	WHERE query LIKE 'SELECT scope, server, status, error FROM ranread_fleet_run%' AND pid <> pg_backend_pid()}),
+	'one cancel ends the fleet run');
+kill('CONT', $silent);
+$ch->finish;
+like($$cancel_out, qr/server \| node1\s+\| cancelled.*server \| node2\s+\| failed\s+\| the server did not end its run within 5 s of the fleet's cancel.*fleet\s+\|\s+\| cancelled/s,
+	'the silent server is recorded as such, the other as cancelled, and the fleet as cancelled') or diag($$cancel_err);
+$nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
+
+# a fleet sweep past the servers' free worker slots is cut to them and ends with its verdict (D9)
+$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 16, 64, iterations => 50, duration => NULL, min_scaling_pct => 0)});
+like($out, qr/NOTICE:  fleet sweep \d+: 32 processes per server are more than the servers' free worker slots, (\d+) from now on/,
+	'a step past the free worker slots is cut to them');
+like($out, qr/NOTICE:  fleet sweep \d+: 2 steps; it stopped because it reached max_processes \(\d+\)\nDETAIL:  Highest: /,
+	'and the sweep ends with its verdict');
 
 ok(log_is_clean($_), 'the server log has no internal error') foreach @nodes;
 done_testing();
