@@ -497,7 +497,7 @@ append_chart(StringInfo out, bool has_sweep, int64 sweep)
 	char		nulls[1] = {has_sweep ? ' ' : 'n'};
 	char	   *svg;
 
-	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart($1)", quote_identifier(ranread_extension_schema())),
+	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart(sweep => $1)", quote_identifier(ranread_extension_schema())),
 							  1, types, args, nulls, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not draw the chart");
 	svg = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
@@ -601,7 +601,7 @@ add_fleet_charts(ExportFiles *set)
 		Datum		args[1] = {Int64GetDatum(sweeps[i])};
 		char	   *svg;
 
-		if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart_fleet($1)", schema),
+		if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart_fleet(fleet_sweep => $1)", schema),
 								  1, types, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not draw the chart of fleet sweep " INT64_FORMAT, sweeps[i]);
 		svg = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);

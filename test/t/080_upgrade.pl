@@ -67,7 +67,16 @@ is($node->safe_psql('old', $sweeps), '1 completed 1', 'a sweep recorded under 1.
 $node->safe_psql('old', q{CREATE ROLE upgrade_bench LOGIN;
 	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) TO upgrade_bench;
 	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) TO upgrade_bench;});
+$node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.2'");
+# 1.3 replaces ranread_fleet_waiting by three functions; a role that could call
+# it may call them
+$node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting(bigint, boolean) TO upgrade_bench');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' '
+	|| has_function_privilege('public', f, 'EXECUTE'), ',') FROM unnest(ARRAY['ranread_fleet_connect(text, name)',
+	'ranread_fleet_check(int, bigint, name, text, interval)', 'ranread_fleet_wait(bigint, text[], name[], name[])']) f}),
+	'true false,true false,true false', "the update grants the fleet's new functions to the roles that had the one they replace, not to PUBLIC");
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_fleet_connect(text, name), ranread_fleet_check(int, bigint, name, text, interval), ranread_fleet_wait(bigint, text[], name[], name[]) FROM upgrade_bench');
 is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)', 'EXECUTE')
 	|| ' ' || has_function_privilege('public', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)', 'EXECUTE')}),
 	'true false', 'the update grants EXECUTE on the new ranread_run to the roles that had it on the old one, not to PUBLIC');
@@ -97,8 +106,8 @@ my $describe = q{
 	  LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
 	 WHERE c.relname LIKE 'ranread%'
 	UNION ALL
-	SELECT format('%s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, p.proacl,
-				  pg_get_function_result(p.oid))
+	SELECT format('%s %s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, p.proacl,
+				  pg_get_function_result(p.oid), md5(p.prosrc))
 	  FROM pg_proc p WHERE p.proname LIKE 'ranread%'
 	UNION ALL
 	SELECT format('%s %s %s %s', a.aggfnoid::regprocedure, a.aggtransfn, a.aggfinalfn, a.agginitval)
@@ -115,7 +124,7 @@ my $fresh = $node->safe_psql('postgres', $describe);
 my $updated = $node->safe_psql('old', $describe . '');
 # the targets are members as well (since 17 with their row types and those types' arrays)
 $updated =~ s/^(?:table|type) (?:old_target|run_target)(?:\[\])?\n//mg;
-is($updated, $fresh, 'the updated extension has the objects, columns, functions and view of a new install');
+is($updated, $fresh, 'the updated extension has the objects, columns, functions (their bodies too) and view of a new install');
 
 is($node->safe_psql('old', q{
 	SELECT string_agg(pg_describe_object(classid, objid, objsubid), ', ') FROM pg_depend

@@ -57,6 +57,10 @@ is(sqlstate_of(shown($node, 'SELECT * FROM ranread_layers(2, NULL)', verbose => 
 	'neither iterations nor duration is refused');
 is(sqlstate_of(shown($node, "SELECT * FROM ranread_layers(2, 100, 'no_such_target')", verbose => 1)), '42704',
 	'an unknown target is refused');
+# 64 MB hold 8,192 units: a page-cache layer would re-read, which only mode direct may
+$out = shown($node, 'SELECT * FROM ranread_layers(1, 9000)', verbose => 1);
+is(sqlstate_of($out), '22023', 'more reads than units are refused before the first layer runs');
+like($out, qr/re-read a unit read earlier in the run/, 'for the re-reads of the layers that may not re-read');
 $node->safe_psql('postgres', q{
 	CREATE ROLE layman LOGIN;
 	GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval) TO layman;
