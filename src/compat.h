@@ -14,6 +14,7 @@
 
 #include <time.h>
 
+#include "catalog/pg_tablespace_d.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
