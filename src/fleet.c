@@ -86,9 +86,12 @@ dblink_function(const char *name, int nargs, const Oid *argtypes)
 	AclResult	aclresult;
 
 	if (OidIsValid(dblink))
-		function = LookupFuncName(list_make2(makeString(pstrdup(ranread_extension_schema_of(dblink))),
-											 makeString(pstrdup(name))),
-								  nargs, argtypes, true);
+	{
+		String	   *schema = makeString(pstrdup(ranread_extension_schema_of(dblink)));
+		String	   *function_name = makeString(pstrdup(name));
+
+		function = LookupFuncName(lappend(list_make1(schema), function_name), nargs, argtypes, true);
+	}
 	if (!OidIsValid(dblink) || !OidIsValid(function) ||
 		getExtensionOfObject(ProcedureRelationId, function) != dblink)
 		ereport(ERROR,
