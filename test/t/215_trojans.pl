@@ -18,7 +18,13 @@
 # from the catalog: one without a recipe here fails the test, so code added
 # later is covered once it has a recipe.  On failure the test drops the
 # Trojans that ran and runs the affected entry points again (a few rounds), so
-# that Trojans hidden behind the first one are reported too.
+# that Trojans hidden behind the first one are reported too.  Limits: the
+# Trojans' parameters are named p1 .. pk, so that the test's own calls (named
+# notation, every argument cast to its declared type) cannot reach one; a call
+# of ranread's that mixes positional arguments needing a cast with named ones
+# (or with defaults) is captured only by a Trojan with the real names and
+# defaults, which this test does not plant: such a Trojan would make every
+# call relying on defaults, the test's own too, ambiguous.
 use strict;
 use warnings;
 use FindBin;
