@@ -439,7 +439,6 @@ my @recipes = (
 	[ 'ranread_help', 'help', 'SELECT * FROM public.ranread_help()' ],
 	[ 'ranread_running', 'nothing running', 'SELECT * FROM public.ranread_running()' ],
 	[ 'ranread_stop', 'nothing to stop', 'SELECT public.ranread_stop()' ],
-	[ 'ranread_fleet_waiting', 'no fleet', 'SELECT public.ranread_fleet_waiting(fleet => 0::bigint, waiting => false)' ],
 	[ 'ranread_round_ms', 'a latency', 'SELECT public.ranread_round_ms(ms => 0.01234::float8, decimals => 3)' ],
 	[ 'ranread_histogram_add', 'two histograms', q{SELECT public.ranread_histogram_add('{1,2,3}'::bigint[], '{0,1}'::bigint[])} ],
 	[ 'ranread_histogram_check', 'a histogram', q{SELECT public.ranread_histogram_check('{1,2,3}'::bigint[])} ],
@@ -450,8 +449,9 @@ my @recipes = (
 	[ 'ranread_drop', 'the second target', q{SELECT public.ranread_drop(target => 'trojan_second'::name)} ],
 	[ 'ranread_reset', 'the history, last', 'SELECT public.ranread_reset()' ],
 );
-# Functions of the extension that are not entry points (none so far).
-my %internal = ();
+# Functions of the extension that are not entry points: the fleet run's own
+# parts, each called by the fleet run, sweep and stop recipes above.
+my %internal = map { $_ => 1 } qw(ranread_fleet_connect ranread_fleet_check ranread_fleet_wait);
 
 # Every function and procedure of the extension has a recipe
 my @entry_points = split /\n/, q_(q{
