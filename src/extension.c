@@ -30,27 +30,37 @@ ranread_extension_oid(void)
 	return get_extension_oid("ranread", false);
 }
 
-/* The role that created ranread (a superuser: the extension is not trusted). */
-Oid
-ranread_extension_owner(void)
+/* The row of pg_extension of extension ext_oid, copied (an error if none). */
+static Form_pg_extension
+extension_row(Oid ext_oid)
 {
 	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tuple;
-	Oid			owner = InvalidOid;
+	Form_pg_extension row = NULL;
 
 	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ranread_extension_oid()));
+				F_OIDEQ, ObjectIdGetDatum(ext_oid));
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
 	tuple = systable_getnext(scan);
 	if (HeapTupleIsValid(tuple))
-		owner = ((Form_pg_extension) GETSTRUCT(tuple))->extowner;
+	{
+		row = palloc(sizeof(FormData_pg_extension));
+		memcpy(row, GETSTRUCT(tuple), sizeof(FormData_pg_extension));
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	if (!OidIsValid(owner))
-		elog(ERROR, "extension ranread not found");
-	return owner;
+	if (row == NULL)
+		elog(ERROR, "extension %u not found", ext_oid);
+	return row;
+}
+
+/* The role that created ranread (a superuser: the extension is not trusted). */
+Oid
+ranread_extension_owner(void)
+{
+	return extension_row(ranread_extension_oid())->extowner;
 }
 
 /* The schema ranread was created in. */
@@ -64,22 +74,7 @@ ranread_extension_schema(void)
 const char *
 ranread_extension_schema_of(Oid ext_oid)
 {
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tuple;
-	Oid			nsp = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ext_oid));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tuple = systable_getnext(scan);
-	if (HeapTupleIsValid(tuple))
-		nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-
-	return get_namespace_name(nsp);
+	return get_namespace_name(extension_row(ext_oid)->extnamespace);
 }
 
 /*

@@ -56,12 +56,19 @@ set_run_lock_tag(LOCKTAG *tag)
 	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, RANREAD_LOCK_RUN, 0, 2);
 }
 
-/* Batch or sweep (`kind`) `number` of this database, all 64 bits of it. */
+/* Batch, sweep or fleet run (`kind`) `number` of `database`, all 64 bits of it. */
+static void
+set_numbered_lock_tag_in(LOCKTAG *tag, uint16 kind, int64 number, Oid database)
+{
+	SET_LOCKTAG_ADVISORY(*tag, database, (uint32) ((uint64) number >> 32),
+						 (uint32) number, kind);
+}
+
+/* The same, of this database. */
 static void
 set_numbered_lock_tag(LOCKTAG *tag, uint16 kind, int64 number)
 {
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) number >> 32),
-						 (uint32) number, kind);
+	set_numbered_lock_tag_in(tag, kind, number, MyDatabaseId);
 }
 
 static void
@@ -290,18 +297,24 @@ ranread_waiting_fleets(void)
 	return fleets;
 }
 
+/* Does another session hold a share of the lock? (Asked without waiting.) */
+static bool
+held_by_another(const LOCKTAG *tag)
+{
+	if (LockAcquire(tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(tag, ExclusiveLock, false);
+	return false;
+}
+
 /* Does fleet run `fleet` of database `database` still wait for its servers? */
 bool
 ranread_fleet_waits(int64 fleet, Oid database)
 {
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, database, (uint32) ((uint64) fleet >> 32), (uint32) fleet,
-						 RANREAD_LOCK_KIND_FLEET);
-	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
-		return true;
-	LockRelease(&tag, ExclusiveLock, false);
-	return false;
+	set_numbered_lock_tag_in(&tag, RANREAD_LOCK_KIND_FLEET, fleet, database);
+	return held_by_another(&tag);
 }
 
 /*
@@ -314,8 +327,7 @@ ranread_request_fleet_stop(int64 fleet, Oid database)
 {
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, database, (uint32) ((uint64) fleet >> 32), (uint32) fleet,
-						 RANREAD_LOCK_KIND_FLEET_STOP);
+	set_numbered_lock_tag_in(&tag, RANREAD_LOCK_KIND_FLEET_STOP, fleet, database);
 	if (!ranread_lock_held_by_me(&tag, ShareLock))
 		(void) LockAcquire(&tag, ShareLock, false, false);
 }
@@ -327,10 +339,7 @@ ranread_fleet_stop_requested(int64 fleet)
 	LOCKTAG		tag;
 
 	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_FLEET_STOP, fleet);
-	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
-		return true;
-	LockRelease(&tag, ExclusiveLock, false);
-	return false;
+	return held_by_another(&tag);
 }
 
 /*
