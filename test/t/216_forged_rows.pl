@@ -338,5 +338,13 @@ foreach my $class ([ 'XX000', q{= 'XX000'} ], [ 'other XX', q{LIKE 'XX%' AND sql
 	is($total, 0, "no call raised $class->[0]") or diag(join("\n", @lines));
 }
 
+# review D2's shapes, and a first step naming more servers than a chart draws, are refused
+my $fleet_chart = q{SELECT string_agg(DISTINCT o.sqlstate || ' ' || o.message, E'\n') FROM forge.outcomes o JOIN forge.cases c ON c.id = o.case_id
+	WHERE o.call LIKE 'SELECT ranread_chart_fleet(%' AND };
+is($node->safe_psql('postgres', $fleet_chart . q{c.value LIKE '% steps x % servers'}),
+	'22023 fleet sweep 1 in ranread_fleet_runs has more than 4096 steps', "D2's fleet sweeps: 22023, naming the sweep");
+is($node->safe_psql('postgres', $fleet_chart . q{c.col = 'servers' AND c.value LIKE '%65536%'}),
+	'22023 fleet run 1 in ranread_fleet_runs names 65536 servers', 'a fleet run naming 65,536 servers: 22023, naming the run');
+
 $node->stop;
 done_testing();
