@@ -39,6 +39,7 @@
 #include "chart.h"
 #include "extension.h"
 #include "format.h"
+#include "history_checks.h"
 #include "spi_columns.h"
 #include "svg.h"
 #include "sweep_verdict.h"
@@ -807,10 +808,11 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 	TupleDesc	desc;
 	double		reads;
 	bool		isnull;
+	int			buckets;
 
 	if (SPI_execute_with_args(psprintf("SELECT b.processes, b.mode, b.histogram IS NULL, "
 									   "(SELECT pg_catalog.sum(c) FROM pg_catalog.unnest(b.histogram) c)::pg_catalog.float8, "
-									   "b.iodepth, b.evicted, b.physical_pct "
+									   "b.iodepth, b.evicted, b.physical_pct, b.histogram "
 									   "FROM %s.ranread_batches b WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read batch " INT64_FORMAT, batch);
@@ -826,6 +828,8 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " has no latency histogram", batch),
 				 errdetail("Batches recorded by ranread 1.0 without their workers' rows keep none.")));
+	(void) ranread_histogram_buckets(DatumGetArrayTypeP(SPI_getbinval(row, desc, 8, &isnull)), &buckets,
+									 psprintf("batch " INT64_FORMAT " in ranread_batches", batch));
 	reads = ranread_spi_float(row, desc, 4, 0);
 	if (!(reads >= 1))
 		ereport(ERROR,

@@ -11,7 +11,10 @@
  * The data are ranread_fleet_runs (a row per step) and ranread_fleet_servers
  * (a row per step and server), as ranread_fleet_sweep() recorded them; the
  * drawing primitives are svg.c's, the size check chart.c's.  Values that are
- * not numbers (a server that failed has no IOPS) are drawn as nothing.
+ * not numbers (a server that failed has no IOPS) are drawn as nothing.  The
+ * rows are read as untrusted (roles that run fleets may write them): a
+ * sweep of more steps, or a first step naming more servers, than a chart
+ * draws is refused, so the chart's size never depends on their product.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +36,10 @@
 #include "svg.h"
 
 PG_FUNCTION_INFO_V1(ranread_chart_fleet);
+
+/* What one chart draws at most: ranread_fleet_run()'s servers, a bar a pixel wide at the widest. */
+#define MAX_SERVERS			64
+#define MAX_STEPS			4096
 
 /* Layout, in pixels and shares. */
 #define SMALL_FONT_SIZE		11
@@ -69,9 +76,45 @@ typedef struct FleetChart
 	double	   *iops;			/* [steps] the fleet's; < 0: none */
 	double	   *mean_ms;		/* [steps] */
 	double	   *p99_ms;			/* [steps] */
-	double	   *server_iops;	/* [steps * servers]; < 0: none */
-	char	  **server_status;	/* [steps * servers] */
+	double	   *server_iops;	/* [steps * servers], by cell(); < 0: none */
+	char	  **server_status;	/* [steps * servers], by cell() */
 } FleetChart;
+
+/* The index of step `i`'s server `j` in the per-server arrays. */
+static inline Size
+cell(const FleetChart *chart, int i, int j)
+{
+	return (Size) i * chart->servers + j;
+}
+
+/*
+ * The servers the first step names, into `chart`: a one-dimensional array
+ * of at most MAX_SERVERS names, a NULL element named "?".
+ */
+static void
+read_server_names(FleetChart *chart, ArrayType *servers, int64 fleet)
+{
+	Datum	   *names;
+	bool	   *nulls;
+
+	if (ARR_NDIM(servers) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fleet run " INT64_FORMAT " in ranread_fleet_runs has a %d-dimensional servers array",
+						fleet, ARR_NDIM(servers)),
+				 errdetail("A fleet run names its servers in a one-dimensional array.")));
+	if (ArrayGetNItems(ARR_NDIM(servers), ARR_DIMS(servers)) > MAX_SERVERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fleet run " INT64_FORMAT " in ranread_fleet_runs names %d servers", fleet,
+						ArrayGetNItems(ARR_NDIM(servers), ARR_DIMS(servers))),
+				 errdetail("A fleet chart draws at most %d servers, as many as ranread_fleet_run() runs.",
+						   MAX_SERVERS)));
+	deconstruct_array(servers, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR, &names, &nulls, &chart->servers);
+	chart->server_names = palloc(sizeof(char *) * Max(1, chart->servers));
+	for (int j = 0; j < chart->servers; j++)
+		chart->server_names[j] = nulls[j] ? "?" : pstrdup(NameStr(*DatumGetName(names[j])));
+}
 
 /* The sweep's steps, in order, its servers and its title; false if it has no step. */
 static bool
@@ -81,8 +124,6 @@ read_steps(const char *schema, FleetChart *chart)
 	Datum		values[1] = {Int64GetDatum(chart->sweep)};
 	HeapTuple	first;
 	TupleDesc	desc;
-	Datum	   *names;
-	bool	   *nulls;
 	bool		isnull;
 
 	if (SPI_execute_with_args(psprintf("SELECT fleet, processes, status, iops, mean_ms, p99_ms, servers, "
@@ -90,18 +131,21 @@ read_steps(const char *schema, FleetChart *chart)
 									   "pg_catalog.to_char(started_at, 'YYYY-MM-DD HH24:MI') "
 									   "FROM %s.ranread_fleet_runs WHERE fleet_sweep OPERATOR(pg_catalog.=) $1 "
 									   "ORDER BY sweep_step", schema),
-							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+							  1, types, values, NULL, true, MAX_STEPS + 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read fleet sweep " INT64_FORMAT, chart->sweep);
+	if (SPI_processed > MAX_STEPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fleet sweep " INT64_FORMAT " in ranread_fleet_runs has more than %d steps",
+						chart->sweep, MAX_STEPS),
+				 errdetail("A fleet chart draws at most %d steps.", MAX_STEPS)));
 	chart->steps = (int) SPI_processed;
 	if (chart->steps == 0)
 		return false;
 	desc = SPI_tuptable->tupdesc;
 	first = SPI_tuptable->vals[0];
-	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(first, desc, 7, &isnull)), NAMEOID, NAMEDATALEN, false,
-					  TYPALIGN_CHAR, &names, &nulls, &chart->servers);
-	chart->server_names = palloc(sizeof(char *) * Max(1, chart->servers));
-	for (int j = 0; j < chart->servers; j++)
-		chart->server_names[j] = nulls[j] ? "?" : pstrdup(NameStr(*DatumGetName(names[j])));
+	read_server_names(chart, DatumGetArrayTypeP(SPI_getbinval(first, desc, 7, &isnull)),
+					  DatumGetInt64(SPI_getbinval(first, desc, 1, &isnull)));
 	chart->title = psprintf("ranread fleet sweep " INT64_FORMAT ": %d server%s, target \"%s\", %s",
 							chart->sweep, chart->servers, chart->servers == 1 ? "" : "s",
 							ranread_spi_text(first, desc, 8, ""), ranread_spi_text(first, desc, 9, ""));
@@ -132,11 +176,11 @@ read_steps(const char *schema, FleetChart *chart)
 static void
 read_servers(const char *schema, FleetChart *chart)
 {
-	int			cells = chart->steps * Max(1, chart->servers);
+	Size		cells = (Size) chart->steps * Max(1, chart->servers);
 
 	chart->server_iops = palloc(sizeof(double) * cells);
 	chart->server_status = palloc(sizeof(char *) * cells);
-	for (int c = 0; c < cells; c++)
+	for (Size c = 0; c < cells; c++)
 	{
 		chart->server_iops[c] = -1;
 		chart->server_status[c] = "missing";
@@ -160,8 +204,8 @@ read_servers(const char *schema, FleetChart *chart)
 			{
 				if (strcmp(server, chart->server_names[j]) != 0)
 					continue;
-				chart->server_iops[i * chart->servers + j] = ranread_spi_float(row, desc, 2, -1);
-				chart->server_status[i * chart->servers + j] = ranread_spi_text(row, desc, 3, "");
+				chart->server_iops[cell(chart, i, j)] = ranread_spi_float(row, desc, 2, -1);
+				chart->server_status[cell(chart, i, j)] = ranread_spi_text(row, desc, 3, "");
 			}
 		}
 	}
@@ -182,8 +226,8 @@ stacked_iops(const FleetChart *chart, int i)
 
 	for (int j = 0; j < chart->servers; j++)
 	{
-		if (ranread_svg_drawable(chart->server_iops[i * chart->servers + j]))
-			sum += chart->server_iops[i * chart->servers + j];
+		if (ranread_svg_drawable(chart->server_iops[cell(chart, i, j)]))
+			sum += chart->server_iops[cell(chart, i, j)];
 	}
 	return sum;
 }
@@ -237,7 +281,7 @@ draw_stacked_bars(StringInfo out, const FleetChart *chart, const Box *box, const
 
 		for (int j = 0; j < chart->servers; j++)
 		{
-			double		server_iops = chart->server_iops[i * chart->servers + j];
+			double		server_iops = chart->server_iops[cell(chart, i, j)];
 			double		low;
 			double		high;
 
@@ -253,7 +297,7 @@ draw_stacked_bars(StringInfo out, const FleetChart *chart, const Box *box, const
 			ranread_svg_append_escaped(out, psprintf("step %d, fleet run " INT64_FORMAT ", %s: %s IOPS, %s",
 													 i + 1, chart->fleets[i], chart->server_names[j],
 													 ranread_format_rate(server_iops),
-													 chart->server_status[i * chart->servers + j]));
+													 chart->server_status[cell(chart, i, j)]));
 			appendStringInfoString(out, "</title></rect>\n");
 		}
 		if (strcmp(chart->status[i], "completed") != 0)

@@ -27,6 +27,7 @@
 #include "compare_noise.h"
 #include "extension.h"
 #include "format.h"
+#include "history_checks.h"
 #include "sweep_verdict.h"
 
 PG_FUNCTION_INFO_V1(ranread_compare);
@@ -127,6 +128,7 @@ read_batch(int64 number, CompareBatch *batch)
 	bool		min_isnull;
 	bool		max_isnull;
 	bool		found;
+	int			buckets;
 
 	memset(batch, 0, sizeof(CompareBatch));
 	batch->batch = number;
@@ -175,6 +177,9 @@ read_batch(int64 number, CompareBatch *batch)
 		histogram = SPI_getbinval(row, desc, 7 + RANREAD_N_MEASURES, &isnull);
 		min_ms = SPI_getbinval(row, desc, 8 + RANREAD_N_MEASURES, &min_isnull);
 		max_ms = SPI_getbinval(row, desc, 9 + RANREAD_N_MEASURES, &max_isnull);
+		if (!isnull)
+			(void) ranread_histogram_buckets(DatumGetArrayTypeP(histogram), &buckets,
+											 psprintf("batch " INT64_FORMAT " in ranread_batches", number));
 		if (!isnull && !min_isnull && !max_isnull)
 			ranread_noise_from_histogram(DatumGetArrayTypeP(histogram), DatumGetFloat8(min_ms),
 										 DatumGetFloat8(max_ms), batch->known, batch->value, batch->rse);

@@ -45,6 +45,7 @@
 
 #include "compare_noise.h"
 #include "histogram.h"
+#include "history_checks.h"
 
 /* The fewest workers, or full sample intervals, whose spread is an estimate. */
 #define COMPARE_MIN_WORKERS		2
@@ -202,8 +203,8 @@ ranread_noise_from_histogram(ArrayType *histogram, double min_ms, double max_ms,
 	const int	percentiles[] = {RANREAD_MEASURE_P50, RANREAD_MEASURE_P99, RANREAD_MEASURE_P999};
 	const double fractions[] = {0.50, 0.99, 0.999};
 
-	hist->min_ns = (uint64) (min_ms * 1e6);
-	hist->max_ns = (uint64) (max_ms * 1e6);
+	hist->min_ns = ranread_history_ns(min_ms);
+	hist->max_ns = ranread_history_ns(max_ms);
 	deconstruct_array(histogram, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elements, &nulls, &n);
 	for (int i = 0; i < Min(n, RANREAD_HIST_BUCKETS); i++)
 	{

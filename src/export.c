@@ -300,11 +300,15 @@ select_summary(const char *columns, bool has_sweep, int64 sweep)
 #define RANREAD_PHYSICAL	14
 #define RANREAD_BATCH		15
 
-/* s for a file name: ASCII letters, digits and '-' kept, anything else '_'. */
+/*
+ * s for a file name: ASCII letters, digits and '-' kept, anything else '_',
+ * and at most a name's length (a forged row's mode can be longer than a
+ * file name may be; group_file_extension() numbers names cut alike).
+ */
 static char *
 file_name_part(const char *s)
 {
-	char	   *part = pstrdup(s);
+	char	   *part = pnstrdup(s, NAMEDATALEN - 1);
 
 	for (char *c = part; *c != '\0'; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-'))

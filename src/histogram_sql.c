@@ -9,7 +9,8 @@
  *		percentile from one (ranread_histogram_percentile), as the batch
  *		row's own columns are computed.  Each refuses what cannot be a
  *		histogram, and a total count beyond 64 bits, rather than answer
- *		wrongly.
+ *		wrongly (history_checks.c's checks, which readers of the tables
+ *		apply too).
  *
  *-------------------------------------------------------------------------
  */
@@ -21,41 +22,11 @@
 #include "utils/array.h"
 
 #include "histogram.h"
+#include "history_checks.h"
 
 PG_FUNCTION_INFO_V1(ranread_histogram_add);
 PG_FUNCTION_INFO_V1(ranread_histogram_check);
 PG_FUNCTION_INFO_V1(ranread_histogram_percentile);
-
-/* The buckets of a stored histogram; errors out on what cannot be one. */
-static int64 *
-histogram_buckets(ArrayType *array, int *n)
-{
-	Datum	   *elems;
-	int64	   *buckets;
-
-	if (ARR_NDIM(array) > 1 || array_contains_nulls(array))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a ranread histogram must be a one-dimensional bigint array without nulls")));
-	deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, NULL, n);
-	if (*n > RANREAD_HIST_BUCKETS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a ranread histogram has at most %d buckets", RANREAD_HIST_BUCKETS),
-				 errdetail("The array given has %d elements.", *n)));
-	buckets = palloc(sizeof(int64) * Max(*n, 1));
-	for (int i = 0; i < *n; i++)
-	{
-		buckets[i] = DatumGetInt64(elems[i]);
-		if (buckets[i] < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("a ranread histogram cannot count a negative number of reads"),
-					 errdetail("Bucket %d holds " INT64_FORMAT ".", i, buckets[i])));
-	}
-	return buckets;
-}
 
 /* ranread_histogram_add(a, b): the histogram of both, bucket by bucket. */
 Datum
@@ -63,8 +34,8 @@ ranread_histogram_add(PG_FUNCTION_ARGS)
 {
 	int			na;
 	int			nb;
-	int64	   *a = histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &na);
-	int64	   *b = histogram_buckets(PG_GETARG_ARRAYTYPE_P(1), &nb);
+	int64	   *a = ranread_histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &na, NULL);
+	int64	   *b = ranread_histogram_buckets(PG_GETARG_ARRAYTYPE_P(1), &nb, NULL);
 	int			n = Max(na, nb);
 	Datum	   *sum = palloc(sizeof(Datum) * Max(n, 1));
 
@@ -88,7 +59,7 @@ ranread_histogram_check(PG_FUNCTION_ARGS)
 {
 	int			n;
 
-	(void) histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &n);
+	(void) ranread_histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &n, NULL);
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
@@ -102,7 +73,7 @@ Datum
 ranread_histogram_percentile(PG_FUNCTION_ARGS)
 {
 	int			n;
-	int64	   *buckets = histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &n);
+	int64	   *buckets = ranread_histogram_buckets(PG_GETARG_ARRAYTYPE_P(0), &n, NULL);
 	double		fraction = PG_GETARG_FLOAT8(1);
 	RanreadHistogram *hist = palloc0(sizeof(RanreadHistogram));
 
@@ -111,18 +82,11 @@ ranread_histogram_percentile(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("fraction must be greater than 0 and at most 1"),
 				 errhint("For p99, use 0.99.")));
+	/* ranread_histogram_buckets() refused a total beyond a bigint */
 	for (int i = 0; i < n; i++)
 	{
-		int64		count;
-
-		/* a count that wrapped would put the percentile in the wrong bucket */
-		if (pg_add_s64_overflow((int64) hist->count, buckets[i], &count))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("ranread histogram counts more reads than a bigint holds"),
-					 errdetail("Its buckets add up to more than " INT64_FORMAT " reads.", PG_INT64_MAX)));
 		hist->buckets[i] = (uint64) buckets[i];
-		hist->count = (uint64) count;
+		hist->count += (uint64) buckets[i];
 	}
 	if (hist->count == 0)
 		PG_RETURN_NULL();

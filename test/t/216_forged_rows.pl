@@ -1,0 +1,350 @@
+# Forged history rows: every reader of ranread's tables treats each row as
+# hostile.  The GRANT block of docs/reference.md creates role bench; every
+# table of the extension that bench may INSERT into or UPDATE, and each of
+# its columns, is read from the catalog.  Starting from real rows (two small
+# sweeps, and fleet rows forged as a fleet sweep records them), one case at a
+# time replaces a column of a table's rows by an extreme value of its type
+# (or NULL, or the two overflowing fleet shapes of review D2), then every
+# reader (every function and view of the extension, also from the catalog,
+# through the recipes below) is called on them as bench and as the
+# superuser, and the case is rolled back.  A reader may refuse a row or draw
+# around a value, but no call may crash the server or raise an internal
+# error (SQLSTATE class XX).  A function of the extension without a recipe,
+# and not listed as reading no history, fails the test.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use File::Path qw(make_path rmtree);
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+# How many cases one DO block runs, in one transaction.
+my $CHUNK = 100;
+
+# What each function of the extension is called with to read the forged
+# rows: {S1} and {S2} are the two sweeps, {B1} and {B2} two batches of
+# {S1}, {F} the fleet sweep, {DIR} a directory for the case's files.  A
+# recipe whose first element is a type applies to a case that forged a
+# column of that type, {T} and {C} naming the table and the column.
+my %recipes = (
+	ranread_chart => [ 'SELECT ranread_chart({S1})', 'SELECT ranread_chart({S2}, 4096, 320)', 'SELECT ranread_chart()' ],
+	ranread_chart_latency => [ 'SELECT ranread_chart_latency({B1}, {B2})', 'SELECT ranread_chart_latency({B2})' ],
+	ranread_chart_intervals => [ 'SELECT ranread_chart_intervals({B1})', 'SELECT ranread_chart_intervals()' ],
+	ranread_chart_fleet => [ 'SELECT ranread_chart_fleet({F})', 'SELECT ranread_chart_fleet()' ],
+	ranread_compare => [ 'SELECT * FROM ranread_compare({B1}, {B2})', 'SELECT * FROM ranread_compare({B2}, {B1})' ],
+	ranread_compare_sweeps => [ 'SELECT * FROM ranread_compare_sweeps({S1}, {S2})' ],
+	ranread_sweep_verdict => [ 'SELECT * FROM ranread_sweep_verdict({S1})', 'SELECT * FROM ranread_sweep_verdict({S2})' ],
+	ranread_verdict => [ 'SELECT * FROM ranread_verdict({S1})', 'SELECT * FROM ranread_verdict()' ],
+	ranread_export => [
+		q{SELECT * FROM ranread_export('{DIR}')},
+		q{SELECT * FROM ranread_export('{DIR}', csv => true, svg => true)},
+		q{SELECT * FROM ranread_export('{DIR}', 'ranread', csv => true, svg => true)},
+		q{SELECT * FROM ranread_export('{DIR}', sweep => {S1}, csv => true, svg => true)},
+		q{SELECT * FROM ranread_export('{DIR}', 'ranread', sweep => {S2}, svg => true)} ],
+	ranread_round_ms => [ [ 'float8', 'SELECT ranread_round_ms({C}), ranread_round_ms({C}, 6) FROM {T}' ] ],
+	ranread_histogram_check => [ [ '_int8', 'SELECT ranread_histogram_check({C}) FROM {T}' ] ],
+	ranread_histogram_add => [ [ '_int8', 'SELECT ranread_histogram_add({C}, {C}) FROM {T}' ] ],
+	ranread_histogram_merge => [ [ '_int8', 'SELECT ranread_histogram_merge({C}) FROM {T}' ] ],
+	ranread_histogram_percentile => [ [ '_int8', 'SELECT ranread_histogram_percentile({C}, 0.99) FROM {T}' ] ]);
+
+# Functions that read no history row (they run, set up, stop, watch or
+# write it; a run reads ranread_targets only through target.c, which
+# proves the relation by extension membership, tested by 060 and 175).
+my %no_history = map { $_ => 1 } qw(ranread_setup ranread_run ranread_stop ranread_reset ranread_drop
+  ranread_running ranread_setup_running ranread_help ranread_sweep ranread_layers ranread_calibrate
+  ranread_fleet_waiting ranread_fleet_run ranread_fleet_sweep);
+
+# Extreme values of each column type, as SQL expressions; every column is also forged NULL.
+my %extremes = (
+	int4 => [ '2147483647', '-2147483648', '-2147483647', '0', '-1' ],
+	int8 => [ '9223372036854775807', '-9223372036854775808', '2147483648', '0', '-1' ],
+	float8 => [ q{'NaN'}, q{'Infinity'}, q{'-Infinity'}, '-1', '0', '1e308', '-1e308', '4.9e-324' ],
+	text => [ q{''}, q{repeat('x', 100000)}, q{'</title><script>alert(1)</script>'} ],
+	name => [ q{''}, q{'</title><script>'}, q{repeat('n', 63)} ],
+	bool => [ 'true', 'false' ],
+	oid => [ '0', '4294967295' ],
+	date => [ q{'infinity'}, q{'-infinity'}, q{'0001-01-01'}, q{'4713-01-01 BC'} ],
+	time => [ q{'00:00:00'}, q{'24:00:00'} ],
+	timestamptz => [ q{'infinity'}, q{'-infinity'}, q{'0001-01-01 00:00:00+00'}, q{'4713-01-01 00:00:00+00 BC'} ],
+	interval => [ q{'178000000 years'}, q{'-178000000 years'}, q{'0'} ],
+	_int8 => [
+		q{'{}'}, q{'{{1,2},{3,4}}'}, q{'{1,NULL,3}'}, q{'{5,-5}'}, q{'[0:2]={1,2,3}'},
+		q{array_fill(1::bigint, ARRAY[100000])}, q{array_fill(1::bigint, ARRAY[5000000])},
+		q{array_fill((2^62)::bigint, ARRAY[2304])} ],
+	_name => [
+		q{'{}'}, q{'{a,NULL,b}'}, q{'{{a,b},{c,d}}'}, q{'{a,a,a}'}, q{ARRAY['</title><script>']},
+		q{(SELECT array_agg(('s' || k)::name) FROM generate_series(1, 65536) k)} ]);
+
+# The fleet shapes of review D2: a fleet sweep of $steps steps whose first names $servers servers.
+sub fleet_shape
+{
+	my ($steps, $servers) = @_;
+	return [
+		'DELETE FROM ranread_fleet_runs WHERE fleet_sweep = {F}',
+		qq{INSERT INTO ranread_fleet_runs (fleet, started_at, start_at, servers, processes, mode, target, status, iops, fleet_sweep, sweep_step)
+		   SELECT 2000000 + g, now(), now(),
+		          CASE WHEN g = 1 THEN (SELECT array_agg(('s' || k)::name) FROM generate_series(1, $servers) k) ELSE '{s1}'::name[] END,
+		          1, 'smgr', 'ranread_target', 'completed', 100, {F}, g
+		   FROM generate_series(1, $steps) g},
+		q{INSERT INTO ranread_fleet_servers (fleet, server, status, iops)
+		  SELECT 2000001 + mod(g, 3), 's' || (1 + g), 'completed', 10 FROM generate_series(0, 8) g} ];
+}
+
+# --- a node, the role, the real rows ----------------------------------------
+
+my $doc = slurp_file("$FindBin::RealBin/../../docs/reference.md");
+my ($block) = $doc =~ /<!-- grant-block\b[^>]*-->\n```sql\n(.*?)```\n<!-- \/grant-block -->/s;
+ok(defined $block, 'docs/reference.md has its GRANT block');
+# (no fsync of the exported files; no statement text with each case's LOG line)
+my $node = new_node('forged_rows', fsync => 'off', log_min_error_statement => 'panic');
+my $base = $node->basedir;
+mkdir "$base/vol" or die;
+$node->safe_psql('postgres', qq{
+	CREATE TABLESPACE ranread_vol LOCATION '$base/vol';
+	SELECT ranread_setup('16 MB', log_level => 0);});
+my ($ret, $out, $err) = $node->psql('postgres', $block // '', on_error_stop => 1);
+is($ret, 0, 'the GRANT block creates role bench') or diag($err);
+
+$node->safe_psql('postgres', q{
+	CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '1.2 s', mode => 'direct', min_scaling_pct => 0);
+	CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 300, mode => 'direct', min_scaling_pct => 0)});
+my ($s1, $s2) = split /\n/, $node->safe_psql('postgres', 'SELECT sweep FROM ranread_sweep_runs ORDER BY sweep');
+my ($b1, $b2) = split /\n/, $node->safe_psql('postgres', "SELECT batch FROM ranread_batches WHERE sweep = $s1 ORDER BY batch");
+ok(defined $b2, "sweeps $s1 and $s2, batches $b1 and $b2 of the first");
+# a fleet sweep as ranread_fleet_sweep records one, its servers' rows from the real batches
+my $f = 1;
+$node->safe_psql('postgres', qq{
+	INSERT INTO ranread_fleet_runs (fleet, started_at, start_at, servers, processes, iterations, duration_s, mode, target,
+	                                status, iops, mean_ms, p50_ms, p99_ms, p999_ms, max_ms, slowest_server, overlap_pct,
+	                                histogram, fleet_sweep, sweep_step)
+	SELECT sweep_step, started_at, started_at, '{s1,s2}', processes, iterations, duration_s, mode, target, 'completed',
+	       2 * iops, response_time_ms, p50_ms, p99_ms, p999_ms, max_ms, 's2', 98.5,
+	       ranread_histogram_add(histogram, histogram), $f, sweep_step
+	FROM ranread_batches WHERE sweep = $s1;
+	INSERT INTO ranread_fleet_servers (fleet, server, batch, status, error, iops, mean_ms, p99_ms, max_ms, reads, started_at,
+	                                   wall_s, start_skew_ms, clock_offset_ms, histogram)
+	SELECT b.sweep_step, s.name, b.batch, 'completed', NULL, b.iops, b.response_time_ms, b.p99_ms, b.max_ms, b.reads,
+	       b.started_at, b.wall_s, 0.1, 0.2, b.histogram
+	FROM ranread_batches b, (VALUES ('s1'), ('s2')) s(name) WHERE b.sweep = $s1;});
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_intervals WHERE batch IN (' . "$b1, $b2)") > 0, 1,
+	'the timed sweep recorded intervals');
+
+# --- what to forge, what to call, both from the catalog --------------------
+
+my $extension_objects = q{
+	JOIN pg_depend d ON d.objid = o.oid AND d.deptype = 'e' AND d.refclassid = 'pg_extension'::regclass
+	JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'ranread'};
+my @tables = split /\n/, $node->safe_psql('postgres', qq{
+	SELECT o.relname FROM pg_class o $extension_objects
+	WHERE d.classid = 'pg_class'::regclass AND o.relkind = 'r'
+	  AND (has_table_privilege('bench', o.oid, 'INSERT') OR has_table_privilege('bench', o.oid, 'UPDATE'))
+	ORDER BY 1});
+note('tables bench may write: ' . join(', ', @tables));
+cmp_ok(scalar(@tables), '>=', 7, 'bench may write ' . scalar(@tables) . ' tables of the extension');
+
+my @functions = split /\n/, $node->safe_psql('postgres', qq{
+	SELECT DISTINCT o.proname FROM pg_proc o $extension_objects WHERE d.classid = 'pg_proc'::regclass ORDER BY 1});
+my @views = split /\n/, $node->safe_psql('postgres', qq{
+	SELECT o.relname FROM pg_class o $extension_objects WHERE d.classid = 'pg_class'::regclass AND o.relkind = 'v' ORDER BY 1});
+foreach my $fn (@functions)
+{
+	ok($recipes{$fn} || $no_history{$fn}, "$fn has a recipe or reads no history")
+	  or diag("no recipe for new function $fn: add the calls that read forged rows to %recipes in $0");
+}
+
+$node->safe_psql('postgres', q{
+	CREATE SCHEMA forge;
+	CREATE TABLE forge.extremes (typ regtype, value text);
+	CREATE TABLE forge.cases (id serial PRIMARY KEY, tbl name, col name, typ regtype, value text, forge text[]);
+	CREATE TABLE forge.calls (id serial PRIMARY KEY, fn name, typ regtype, sql text);
+	CREATE TABLE forge.outcomes (role name, case_id int, call text, sqlstate text, message text);
+	GRANT USAGE ON SCHEMA forge TO bench;
+	GRANT SELECT ON ALL TABLES IN SCHEMA forge TO bench;
+	GRANT INSERT ON forge.outcomes TO bench;});
+foreach my $type (sort keys %extremes)
+{
+	$node->safe_psql('postgres', 'INSERT INTO forge.extremes VALUES '
+		  . join(', ', map { "('$type', " . $node->safe_psql('postgres', 'SELECT quote_literal($q$' . $_ . '$q$)') . ')' } ('NULL', @{ $extremes{$type} })));
+}
+my $table_list = join(', ', map { "'$_'" } @tables);
+my $untyped = $node->safe_psql('postgres', qq{
+	SELECT string_agg(format('%I.%I (%s)', c.relname, a.attname, format_type(a.atttypid, NULL)), ', ')
+	FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+	WHERE c.relname IN ($table_list) AND c.relnamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'ranread')
+	  AND NOT EXISTS (SELECT FROM forge.extremes x WHERE x.typ = a.atttypid)});
+is($untyped, '', 'every column type of those tables has extreme values here');
+
+# Each case forges every row of its table (one row if that breaks a key), in one statement.
+$node->safe_psql('postgres', qq{
+	INSERT INTO forge.cases (tbl, col, typ, value, forge)
+	SELECT c.relname, a.attname, a.atttypid, x.value,
+	       ARRAY[format('WITH d AS (DELETE FROM %I %%s RETURNING *) INSERT INTO %I (%s) SELECT %s FROM d', c.relname, c.relname,
+	                    (SELECT string_agg(quote_ident(b.attname), ', ' ORDER BY b.attnum) FROM pg_attribute b
+	                     WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped),
+	                    (SELECT string_agg(CASE WHEN b.attnum = a.attnum THEN format('(%s)::%s', x.value, format_type(b.atttypid, b.atttypmod))
+	                                            ELSE quote_ident(b.attname) END, ', ' ORDER BY b.attnum) FROM pg_attribute b
+	                     WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped))]
+	FROM pg_class c
+	JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+	JOIN forge.extremes x ON x.typ = a.atttypid
+	WHERE c.relname IN ($table_list) AND c.relnamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'ranread')
+	ORDER BY c.relname, a.attnum, x.value});
+foreach my $shape ([ 65537, 65536 ], [ 40000, 60000 ])
+{
+	my $forge = join(', ', map { $node->safe_psql('postgres', 'SELECT quote_literal($q$' . $_ . '$q$)') } @{ fleet_shape(@$shape) });
+	$node->safe_psql('postgres', qq{INSERT INTO forge.cases (tbl, col, value, forge)
+		VALUES ('ranread_fleet_runs', 'fleet_sweep', '$shape->[0] steps x $shape->[1] servers', ARRAY[$forge])});
+}
+my $ncases = $node->safe_psql('postgres', 'SELECT count(*) FROM forge.cases');
+note("$ncases cases");
+
+my %ids = (S1 => $s1, S2 => $s2, B1 => $b1, B2 => $b2, F => $f);
+foreach my $fn (sort keys %recipes)
+{
+	foreach my $recipe (@{ $recipes{$fn} })
+	{
+		my ($type, $sql) = ref $recipe ? @$recipe : (undef, $recipe);
+		$sql =~ s/\{(S1|S2|B1|B2|F)\}/$ids{$1}/g;
+		$node->safe_psql('postgres', sprintf('INSERT INTO forge.calls (fn, typ, sql) VALUES (%s, %s, $q$%s$q$)',
+			"'$fn'", defined $type ? "'$type'" : 'NULL', $sql));
+	}
+}
+$node->safe_psql('postgres', qq{INSERT INTO forge.calls (fn, sql) VALUES ('$_', 'SELECT * FROM $_')}) foreach @views;
+
+# --- the calls --------------------------------------------------------------
+
+# A DO block running cases $from to $to (case 0: the real rows, unforged):
+# each case forged, every call that applies made and its outcome kept, then
+# the case rolled back.  Calls are made through a row-to-text conversion so
+# that every column is computed.
+sub do_block
+{
+	my ($from, $to, $dir, $skip) = @_;
+	return qq{DO \$do\$
+DECLARE
+	c record;
+	k record;
+	calls text[];
+	states text[];
+	messages text[];
+	stmt text;
+	sql text;
+	st text;
+	msg text;
+BEGIN
+	FOR c IN SELECT * FROM forge.cases WHERE id BETWEEN $from AND $to AND id <> ALL ('{$skip}')
+			 UNION ALL SELECT 0, NULL, NULL, NULL, 'real rows', '{}' WHERE $from = 0 ORDER BY 1 LOOP
+		RAISE LOG 'forged case %: %.% = %', c.id, c.tbl, c.col, left(c.value, 80);
+		calls := '{}'; states := '{}'; messages := '{}';
+		BEGIN
+			FOREACH stmt IN ARRAY c.forge LOOP
+				stmt := replace(stmt, '{F}', '$f');
+				BEGIN
+					EXECUTE format(stmt, '');
+				EXCEPTION WHEN unique_violation THEN
+					EXECUTE format(stmt, format('WHERE ctid = (SELECT min(ctid) FROM %I)', c.tbl));
+				END;
+			END LOOP;
+			FOR k IN SELECT * FROM forge.calls WHERE typ IS NULL OR typ = c.typ ORDER BY id LOOP
+				sql := replace(replace(replace(k.sql, '{T}', quote_ident(c.tbl)), '{C}', quote_ident(c.col)),
+							   '{DIR}', '$dir/' || c.id);
+				BEGIN
+					EXECUTE format('SELECT length(string_agg(r::text, %L)) FROM (%s) r', ',', sql);
+					st := '00000'; msg := '';
+				EXCEPTION WHEN OTHERS THEN
+					GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+				END;
+				calls := calls || sql; states := states || st; messages := messages || left(msg, 300);
+			END LOOP;
+			RAISE EXCEPTION USING ERRCODE = 'RRRRR';
+		EXCEPTION
+			WHEN SQLSTATE 'RRRRR' THEN NULL;
+			WHEN OTHERS THEN
+				GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+				calls := calls || ('forging: ' || array_to_string(c.forge, '; ')); states := states || st;
+				messages := messages || left(msg, 300);
+		END;
+		INSERT INTO forge.outcomes SELECT current_user, c.id, x.call, x.state, x.message
+		FROM unnest(calls, states, messages) x(call, state, message);
+	END LOOP;
+END
+\$do\$};
+}
+
+my $start_time = $node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()');
+my $log_offset = -s $node->logfile;
+my $export_base = "$base/export";
+my $started = time;
+my @crashed;	# [role, case, its LOG line]: the server is started again and the chunk run without the case
+foreach my $from (map { $_ * $CHUNK } 0 .. int($ncases / $CHUNK))
+{
+	my $to = $from + $CHUNK - 1;
+	foreach my $role ('postgres', 'bench')
+	{
+		my $dir = "$export_base/$role";
+		my @skip;
+		while (1)
+		{
+			my $chunk_log = -s $node->logfile;
+			make_path(map { "$dir/$_" } $from .. $to);
+			my ($r, $o, $e) = $node->psql('postgres', do_block($from, $to, $dir, join(',', @skip)),
+				extra_params => $role eq 'bench' ? [ '-U', 'bench' ] : []);
+			rmtree($dir);
+			last if $r == 0;
+			my @cases = slurp_file($node->logfile, $chunk_log) =~ /LOG:  (forged case (\d+): .*)/g;
+			diag("cases $from to $to as $role: $e");
+			last if !@cases || grep { $_ == $cases[-1] } @skip;
+			push @crashed, [ $role, $cases[-1], $cases[-2] ];
+			push @skip, $cases[-1];
+			# restart_after_crash is off: wait for the postmaster to go, then start it
+			for (my $i = 0; $i < 300 && -e $node->data_dir . '/postmaster.pid'; $i++) { select(undef, undef, undef, 0.1) }
+			$node->_update_pid(0);
+			$node->start;
+		}
+	}
+}
+note(sprintf('%d cases in %d s', $ncases, time - $started));
+
+# --- what happened ------------------------------------------------------------
+
+ok(log_is_clean($node, $log_offset), 'no backend ended by a signal, no PANIC, no internal error logged');
+is(scalar(@crashed), 0, 'no case crashed the server') or diag(join("\n", map { "as $_->[0]: $_->[2]" } @crashed));
+is($node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()'), $start_time, 'the postmaster never restarted');
+note($node->safe_psql('postgres', q{SELECT string_agg(format('%s %s: %s', role, sqlstate, n), ', ' ORDER BY role, sqlstate)
+	FROM (SELECT role, sqlstate, count(*) n FROM forge.outcomes GROUP BY 1, 2) s}));
+is($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT call, E'\n') FROM forge.outcomes WHERE case_id = 0 AND sqlstate <> '00000'}),
+	'', 'every call succeeds on the real rows, as bench and as the superuser');
+foreach my $role ('postgres', 'bench')
+{
+	is($node->safe_psql('postgres', "SELECT count(DISTINCT case_id) FROM forge.outcomes WHERE role = '$role'"), $ncases + 1,
+		"every case ran as $role");
+}
+is($node->safe_psql('postgres', q{SELECT string_agg(t.tbl, ', ') FROM (SELECT DISTINCT tbl FROM forge.cases) t
+	WHERE NOT EXISTS (SELECT FROM forge.cases c JOIN forge.outcomes o ON o.case_id = c.id
+	                  WHERE c.tbl = t.tbl AND o.role = 'bench' AND o.call NOT LIKE 'forging: %')}),
+	'', 'bench forged rows in every table it may write');
+foreach my $class ([ 'XX000', q{= 'XX000'} ], [ 'other XX', q{LIKE 'XX%' AND sqlstate <> 'XX000'} ])
+{
+	my $bad = $node->safe_psql('postgres', qq{
+		SELECT count(*) || E'\n' || coalesce(string_agg(line, E'\n'), '')
+		FROM (SELECT format('%s, case %s (%s.%s = %s): %s: %s', o.role, o.case_id, c.tbl, c.col, left(c.value, 60),
+		                    left(o.call, 200), o.message) AS line
+		      FROM forge.outcomes o JOIN forge.cases c ON c.id = o.case_id
+		      WHERE o.sqlstate $class->[1] ORDER BY o.case_id, o.role LIMIT 60) s});
+	my ($count, @lines) = split /\n/, $bad;
+	my $total = $node->safe_psql('postgres', "SELECT count(*) FROM forge.outcomes WHERE sqlstate $class->[1]");
+	is($total, 0, "no call raised $class->[0]") or diag(join("\n", @lines));
+}
+
+# review D2's shapes, and a first step naming more servers than a chart draws, are refused
+my $fleet_chart = q{SELECT string_agg(DISTINCT o.sqlstate || ' ' || o.message, E'\n') FROM forge.outcomes o JOIN forge.cases c ON c.id = o.case_id
+	WHERE o.call LIKE 'SELECT ranread_chart_fleet(%' AND };
+is($node->safe_psql('postgres', $fleet_chart . q{c.value LIKE '% steps x % servers'}),
+	'22023 fleet sweep 1 in ranread_fleet_runs has more than 4096 steps', "D2's fleet sweeps: 22023, naming the sweep");
+is($node->safe_psql('postgres', $fleet_chart . q{c.col = 'servers' AND c.value LIKE '%65536%'}),
+	'22023 fleet run 1 in ranread_fleet_runs names 65536 servers', 'a fleet run naming 65,536 servers: 22023, naming the run');
+
+$node->stop;
+done_testing();
