@@ -20,7 +20,11 @@
  * The file system measures each read itself: service time is step 5 (slot
  * taken to reply), latency steps 2-5; their means are the truths a test
  * compares ranread with (the configured delay overshoots: timers wake
- * late).  Files created are owned by the caller (PostgreSQL's OS user).
+ * late).  A finishing read hands its slot to the first waiting read, whose
+ * service time starts then; so with reads waiting, the slots are never idle
+ * and the reads served per second are exactly limit / service time of the
+ * reads that waited (queued_service_us_mean).  Files created are owned by
+ * the caller (PostgreSQL's OS user).
  *
  * Control: the virtual file "/.labfs" at the root of the mount (mode 0666,
  * not listed): write commands, read counters and settings as key=value
@@ -65,6 +69,14 @@
 #define NAME_LEN		64
 #define POLL_NS			10000000L	/* interrupts and releases are seen within 10 ms */
 
+/* A read waiting for an in-flight slot: a finishing read hands its slot over. */
+typedef struct Waiter
+{
+	struct Waiter *next;
+	bool		granted;
+	int64_t		granted_at;
+} Waiter;
+
 typedef struct Range
 {
 	char		file[NAME_LEN];
@@ -92,6 +104,7 @@ static struct
 	char		count_file[NAME_LEN];
 	/* state */
 	int			in_flight;
+	Waiter	   *queue;			/* FIFO of reads waiting for a slot */
 	struct timespec next_paced;
 	int64_t		lateness_ns;	/* how late the sleeps wake, smoothed */
 	/* counters */
@@ -99,6 +112,8 @@ static struct
 	uint64_t	bytes;
 	uint64_t	service_ns;
 	uint64_t	latency_ns;
+	uint64_t	queued_reads;	/* reads that waited for a slot: the device was saturated */
+	uint64_t	queued_service_ns;
 	uint64_t	errors;
 	uint64_t	stalled;
 	uint64_t	interrupted;
@@ -253,6 +268,7 @@ apply_command(const char *cmd)
 	else if (strcmp(cmd, "reset") == 0)
 	{
 		lab.reads = lab.bytes = lab.service_ns = lab.latency_ns = 0;
+		lab.queued_reads = lab.queued_service_ns = 0;
 		lab.errors = lab.stalled = lab.interrupted = 0;
 		lab.max_in_flight = lab.in_flight;
 	}
@@ -296,12 +312,15 @@ control_text(char *buf, size_t size)
 	pthread_mutex_lock(&lab.lock);
 	n = snprintf(buf, size,
 				 "reads=%llu\nbytes=%llu\nservice_us_mean=%.3f\nlatency_us_mean=%.3f\n"
+				 "queued_reads=%llu\nqueued_service_us_mean=%.3f\n"
 				 "errors=%llu\nstalled=%llu\ninterrupted=%llu\nin_flight=%d\nmax_in_flight=%d\n"
 				 "waiting_stalled=%d\ndelay_us=%ld\nlimit=%d\npace=%.0f\nstall_s=%ld\n"
 				 "eio_ranges=%d\nstall_ranges=%d\ncount=%s\ndirect_io=%d\n",
 				 (unsigned long long) lab.reads, (unsigned long long) lab.bytes,
 				 lab.reads ? lab.service_ns / 1000.0 / lab.reads : 0.0,
 				 lab.reads ? lab.latency_ns / 1000.0 / lab.reads : 0.0,
+				 (unsigned long long) lab.queued_reads,
+				 lab.queued_reads ? lab.queued_service_ns / 1000.0 / lab.queued_reads : 0.0,
 				 (unsigned long long) lab.errors, (unsigned long long) lab.stalled,
 				 (unsigned long long) lab.interrupted, lab.in_flight, lab.max_in_flight,
 				 lab.waiting_stalled, lab.delay_us, lab.limit, lab.pace, lab.stall_s,
@@ -311,11 +330,14 @@ control_text(char *buf, size_t size)
 }
 
 /*
- * Steps 2-4 of a read (under lock): wait out a stall, the pace and a free
- * slot.  0, or -EINTR if the reader was interrupted meanwhile.
+ * Steps 2-4 of a read (under lock): wait out a stall, the pace and a slot,
+ * taken free or handed over by a finishing read (then *queued), at
+ * *granted_at: its service time starts there, so that a waiting thread's
+ * late wake-up is the device's time, not idle time.  0, or -EINTR if the
+ * reader was interrupted meanwhile (then it holds no slot).
  */
 static int
-wait_for_turn(const char *path, uint64_t from, uint64_t to)
+wait_for_turn(const char *path, uint64_t from, uint64_t to, int64_t *granted_at, bool *queued)
 {
 	if (in_ranges(lab.stall, lab.nstall, path, from, to))
 	{
@@ -349,27 +371,72 @@ wait_for_turn(const char *path, uint64_t from, uint64_t to)
 		if (!slept)
 			return -EINTR;
 	}
-	while (lab.limit > 0 && lab.in_flight >= lab.limit)
+	if (lab.limit > 0 && lab.in_flight >= lab.limit)
 	{
-		struct timespec t;
+		Waiter		me = {0};
+		Waiter	  **tail = &lab.queue;
 
-		if (fuse_interrupted())
-			return -EINTR;
-		clock_gettime(CLOCK_REALTIME, &t);
-		t = timespec_of(ns_of(t) + POLL_NS);
-		pthread_cond_timedwait(&lab.changed, &lab.lock, &t);
+		while (*tail != NULL)
+			tail = &(*tail)->next;
+		*tail = &me;
+		while (!me.granted)
+		{
+			struct timespec t;
+
+			/* the limit was raised or lifted meanwhile: take a free slot */
+			if (fuse_interrupted() || lab.limit == 0 || lab.in_flight < lab.limit)
+			{
+				for (tail = &lab.queue; *tail != &me; tail = &(*tail)->next)
+					;
+				*tail = me.next;
+				if (fuse_interrupted())
+					return -EINTR;
+				break;
+			}
+			clock_gettime(CLOCK_REALTIME, &t);
+			t = timespec_of(ns_of(t) + POLL_NS);
+			pthread_cond_timedwait(&lab.changed, &lab.lock, &t);
+		}
+		if (me.granted)
+		{
+			*granted_at = me.granted_at;
+			*queued = true;
+			return 0;
+		}
 	}
+	lab.in_flight++;
+	if (lab.in_flight > lab.max_in_flight)
+		lab.max_in_flight = lab.in_flight;
+	*granted_at = now_ns();
 	return 0;
+}
+
+/* A read is done with its slot: hand it to the first waiting read, or free it. */
+static void
+release_slot(void)
+{
+	Waiter	   *next = lab.queue;
+
+	if (next != NULL && lab.limit > 0 && lab.in_flight <= lab.limit)
+	{
+		lab.queue = next->next;
+		next->granted = true;
+		next->granted_at = now_ns();
+	}
+	else
+		lab.in_flight--;
+	pthread_cond_broadcast(&lab.changed);
 }
 
 static int
 lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_file_info *fi)
 {
 	int64_t		start = now_ns();
-	int64_t		served;
+	int64_t		served = 0;
 	int64_t		done;
 	ssize_t		got;
 	bool		counted;
+	bool		queued = false;
 	int			rc;
 
 	if (strcmp(path, CONTROL_PATH) == 0)
@@ -391,19 +458,15 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 		pthread_mutex_unlock(&lab.lock);
 		return -EIO;
 	}
-	rc = wait_for_turn(path, offset, offset + size);
+	rc = wait_for_turn(path, offset, offset + size, &served, &queued);
 	if (rc != 0)
 	{
 		lab.interrupted++;
 		pthread_mutex_unlock(&lab.lock);
 		return rc;
 	}
-	lab.in_flight++;
-	if (lab.in_flight > lab.max_in_flight)
-		lab.max_in_flight = lab.in_flight;
 	pthread_mutex_unlock(&lab.lock);
 
-	served = now_ns();
 	rc = 0;
 	if (lab.delay_us > 0 && !sleep_until(served + lab.delay_us * 1000))
 		rc = -EINTR;
@@ -413,8 +476,7 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 	done = now_ns();
 
 	pthread_mutex_lock(&lab.lock);
-	lab.in_flight--;
-	pthread_cond_broadcast(&lab.changed);
+	release_slot();
 	if (rc == -EINTR)
 		lab.interrupted++;
 	else if (rc != 0)
@@ -425,6 +487,8 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 		lab.bytes += got;
 		lab.service_ns += done - served;
 		lab.latency_ns += done - start;
+		lab.queued_reads += queued;
+		lab.queued_service_ns += queued ? done - served : 0;
 	}
 	pthread_mutex_unlock(&lab.lock);
 	return rc != 0 ? rc : (int) got;
