@@ -53,7 +53,7 @@ sub measured
 	lab("reset $commands");
 	my %batch;
 	@batch{qw(batch reads mean_us iops status physical_pct kb_per_read)} = split /\|/,
-	  batch_of($node, $run, 'SELECT batch, reads, response_time_ms * 1000, iops, status, physical_pct, kb_per_read');
+	  batch_of($node, $run, 'SELECT batch, reads, response_time_ms * 1000, iops, status, physical_pct, kb_per_read'), -1;
 	return (\%batch, lab_stats());
 }
 
@@ -71,6 +71,7 @@ foreach my $case ([ 'direct', 1, 1 ], [ 'direct', 4, 2 ], [ 'smgr', 1, 0 ], [ 'b
 	is($s->{reads} - $b->{reads}, $probes,
 		"$mode, iodepth $depth: the file system served the batch's $b->{reads} reads and $probes start-up probe(s) ($s->{reads})");
 	is($s->{bytes}, 8192 * $s->{reads}, "$mode, iodepth $depth: each read the file system served was one 8 kB block");
+	is($b->{kb_per_read}, '', "$mode, iodepth $depth: kb_per_read is NULL: the file system has no /proc/diskstats line");
 }
 
 # --- latency: the file system's service time plus the FUSE round trip ---------
@@ -94,8 +95,8 @@ foreach my $delay (1000, 3000)
 {
 	my ($b, $s) = measured("delay_us=$delay", "SELECT batch FROM ranread_run(2, 250, 'lab_t', mode => 'direct')");
 	my $truth = $s->{latency_us_mean} + $round_trip;
-	# the round trip varies with load: 60 us, or 3 % of the mean
-	my $bound = $truth * 0.03 > 60 ? $truth * 0.03 : 60;
+	# the wake-up of a reader varies with the machine's load: 100 us, or 5 % of the mean
+	my $bound = $truth * 0.05 > 100 ? $truth * 0.05 : 100;
 	cmp_ok(abs($b->{mean_us} - $truth), '<=', $bound, sprintf(
 		'delay %d us: ranread mean %.1f us = the file system\'s %.1f us + round trip %.1f us, within %.0f us',
 		$delay, $b->{mean_us}, $s->{latency_us_mean}, $round_trip, $bound));
@@ -123,9 +124,10 @@ for my $n (1 .. $sweeps)
 	my $model = $limit / ($s->{queued_service_us_mean} / 1e6);
 	my $curve = join(', ', map { sprintf('%d: %.0f', $_, $iops{$_}) } sort { $a <=> $b } keys %iops);
 	is($s->{max_in_flight}, $limit, "sweep $n: the file system had at most $limit reads in flight");
-	ok(defined $iops{2} && defined $iops{4} && defined $iops{8} && $iops{4} / $iops{2} > 1.8
-		  && $iops{8} / $iops{4} < 1.1,
-		"sweep $n: IOPS by processes ($curve) scale up to $limit (4 over 1.8 times 2) and stop there (8 under 1.1 times 4)");
+	# each doubling up to K gains over 60 % of linear scaling; past K none (at most the 3 % of noise)
+	ok(defined $iops{1} && defined $iops{2} && defined $iops{4} && defined $iops{8}
+		  && $iops{2} / $iops{1} > 1.6 && $iops{4} / $iops{2} > 1.6 && $iops{8} / $model < 1.03,
+		sprintf('sweep %d: IOPS by processes (%s) scale up to %d and stop at K / s = %.0f', $n, $curve, $limit, $model));
 	cmp_ok(abs($max_iops / $model - 1), '<=', 0.03, sprintf(
 		'sweep %d: its highest IOPS, %.0f, is K / s = %d / %.1f us = %.0f, within 3 %%',
 		$n, $max_iops, $limit, $s->{queued_service_us_mean}, $model));
