@@ -26,6 +26,8 @@ packages=(
 	librsvg2-bin libxml2-utils
 	# test/t/210_fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)
 	libfaketime
+	# test/lab/labfs.sh: the FUSE laboratory file system (test/t/225_lab_fuse.pl), built and mounted by test/run-tap.sh
+	libfuse3-dev fuse3
 	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all

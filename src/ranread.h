@@ -95,6 +95,7 @@ typedef struct RanreadWorkerSlot
 	int64		buffer_misses;
 	uint64		wrapped_reads;	/* reads after the run had read every unit */
 	uint64		memory_reads;	/* reads whose unit was in memory beforehand */
+	char		residency_unavailable[256]; /* "": memory_reads is known; else why not */
 	bool		covered;		/* stopped: it had read all of its units once */
 	bool		reached_deadline;	/* stopped: the duration had passed */
 	bool		recording;		/* inserting its ranread_results row */

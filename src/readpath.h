@@ -83,8 +83,12 @@ typedef struct RanreadReadPath
 	void		(*check_iodepth) (int iodepth, int blocks_per_read);
 	/* worker: prepare to read the target; returns the path's private state */
 	void	   *(*open) (const RanreadShared *shared);
-	/* worker: read shared->blocks_per_read blocks from first_block on */
-	void		(*read_unit) (void *state, BlockNumber first_block);
+	/*
+	 * worker: read shared->blocks_per_read blocks from first_block on; false
+	 * if it gave the read up because the worker was told to stop while the
+	 * read was interrupted (a stalled file system that honours signals)
+	 */
+	bool		(*read_unit) (void *state, BlockNumber first_block);
 	/* worker, prefetch > 0: advise that the unit from first_block on will be read soon */
 	void		(*prefetch) (void *state, BlockNumber first_block);
 	/* worker, iodepth > 1: start reading a unit from first_block on */

@@ -47,7 +47,7 @@ buffer_open(const RanreadShared *shared)
 	return state;
 }
 
-static void
+static bool
 buffer_read_unit(void *state, BlockNumber first_block)
 {
 	BufferReadState *s = (BufferReadState *) state;
@@ -60,6 +60,7 @@ buffer_read_unit(void *state, BlockNumber first_block)
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		UnlockReleaseBuffer(buffer);
 	}
+	return true;
 }
 
 static void

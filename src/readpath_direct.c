@@ -13,6 +13,12 @@
  * cannot exhaust the process's descriptors.  tmpfs and ramfs are refused even
  * where the kernel accepts O_DIRECT on them: they keep files in memory.
  *
+ * A read interrupted by a signal (EINTR: a file system that honours
+ * interrupts, such as FUSE, while a read is stalled) is issued again, as
+ * PostgreSQL's FileRead() does, unless the worker has been told to stop:
+ * then the read is given up, uncounted, so that ranread_stop() and a cancel
+ * end a run whose reads hang (FileRead() would retry the stalled read).
+ *
  * With iodepth > 1 it keeps that many reads in flight through io_uring
  * (uring.c), like `fio --direct=1 --ioengine=io_uring --iodepth=N`: the same
  * reads at the same offsets, one unit into each of iodepth buffers.
@@ -33,6 +39,7 @@
 #include "readpath.h"
 #include "segments.h"
 #include "uring.h"
+#include "worker.h"
 
 #define DIRECT_IO_HINT \
 	"Use mode 'smgr', which reads through the OS page cache after evicting the target, or put the target on the volume under test."
@@ -64,7 +71,13 @@ open_direct(const char *path)
 	return file;
 }
 
-/* Leader: fail before any worker starts if direct I/O cannot reach a device. */
+/*
+ * Leader: fail before any worker starts if direct I/O cannot reach a device.
+ * It reads block 0 once.  Only a refusal of direct I/O itself (EINVAL, from
+ * open() with O_DIRECT or from an unaligned read) blames direct I/O; any
+ * other failure of that read (EIO from the device, say) is the device's, and
+ * its error says so.
+ */
 static void
 direct_check(const RanreadShared *shared)
 {
@@ -72,6 +85,7 @@ direct_check(const RanreadShared *shared)
 	struct statfs fs;
 	File		file;
 	char	   *buffer = ranread_alloc_io_buffer(BLCKSZ);
+	int			got;
 
 	if (statfs(path, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
 		ereport(ERROR,
@@ -80,11 +94,21 @@ direct_check(const RanreadShared *shared)
 				 errdetail("It is a memory file system (tmpfs or ramfs): there is no device to read."),
 				 errhint(DIRECT_IO_HINT)));
 	file = open_direct(path);
-	if (FileRead(file, buffer, BLCKSZ, 0, PG_WAIT_EXTENSION) != BLCKSZ)
+	got = FileRead(file, buffer, BLCKSZ, 0, PG_WAIT_EXTENSION);
+	if (got < 0 && errno == EINVAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("could not read \"%s\" with direct I/O: %m", path),
 				 errhint(DIRECT_IO_HINT)));
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read block 0 of \"%s\": %m", path),
+				 errdetail("Mode 'direct' reads block 0 once before its workers start; the file system failed that read, so no block was timed.")));
+	if (got != BLCKSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not read block 0 of \"%s\": read only %d of %d bytes", path, got, BLCKSZ)));
 	FileClose(file);
 	if (shared->params.iodepth > 1)
 		ranread_uring_check(path, shared->params.iodepth, shared->params.block_size);
@@ -113,7 +137,31 @@ direct_open(const RanreadShared *shared)
 	return state;
 }
 
-static void
+/*
+ * pread() of len bytes at offset, issued again after EINTR unless the worker
+ * has been told to stop (then -1 with errno EINTR).  A descriptor that
+ * PostgreSQL closed to stay under its limit on open files is reopened by
+ * FileRead(), which reads instead.
+ */
+static ssize_t
+read_or_stop(File file, char *dest, size_t len, off_t offset)
+{
+	int			fd = FileGetRawDesc(file);
+	ssize_t		got;
+
+	if (fd < 0)
+		return FileRead(file, dest, len, offset, PG_WAIT_EXTENSION);
+	for (;;)
+	{
+		pgstat_report_wait_start(PG_WAIT_EXTENSION);
+		got = pg_pread(fd, dest, len, offset);
+		pgstat_report_wait_end();
+		if (got >= 0 || errno != EINTR || ranread_worker_stop_requested())
+			return got;
+	}
+}
+
+static bool
 direct_read_unit(void *state, BlockNumber first_block)
 {
 	DirectReadState *s = (DirectReadState *) state;
@@ -126,9 +174,11 @@ direct_read_unit(void *state, BlockNumber first_block)
 		int			segno = block / RELSEG_SIZE;
 		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
 		ssize_t		len = (ssize_t) n * BLCKSZ;
-		ssize_t		got = FileRead(s->files[segno], dest, len,
-								   (off_t) (block % RELSEG_SIZE) * BLCKSZ, PG_WAIT_EXTENSION);
+		ssize_t		got = read_or_stop(s->files[segno], dest, len,
+									   (off_t) (block % RELSEG_SIZE) * BLCKSZ);
 
+		if (got < 0 && errno == EINTR)
+			return false;
 		if (got != len)
 			ereport(ERROR,
 					(errcode_for_file_access(),
@@ -140,6 +190,7 @@ direct_read_unit(void *state, BlockNumber first_block)
 		remaining -= n;
 		dest += len;
 	}
+	return true;
 }
 
 /* Queue the read of a unit into tag's buffer: one read per segment it spans. */

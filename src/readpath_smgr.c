@@ -42,13 +42,14 @@ smgr_open(const RanreadShared *shared)
 	return state;
 }
 
-static void
+static bool
 smgr_read_unit(void *state, BlockNumber first_block)
 {
 	SmgrReadState *s = (SmgrReadState *) state;
 
 	for (int i = 0; i < s->blocks_per_read; i++)
 		smgrread(s->reln, MAIN_FORKNUM, first_block + i, s->buffer + (Size) i * BLCKSZ);
+	return true;
 }
 
 /* prefetch => N: posix_fadvise(WILLNEED) through the storage manager, as a bitmap heap scan's prefetch */

@@ -191,7 +191,7 @@ report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summ
 	char	   *distribution = ranread_distribution_text(&shared->params.distribution);
 	int64		blocks = summary->buffer_hits + summary->buffer_misses;
 
-	if (ranread_distribution_skewed(&shared->params.distribution))
+	if (ranread_distribution_skewed(&shared->params.distribution) && summary->physical_pct >= 0)
 		ereport(report_level(shared),
 				(errmsg("distribution %s: %.1f%% of the reads found their unit in memory (%s)",
 						distribution, 100.0 - summary->physical_pct, readpath->memory_hit),
@@ -211,6 +211,29 @@ report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summ
 						summary->kb_per_read, shared->params.block_size / 1024, shared->batch),
 				 errdetail("The rest was in memory before the batch read it, so its reads are not the device's."),
 				 errhint("Is the target smaller than twice the server's memory, or was evict turned off?")));
+}
+
+/*
+ * A worker that could not ask the page cache what it held (a file system
+ * that refuses mappings, on a kernel without cachestat()) read on without
+ * the proof: say so once, with its reason.
+ */
+static void
+report_residency_unknown(const RanreadShared *shared)
+{
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+
+		if (slot->residency_unavailable[0] == '\0' || slot->hist.count == 0)
+			continue;
+		ereport(NOTICE,
+				(errmsg("no proof of physical reads for batch " INT64_FORMAT ": physical_pct is unknown", shared->batch),
+				 errdetail("Ranread could not ask which units the OS page cache held: %s.",
+						   slot->residency_unavailable),
+				 errhint("Linux 6.5 and later answer through cachestat(); mode 'direct' needs no proof, since it bypasses the page cache.")));
+		return;
+	}
 }
 
 /* Report how the run ended; errors out if a worker failed. */
@@ -290,9 +313,10 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						   shared->stat_io_blocks, summary->buffer_misses,
 						   RANREAD_STAT_IO_MARGIN_PCT, RANREAD_STAT_IO_MARGIN_PER_PROCESS),
 				 errhint("Another background worker may have read meanwhile (parallel query, say); otherwise the reads were not the ones ranread counted.")));
+	report_residency_unknown(shared);
 	if (shared->params.distribution.kind != RANREAD_DISTRIBUTION_UNIFORM)
 		report_distribution(shared, summary);
-	else if (summary->physical_pct < PHYSICAL_WARNING_PCT)
+	else if (summary->physical_pct >= 0 && summary->physical_pct < PHYSICAL_WARNING_PCT)
 		ereport(WARNING,
 				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",
 						summary->physical_pct, shared->batch),

@@ -15,7 +15,7 @@
 typedef struct RanreadResidency RanreadResidency;
 
 extern RanreadResidency *ranread_residency_open(RanreadRelFile file, BlockNumber blocks,
-												int blocks_per_read);
+												int blocks_per_read, char **unavailable);
 extern bool ranread_residency_cached(RanreadResidency *residency, BlockNumber first_block,
 									 int nblocks);
 extern void ranread_residency_close(RanreadResidency *residency);

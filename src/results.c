@@ -70,20 +70,24 @@ seconds_counted(const RanreadShared *shared, instr_time end)
 	return Max(0.0, INSTR_TIME_GET_DOUBLE(end));
 }
 
-/* The share of reads the device answered, in percent; -1 if none read. */
+/* The share of reads the device answered, in percent; -1 if none read, or if unknown. */
 static double
-physical_pct(uint64 memory_reads, uint64 reads)
+physical_pct(uint64 memory_reads, uint64 reads, bool unknown)
 {
-	if (reads == 0)
+	if (reads == 0 || unknown)
 		return -1;
 	return 100.0 * (double) (reads - Min(memory_reads, reads)) / (double) reads;
 }
 
-/* kB the kernel fetched from storage per read (readahead shows here); -1 if none read. */
+/*
+ * kB the kernel fetched from storage per read (readahead shows here); -1 if
+ * none read, or if the target has no device with counters (tmpfs, FUSE: no
+ * /proc/diskstats line), where the kernel's count says nothing of a device.
+ */
 static double
-kb_per_read(uint64 bytes_physical, uint64 reads)
+kb_per_read(uint64 bytes_physical, uint64 reads, bool no_device)
 {
-	if (reads == 0)
+	if (reads == 0 || no_device)
 		return -1;
 	return (double) bytes_physical / 1024.0 / (double) reads;
 }
@@ -150,6 +154,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	uint64		bytes_physical = 0;
 	bool		bytes_unknown = false;	/* a worker's reads ran in other processes */
 	uint64		memory_reads = 0;
+	bool		residency_unknown = false;	/* a worker had no proof of where its reads went */
 	int			i;
 
 	ranread_hist_init(all);
@@ -165,6 +170,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		bytes_physical += slot->bytes_physical;
 		bytes_unknown |= slot->hist.count > 0 && !slot->io_accounted;
 		memory_reads += slot->memory_reads;
+		residency_unknown |= slot->hist.count > 0 && slot->residency_unavailable[0] != '\0';
 		summary->buffer_hits += slot->buffer_hits;
 		summary->buffer_misses += slot->buffer_misses;
 		summary->wrapped_reads += (int64) slot->wrapped_reads;
@@ -186,8 +192,9 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 	summary->pct_over_10ms = ranread_hist_pct_over_ms(all, 10.0);
 	summary->own_bytes = bytes_unknown ? -1 : (double) bytes_physical;
 	summary->device_shared_pct = -1;
-	summary->physical_pct = physical_pct(memory_reads, all->count);
-	summary->kb_per_read = bytes_unknown ? -1 : kb_per_read(bytes_physical, all->count);
+	summary->physical_pct = physical_pct(memory_reads, all->count, residency_unknown);
+	summary->kb_per_read = bytes_unknown ? -1 :
+		kb_per_read(bytes_physical, all->count, !shared->device.found);
 	if (summary->wall_s > 0)
 	{
 		summary->iops = (double) summary->reads / summary->wall_s;
@@ -391,7 +398,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 			   Float8GetDatum(elapsed > 0 ? (double) hist->count / elapsed : 0), false);
 	ranread_row_add(&row, "bytes_physical", INT8OID, Int64GetDatum((int64) slot->bytes_physical), false);
 	add_measure(&row, "physical_pct",
-				physical_pct(slot->memory_reads, hist->count));
+				physical_pct(slot->memory_reads, hist->count, slot->residency_unavailable[0] != '\0'));
 	add_buffer_columns(&row, shared, slot->buffer_hits, slot->buffer_misses);
 	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
 	ranread_row_add(&row, "histogram", INT8ARRAYOID, histogram_array(hist), false);

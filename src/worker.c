@@ -113,6 +113,13 @@ handle_sigint(SIGNAL_ARGS)
 		StatementCancelHandler(postgres_signal_arg);
 }
 
+/* Whether this worker has been told to stop (for a read path whose read was interrupted). */
+bool
+ranread_worker_stop_requested(void)
+{
+	return stop_requested;
+}
+
 /*
  * Leave the barrier before the leader releases it.  False if the release came
  * first: then this worker is part of the run (and will read nothing, since it
@@ -387,7 +394,8 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 		hits_before_read = pgBufferUsage.shared_blks_hit;
 
 		INSTR_TIME_SET_CURRENT(start);
-		path->read_unit(state, unit * shared->blocks_per_read);
+		if (!path->read_unit(state, unit * shared->blocks_per_read))
+			break;				/* told to stop during an interrupted read: not counted */
 		INSTR_TIME_SET_CURRENT(end);
 		start_ns = ranread_instr_time_ns(start);
 		end_ns = ranread_instr_time_ns(end);
@@ -619,8 +627,14 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 
 	ranread_permutation_init(&loop.order, shared->target_units, shared->seed);
 	if (!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
+	{
+		char	   *unavailable;
+
 		loop.residency = ranread_residency_open(shared->target_file, shared->target_blocks,
-												shared->blocks_per_read);
+												shared->blocks_per_read, &unavailable);
+		if (unavailable != NULL)
+			strlcpy(slot->residency_unavailable, unavailable, sizeof(slot->residency_unavailable));
+	}
 	if (ranread_distribution_skewed(&shared->params.distribution))
 	{
 		loop.skew = palloc(sizeof(RanreadRankSampler));

@@ -30,15 +30,34 @@ if mount -t ramfs ramfs "$ramfs" 2>/dev/null; then
 else
 	echo "run-tap.sh: could not mount a ramfs; the direct I/O refusal test will skip" >&2
 fi
-trap 'umount "$smallfs" "$ramfs" 2>/dev/null || true' EXIT
+trap 'umount "$smallfs" "$ramfs" 2>/dev/null || true; lab_fuse_down' EXIT
 chown -R postgres: "$scratch"
+
+# The FUSE laboratory (test/lab/labfs.sh), a file system whose reads have a
+# delay, a queue, errors and stalls the tests set, for test/t/225_lab_fuse.pl
+# (skips without it).  It exports RANREAD_LAB_FUSE_DIR, a directory the
+# postgres user owns on it, and RANREAD_LAB_FUSE_CONTROL, its control file
+# (writable by every user; commands and counters in test/lab/labfs.c).
+lab_fuse="$scratch/labfs"
+lab_fuse_down() {
+	if [ -e "$lab_fuse/labfs.pid" ]; then
+		test/lab/labfs.sh umount "$lab_fuse" || true
+	fi
+}
+if test/lab/labfs.sh mount "$lab_fuse" >/dev/null; then
+	export RANREAD_LAB_FUSE_DIR="$lab_fuse/mnt/tblspc" RANREAD_LAB_FUSE_CONTROL="$lab_fuse/mnt/.labfs"
+else
+	echo "run-tap.sh: could not mount the FUSE laboratory (libfuse3-dev, fuse3); its tests will skip" >&2
+fi
 
 status=0
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
+	RANREAD_LAB_FUSE_DIR="${RANREAD_LAB_FUSE_DIR:-}" RANREAD_LAB_FUSE_CONTROL="${RANREAD_LAB_FUSE_CONTROL:-}" \
 	make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
 fi
 umount "$smallfs" "$ramfs" 2>/dev/null || true
+lab_fuse_down
 rm -rf "$scratch"
