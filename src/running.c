@@ -15,6 +15,7 @@
 #include "storage/dsm.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 #include "ranread.h"
 #include "readpath.h"
