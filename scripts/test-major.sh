@@ -8,7 +8,7 @@
 # (scripts/chroot.sh) for the others.
 #
 # Each suite's result is a line "MAJOR<tab>SUITE<tab>passed|failed" appended to
-# $RANREAD_SUMMARY (a path relative to the tree; default tmp_check/summary).
+# $RANREAD_SUMMARY (a path relative to the tree; default test-summary.tsv).
 # A failing suite does not stop the others; the exit status is non-zero when
 # any failed.
 set -euo pipefail
@@ -21,7 +21,7 @@ if ! [[ "$major" =~ ^[0-9]+$ ]]; then
 	echo "usage: test-major.sh MAJOR [--no-lint]" >&2
 	exit 1
 fi
-summary=${RANREAD_SUMMARY:-tmp_check/summary}
+summary=${RANREAD_SUMMARY:-test-summary.tsv}
 mkdir -p "$(dirname "$summary")"
 # Workers: the suite needs up to 24 dynamic workers at once.
 cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)

@@ -34,9 +34,9 @@ fi
 
 scripts/install-deps.sh
 
-export RANREAD_SUMMARY=tmp_check/summary
+export RANREAD_SUMMARY=test-summary.tsv
 rm -f "$RANREAD_SUMMARY"
-mkdir -p tmp_check
+
 # record MAJOR SUITE RESULT: a row of the summary table (as test-major.sh writes them).
 record() {
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RANREAD_SUMMARY"
