@@ -23,6 +23,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 #include "compare_noise.h"
 #include "extension.h"

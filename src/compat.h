@@ -18,6 +18,7 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
+#include "storage/bufpage.h"
 #include "storage/fd.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
@@ -50,18 +51,41 @@
 #endif
 
 /*
- * instr_time as nanoseconds.  In 15 instr_time is a struct timespec read from
- * CLOCK_MONOTONIC; 16 turned it into int64 ticks, which on Linux are
- * nanoseconds of the same clock (instr_time.h, pg_clock_gettime_ns).
+ * ranread's clock: instr_time read from the system's monotonic clock, in
+ * nanoseconds, in every process of a run.  15 reads it as a struct timespec
+ * from CLOCK_MONOTONIC; 16 to 18 as int64 ticks, which on Linux are
+ * nanoseconds of the same clock.  19's INSTR_TIME_SET_CURRENT() may read the
+ * CPU's time-stamp counter instead (timing_clock_source), in ticks that only
+ * its own conversions turn into time; ranread reads the system clock there
+ * (pg_get_ticks_system(), nanoseconds on Linux), so that a worker's pacing
+ * sleep (clock_nanosleep() on the same clock) and the leader's deadlines mean
+ * the same instant on every major.
  */
+#if PG_VERSION_NUM >= 190000
+#define RANREAD_TIME_SET_CURRENT(t)	((t) = pg_get_ticks_system())
+#define RANREAD_CLOCK_ID			PG_INSTR_SYSTEM_CLOCK
+#else
+#define RANREAD_TIME_SET_CURRENT(t)	INSTR_TIME_SET_CURRENT(t)
+#define RANREAD_CLOCK_ID			PG_INSTR_CLOCK
+#endif
+
 static inline uint64
 ranread_instr_time_ns(instr_time t)
 {
-#if PG_VERSION_NUM >= 160000
+#if PG_VERSION_NUM >= 190000
+	return (uint64) t.ticks;
+#elif PG_VERSION_NUM >= 160000
 	return (uint64) INSTR_TIME_GET_NANOSEC(t);
 #else
 	return (uint64) t.tv_sec * UINT64CONST(1000000000) + (uint64) t.tv_nsec;
 #endif
+}
+
+/* An instr_time of ranread's clock (or a difference of two) in seconds. */
+static inline double
+ranread_instr_time_s(instr_time t)
+{
+	return (double) ranread_instr_time_ns(t) / 1e9;
 }
 
 static inline instr_time
@@ -79,8 +103,8 @@ ranread_instr_time_from_ns(uint64 ns)
 }
 
 /*
- * Sleep until the monotonic clock of instr_time reads ns; returns early
- * (EINTR) when a signal arrives.  15 to 18 all read PG_INSTR_CLOCK.
+ * Sleep until ranread's clock reads ns; returns early (EINTR) when a signal
+ * arrives.
  */
 static inline void
 ranread_sleep_until_ns(uint64 ns)
@@ -89,8 +113,29 @@ ranread_sleep_until_ns(uint64 ns)
 
 	until.tv_sec = ns / UINT64CONST(1000000000);
 	until.tv_nsec = ns % UINT64CONST(1000000000);
-	(void) clock_nanosleep(PG_INSTR_CLOCK, TIMER_ABSTIME, &until, NULL);
+	(void) clock_nanosleep(RANREAD_CLOCK_ID, TIMER_ABSTIME, &until, NULL);
 }
+
+/*
+ * A signal handler's arguments, passed on to another handler (die(),
+ * StatementCancelHandler()): 19 gave handlers a second one, the signal's
+ * pg_signal_info.
+ */
+#if PG_VERSION_NUM >= 190000
+#define RANREAD_SIGNAL_ARGS_PASSED	postgres_signal_arg, pg_siginfo
+#else
+#define RANREAD_SIGNAL_ARGS_PASSED	postgres_signal_arg
+#endif
+
+/*
+ * Set a page's checksum in place (nothing when the cluster has none).  19
+ * renamed PageSetChecksumInplace() to PageSetChecksum().
+ */
+#if PG_VERSION_NUM >= 190000
+#define ranread_page_set_checksum(page, blkno)	PageSetChecksum(page, blkno)
+#else
+#define ranread_page_set_checksum(page, blkno)	PageSetChecksumInplace(page, blkno)
+#endif
 
 /*
  * Where a relation's files are.  16 renamed RelFileNode to RelFileLocator

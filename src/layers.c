@@ -24,6 +24,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 #include "batch_group.h"
 #include "format.h"

@@ -14,13 +14,9 @@
 
 /*
  * Every read path: a new one is its own file (readpath_<name>.c, which the
- * Makefile finds by itself) and one line here and in the table below.
+ * Makefile finds by itself), one declaration in readpath.h and one line in
+ * the table below.
  */
-extern const RanreadReadPath ranread_readpath_smgr;
-extern const RanreadReadPath ranread_readpath_direct;
-extern const RanreadReadPath ranread_readpath_buffer;
-extern const RanreadReadPath ranread_readpath_stream;
-
 static const RanreadReadPath *const read_paths[] = {
 	&ranread_readpath_smgr,
 	&ranread_readpath_direct,

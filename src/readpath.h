@@ -105,6 +105,12 @@ typedef struct RanreadReadPath
 	void		(*close) (void *state);
 } RanreadReadPath;
 
+/* the read paths, one file each (readpath_<name>.c) */
+extern const RanreadReadPath ranread_readpath_smgr;
+extern const RanreadReadPath ranread_readpath_direct;
+extern const RanreadReadPath ranread_readpath_buffer;
+extern const RanreadReadPath ranread_readpath_stream;
+
 extern const RanreadReadPath *ranread_readpath_by_name(const char *name);
 extern const char *ranread_readpath_names(uint32 flags);
 extern int	ranread_readpath_count(void);

@@ -67,7 +67,7 @@ seconds_counted(const RanreadShared *shared, instr_time end)
 	if (INSTR_TIME_IS_ZERO(end))
 		return 0;
 	INSTR_TIME_SUBTRACT(end, shared->count_from);
-	return Max(0.0, INSTR_TIME_GET_DOUBLE(end));
+	return Max(0.0, ranread_instr_time_s(end));
 }
 
 /* The share of reads the device answered, in percent; -1 if none read, or if unknown. */
@@ -104,7 +104,7 @@ summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
 	if (!shared->device_sampled)
 		return;
 	INSTR_TIME_SUBTRACT(span, shared->device_start_time);
-	seconds = Max(INSTR_TIME_GET_DOUBLE(span), 1e-9);
+	seconds = Max(ranread_instr_time_s(span), 1e-9);
 	reads = shared->device_end.reads_completed - shared->device_start.reads_completed;
 	summary->device_reads_per_s = (double) reads / seconds;
 	summary->device_read_wait_ms = reads > 0 ?

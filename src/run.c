@@ -227,18 +227,18 @@ follow_reading(RanreadShared *shared)
 	instr_time	next;
 	long		sleep_ms;
 
-	INSTR_TIME_SET_CURRENT(now);
+	RANREAD_TIME_SET_CURRENT(now);
 	if (pg_atomic_read_u32(&shared->reading) == 0)
 		return READY_POLL_MS;
 	if (!shared->device_start_taken &&
-		INSTR_TIME_GET_DOUBLE(now) >= INSTR_TIME_GET_DOUBLE(shared->count_from))
+		ranread_instr_time_s(now) >= ranread_instr_time_s(shared->count_from))
 	{
-		INSTR_TIME_SET_CURRENT(shared->device_start_time);
+		RANREAD_TIME_SET_CURRENT(shared->device_start_time);
 		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 		shared->device_start_taken = true;
 	}
 	next = ranread_series_next_boundary(shared);
-	if (INSTR_TIME_GET_DOUBLE(now) >= INSTR_TIME_GET_DOUBLE(next))
+	if (ranread_instr_time_s(now) >= ranread_instr_time_s(next))
 	{
 		ranread_series_sample(shared, now);
 		if (shared->params.steady_window_ns > 0 && series->steady_at_s < 0 &&
@@ -255,7 +255,7 @@ follow_reading(RanreadShared *shared)
 		next = ranread_series_next_boundary(shared);
 	}
 	INSTR_TIME_SUBTRACT(next, now);
-	sleep_ms = (long) ceil(INSTR_TIME_GET_MILLISEC(next));
+	sleep_ms = (long) ceil((ranread_instr_time_ns(next) / 1e6));
 	return Max(1, Min(READY_POLL_MS, sleep_ms));
 }
 
@@ -319,7 +319,7 @@ try_release(RanreadShared *shared)
 	if (shared->params.ramp_ns == 0)
 		shared->device_start_taken = shared->device.found =
 			ranread_device_stats(&shared->device, &shared->device_start);
-	INSTR_TIME_SET_CURRENT(shared->release_time);
+	RANREAD_TIME_SET_CURRENT(shared->release_time);
 	shared->count_from = ranread_instr_time_from_ns(ranread_instr_time_ns(shared->release_time) +
 													shared->params.ramp_ns);
 	shared->device_start_time = shared->count_from;

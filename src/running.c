@@ -15,6 +15,7 @@
 #include "storage/dsm.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 #include "ranread.h"
 #include "readpath.h"
@@ -48,9 +49,9 @@ seconds_since_release(const RanreadShared *shared, instr_time end)
 	if (!ranread_barrier_released((RanreadShared *) shared))
 		return 0;
 	if (INSTR_TIME_IS_ZERO(end))
-		INSTR_TIME_SET_CURRENT(end);
+		RANREAD_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, shared->release_time);
-	return INSTR_TIME_GET_DOUBLE(end);
+	return ranread_instr_time_s(end);
 }
 
 /*

@@ -38,7 +38,7 @@ static double
 seconds_between(instr_time from, instr_time to)
 {
 	INSTR_TIME_SUBTRACT(to, from);
-	return INSTR_TIME_GET_DOUBLE(to);
+	return ranread_instr_time_s(to);
 }
 
 /* The reads since the previous sample: one interval, ending at now. */
@@ -120,7 +120,7 @@ ranread_series_close(RanreadShared *shared, instr_time now)
 
 	while (!pg_atomic_test_set_flag(&series->busy))
 		pg_usleep(1000L);
-	if (!series->closed && INSTR_TIME_GET_DOUBLE(now) > INSTR_TIME_GET_DOUBLE(series->last_sample))
+	if (!series->closed && ranread_instr_time_s(now) > ranread_instr_time_s(series->last_sample))
 		add_interval(shared, series, now);
 	series->closed = true;
 	pg_atomic_clear_flag(&series->busy);

@@ -147,7 +147,7 @@ fill_page(char *buf, BlockNumber blkno, FillRandom *r)
 	header->pd_lower = SizeOfPageHeaderData + sizeof(ItemIdData);
 	header->pd_upper = FILLER_TUPLE_OFFSET;
 	PageSetAllVisible((Page) buf);
-	PageSetChecksumInplace((Page) buf, blkno);
+	ranread_page_set_checksum((Page) buf, blkno);
 }
 
 static void
@@ -214,7 +214,7 @@ write_target(RanreadRelFile file, BlockNumber blocks, int log_level, RanreadSetu
 	instr_time	start;
 
 	fill_random_seed(&random, ((uint64) MyProcPid << 32) ^ (uint64) GetCurrentTimestamp() ^ RANREAD_REL_FILE_NUMBER(file));
-	INSTR_TIME_SET_CURRENT(start);
+	RANREAD_TIME_SET_CURRENT(start);
 
 	for (segno = 0; segno < ranread_segment_count(blocks); segno++)
 	{
@@ -243,13 +243,13 @@ write_target(RanreadRelFile file, BlockNumber blocks, int log_level, RanreadSetu
 				instr_time	now;
 				double		mb = (double) blkno * BLCKSZ / BYTES_PER_MB;
 
-				INSTR_TIME_SET_CURRENT(now);
+				RANREAD_TIME_SET_CURRENT(now);
 				INSTR_TIME_SUBTRACT(now, start);
 				ereport(NOTICE,
 						(errmsg("ranread_setup: %d%% written (%.0f of %.0f MB, %.0f MB/s)",
 								next_step * 100 / PROGRESS_STEPS, mb,
 								(double) blocks * BLCKSZ / BYTES_PER_MB,
-								mb / Max(INSTR_TIME_GET_DOUBLE(now), 1e-6))));
+								mb / Max(ranread_instr_time_s(now), 1e-6))));
 				next_step++;
 			}
 		}
@@ -508,14 +508,14 @@ ranread_setup(PG_FUNCTION_ARGS)
 				(errmsg("ranread_setup: writing %u blocks of %d bytes to %s (%.0f MB free)",
 						blocks, BLCKSZ, first_segment, (double) free_bytes / BYTES_PER_MB)));
 
-	INSTR_TIME_SET_CURRENT(start);
+	RANREAD_TIME_SET_CURRENT(start);
 	progress = ranread_setup_progress_begin(name, (uint64) blocks * BLCKSZ);
 	write_target(file, blocks, log_level, progress);
 	/* flushes every segment once all are written, then drops them from the cache */
 	ranread_setup_progress_flushing(progress);
 	ranread_evict_from_page_cache(file, blocks);
 	ranread_setup_progress_end(progress);
-	INSTR_TIME_SET_CURRENT(elapsed);
+	RANREAD_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
 
 	register_target(schema, name, relid, blocks,
@@ -526,7 +526,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 	ranread_target_warn_if_small(name, blocks);
 
 	mb = (double) blocks * BLCKSZ / BYTES_PER_MB;
-	seconds = INSTR_TIME_GET_DOUBLE(elapsed);
+	seconds = ranread_instr_time_s(elapsed);
 	PG_RETURN_TEXT_P(cstring_to_text(psprintf("ranread target \"%s\": %.0f MB (%u blocks) at %s, written in %.2f s (%.0f MB/s)",
 											  name, mb, blocks, first_segment,
 											  seconds, mb / Max(seconds, 1e-6))));

@@ -26,6 +26,7 @@
 #include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "ranread.h"
 #include "setup_progress.h"

@@ -135,8 +135,9 @@ typedef struct SweepArgs
 	bool		capped_said;	/* the NOTICE that steps are capped was given */
 } SweepArgs;
 
+/* Installed with sigaction() (below), so a plain handler on every major. */
 static void
-sweep_stop_handler(SIGNAL_ARGS)
+sweep_stop_handler(int signo)
 {
 	int			save_errno = errno;
 

@@ -99,18 +99,18 @@ static void
 handle_sigterm(SIGNAL_ARGS)
 {
 	if (stop_gently)
-		handle_stop_signal(postgres_signal_arg);
+		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
-		die(postgres_signal_arg);
+		die(RANREAD_SIGNAL_ARGS_PASSED);
 }
 
 static void
 handle_sigint(SIGNAL_ARGS)
 {
 	if (stop_gently)
-		handle_stop_signal(postgres_signal_arg);
+		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
-		StatementCancelHandler(postgres_signal_arg);
+		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
 }
 
 /* Whether this worker has been told to stop (for a read path whose read was interrupted). */
@@ -221,7 +221,7 @@ wait_until_due(uint64 due_ns)
 
 	for (;;)
 	{
-		INSTR_TIME_SET_CURRENT(now);
+		RANREAD_TIME_SET_CURRENT(now);
 		if (ranread_instr_time_ns(now) >= due_ns || stop_requested)
 			return;
 		ranread_sleep_until_ns(due_ns);
@@ -393,10 +393,10 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 			from_memory = unit_in_memory(shared, loop, unit);
 		hits_before_read = pgBufferUsage.shared_blks_hit;
 
-		INSTR_TIME_SET_CURRENT(start);
+		RANREAD_TIME_SET_CURRENT(start);
 		if (!path->read_unit(state, unit * shared->blocks_per_read))
 			break;				/* told to stop during an interrupted read: not counted */
-		INSTR_TIME_SET_CURRENT(end);
+		RANREAD_TIME_SET_CURRENT(end);
 		start_ns = ranread_instr_time_ns(start);
 		end_ns = ranread_instr_time_ns(end);
 		last_end_ns = end_ns;
@@ -465,7 +465,7 @@ issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, in
 	f->wrapped = loop->pass > 0;
 	f->counted = loop->counting;
 	loop->counted_in_flight += f->counted;
-	INSTR_TIME_SET_CURRENT(now);
+	RANREAD_TIME_SET_CURRENT(now);
 	f->start_ns = ranread_instr_time_ns(now);
 	return unit;
 }
@@ -524,7 +524,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		if (nfree == depth)
 			break;
 		ndone = path->reap(state, done, depth);
-		INSTR_TIME_SET_CURRENT(now);
+		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
 		for (int d = 0; d < ndone; d++)
 		{
@@ -556,7 +556,7 @@ feed_next(void *arg, void *read)
 	instr_time	now;
 	uint64		now_ns;
 
-	INSTR_TIME_SET_CURRENT(now);
+	RANREAD_TIME_SET_CURRENT(now);
 	now_ns = ranread_instr_time_ns(now);
 	if (!feed->loop->counting && now_ns >= feed->loop->count_from_ns)
 		begin_counting(feed->slot, feed->loop);
@@ -576,7 +576,7 @@ feed_done(void *arg, void *read)
 	StreamFeedState *feed = (StreamFeedState *) arg;
 	instr_time	now;
 
-	INSTR_TIME_SET_CURRENT(now);
+	RANREAD_TIME_SET_CURRENT(now);
 	complete_read(feed->slot, feed->loop, (const InFlight *) read, ranread_instr_time_ns(now));
 }
 
@@ -655,7 +655,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		read_in_flight(shared, slot, path, state, worker, &loop);
 	else
 		read_one_at_a_time(shared, slot, path, state, worker, &loop);
-	INSTR_TIME_SET_CURRENT(slot->end_time);
+	RANREAD_TIME_SET_CURRENT(slot->end_time);
 	record_physical_bytes(slot);
 	if (loop.residency != NULL)
 		ranread_residency_close(loop.residency);
@@ -733,7 +733,7 @@ run_worker(RanreadShared *shared, int worker)
 static void
 sample_at_end(RanreadShared *shared)
 {
-	INSTR_TIME_SET_CURRENT(shared->device_end_time);
+	RANREAD_TIME_SET_CURRENT(shared->device_end_time);
 	shared->device_sampled = shared->device_start_taken &&
 		ranread_device_stats(&shared->device, &shared->device_end);
 	ranread_series_close(shared, shared->device_end_time);
@@ -816,7 +816,7 @@ ranread_worker_main(Datum main_arg)
 	{
 		ErrorData  *edata = ranread_catch_error(worker_context);
 
-		INSTR_TIME_SET_CURRENT(slot->end_time);
+		RANREAD_TIME_SET_CURRENT(slot->end_time);
 		released = ranread_barrier_released(shared);
 		if (released)
 			record_physical_bytes(slot);
