@@ -41,9 +41,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # The majors ranread builds for (src/compat.h is the one file that knows
-# them); the test matrix runs 15 and 18 (scripts/test.sh).
+# them); the test matrix (scripts/test.sh) runs those of tested-majors, the
+# one list of them (META.json and the docs are checked against it).
 PG_MAJOR := $(shell $(PG_CONFIG) --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-TESTED_MAJORS = 15 18
+TESTED_MAJORS := $(shell cat tested-majors)
 BUILDABLE_MAJORS = 15 16 17 18 19
 ifeq ($(filter $(PG_MAJOR),$(BUILDABLE_MAJORS)),)
 $(error ranread builds on PostgreSQL $(BUILDABLE_MAJORS) (tested on $(TESTED_MAJORS)), but $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))

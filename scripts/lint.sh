@@ -77,6 +77,9 @@ for name, ext in meta.get("provides", {}).items():
         problems.append(f"META.json provides.{name} lacks file or version")
     elif not ext["version"].startswith(default + "."):
         problems.append(f"META.json says {ext['version']}, ranread.control installs {default}")
+tested = open("tested-majors").read().split()
+if meta.get("x_tested_postgresql") != tested:
+    problems.append(f"META.json x_tested_postgresql is {meta.get('x_tested_postgresql')}, tested-majors says {tested}")
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY

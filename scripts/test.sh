@@ -2,7 +2,7 @@
 # test.sh: the whole ranread test suite on a fresh Debian 12 machine, as root,
 # on every PostgreSQL major of the matrix, with a summary table at the end.
 #
-# For each major (RANREAD_PG_VERSIONS, default "15 17 18 19"), the suites of
+# For each major (RANREAD_PG_VERSIONS, default tested-majors), the suites of
 # scripts/test-major.sh against that major's pg_config:
 #   build  make COPT=-Werror, make install
 #   lint   scripts/lint.sh (cppcheck, clang-tidy, the one version boundary),
@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-versions=${RANREAD_PG_VERSIONS:-15 17 18 19}
+versions=${RANREAD_PG_VERSIONS:-$(cat tested-majors)}
 # reported as not served, unless the matrix is narrowed
 if [ -n "${RANREAD_PG_VERSIONS:-}" ]; then
 	not_served=""

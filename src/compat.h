@@ -31,7 +31,7 @@
  * compiling (with the same list); this is the compiler's own guard.
  */
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
-#error "ranread supports PostgreSQL 15 to 19 (tested: 15 and 18)"
+#error "ranread supports PostgreSQL 15 to 19 (tested-majors lists those tested)"
 #endif
 
 #if PG_VERSION_NUM >= 160000

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
-cp -r Makefile ranread.control README.md src test docs "$scratch/"
+cp -r Makefile ranread.control tested-majors README.md src test docs "$scratch/"
 
 # A small file system for the disk-full test (t/020_disk_full.pl skips
 # without one): 512 MB of ext4 on a loop device.
