@@ -261,6 +261,17 @@ ranread_tablespace_create_aclcheck(Oid tablespace, Oid role)
  * no AIO under them; read path 'stream' refuses every major before 18.
  */
 #define RANREAD_HAVE_AIO	(PG_VERSION_NUM >= 180000)
+
+/*
+ * How many I/O workers io_method = worker may have: 18's io_workers, a
+ * fixed pool; 19 grows and shrinks the pool between io_min_workers and
+ * io_max_workers.  ranread_batches.io_workers records this one.
+ */
+#if PG_VERSION_NUM >= 190000
+#define RANREAD_IO_WORKERS_SETTING	"io_max_workers"
+#else
+#define RANREAD_IO_WORKERS_SETTING	"io_workers"
+#endif
 #define RANREAD_AIO_MAJOR	"18"
 
 /*

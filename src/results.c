@@ -449,13 +449,16 @@ add_time_columns(RanreadRow *row, const RanreadShared *shared, const RanreadBatc
 	ranread_row_add(row, "sweep_step", INT4OID, Int32GetDatum(params->sweep_step), params->sweep == 0);
 }
 
-/* An integer setting as the server has it (not as a worker may have set it). */
+/*
+ * Integer setting `name` as the server has it (not as a worker may have set
+ * it), in column `column`.
+ */
 static void
-add_int_setting(RanreadRow *row, const char *name)
+add_int_setting(RanreadRow *row, const char *column, const char *name)
 {
 	const char *value = GetConfigOptionResetString(name);
 
-	ranread_row_add(row, name, INT4OID, value != NULL ? Int32GetDatum(pg_strtoint32(value)) : (Datum) 0,
+	ranread_row_add(row, column, INT4OID, value != NULL ? Int32GetDatum(pg_strtoint32(value)) : (Datum) 0,
 					value == NULL);
 }
 
@@ -477,10 +480,10 @@ add_server_columns(RanreadRow *row)
 			   io_method != NULL ? CStringGetTextDatum(io_method) : (Datum) 0, io_method == NULL);
 	if (io_method == NULL)
 		return;					/* before 18: the columns below stay NULL */
-	add_int_setting(row, "io_workers");
-	add_int_setting(row, "effective_io_concurrency");
-	add_int_setting(row, "io_combine_limit");
-	add_int_setting(row, "io_max_concurrency");
+	add_int_setting(row, "io_workers", RANREAD_IO_WORKERS_SETTING);
+	add_int_setting(row, "effective_io_concurrency", "effective_io_concurrency");
+	add_int_setting(row, "io_combine_limit", "io_combine_limit");
+	add_int_setting(row, "io_max_concurrency", "io_max_concurrency");
 }
 
 /* io_uring: whether every worker's buffers were registered; NULL where none read through it. */
