@@ -34,7 +34,7 @@ REGRESS_OPTS = --inputdir=test --load-extension=ranread
 # initdb refuses root, so they are a target of their own (test/run-tap.sh
 # runs it as the postgres user) rather than part of installcheck.
 PROVE_TESTS ?= test/t/*.pl
-PROVE_FLAGS = -I test/t
+PROVE_FLAGS = -I test/t --timer
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
