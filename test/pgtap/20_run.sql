@@ -59,7 +59,9 @@ SELECT is(io_method, current_setting('io_method', true),
 		  'and its io_method (NULL before 18)') FROM ranread_batches WHERE batch = :b1;
 SELECT is(ARRAY[io_workers, effective_io_concurrency, io_combine_limit, io_max_concurrency]::text[],
 		  CASE WHEN io_method IS NULL THEN ARRAY[NULL, NULL, NULL, NULL]::text[]
-			   ELSE ARRAY[current_setting('io_workers'), current_setting('effective_io_concurrency'),
+			   -- (19 replaced io_workers by io_min_workers and io_max_workers)
+			   ELSE ARRAY[coalesce(current_setting('io_workers', true), current_setting('io_max_workers', true)),
+						  current_setting('effective_io_concurrency'),
 						  (pg_size_bytes(current_setting('io_combine_limit')) / 8192)::text,
 						  current_setting('io_max_concurrency')] END,
 		  'and its other I/O settings, io_combine_limit in blocks (NULL before 18)')
