@@ -30,15 +30,43 @@ if mount -t ramfs ramfs "$ramfs" 2>/dev/null; then
 else
 	echo "run-tap.sh: could not mount a ramfs; the direct I/O refusal test will skip" >&2
 fi
-trap 'umount "$smallfs" "$ramfs" 2>/dev/null || true' EXIT
+# A capped laboratory device for test/t/220_lab_caps.pl (test/lab/capped_zram.sh):
+# a zram device of its own behind the block throttle, in a cgroup delegated to
+# postgres.  It exports RANREAD_LAB_NAME, _CAP_DIR, _MOUNT, _DEVICE (MAJ:MIN),
+# _DEVICE_NAME, _CGROUP, _CGROUP_KIND, _SCRIPT; without it RANREAD_LAB_MISSING
+# says why, and the tests that need it skip with that reason.
+lab=$(pwd)/test/lab/capped_zram.sh
+lab_name=tap-$$
+lab_made=
+lab_vars=()
+if lab_out=$("$lab" make --name "$lab_name" 2>"$scratch/lab.err"); then
+	lab_made=1
+	while IFS= read -r line; do
+		key=${line%%=*} value=${line#*=}
+		value=${value#\'} value=${value%\'}
+		lab_vars+=("$key=$value")
+	done <<<"$lab_out"
+	# (v2 only) the runner's tree goes into the lab's uncapped group, whence
+	# postgres may move its own processes into the capped one
+	"$lab" adopt "$lab_name" $$
+else
+	lab_vars+=("RANREAD_LAB_MISSING=$(tail -n 1 "$scratch/lab.err")")
+	echo "run-tap.sh: no capped lab device ($(tail -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
+fi
+cleanup() {
+	[ -z "$lab_made" ] || "$lab" remove "$lab_name" || true
+	umount "$smallfs" "$ramfs" 2>/dev/null || true
+}
+trap cleanup EXIT
 chown -R postgres: "$scratch"
 
 status=0
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
-	make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
+	"${lab_vars[@]}" make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
 fi
-umount "$smallfs" "$ramfs" 2>/dev/null || true
+cleanup
+lab_made=
 rm -rf "$scratch"
