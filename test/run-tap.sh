@@ -6,6 +6,13 @@
 # `make install`; scripts/test.sh calls it.  Arguments name test files
 # (test/t/070_maintenance.pl ...); without any, all run.
 set -euo pipefail
+# The mounts below live in a mount namespace of the run's own: a process that
+# unshares its mounts meanwhile (another run's stress load, say) would
+# otherwise keep a copy of them, and the lab's device could not be freed;
+# and they all go when the run ends, however it ends.
+if [ -z "${RANREAD_TAP_NS:-}" ] && command -v unshare >/dev/null; then
+	exec unshare --mount --propagation private -- env RANREAD_TAP_NS=1 bash "$0" "$@"
+fi
 cd "$(dirname "$0")/.."
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)

@@ -172,9 +172,21 @@ remove_lab() {
 			echo "capped_zram: /dev/$zram is still mounted; not reset" >&2
 			ok=0
 		else
-			echo 1 >"/sys/block/$zram/reset" 2>/dev/null || true
-			echo "${zram#zram}" >/sys/class/zram-control/hot_remove ||
-				{ ok=0; echo "capped_zram: cannot hot-remove $zram (in use?)" >&2; }
+			# just after umount, udev may still hold the device open for a
+			# moment (its blkid probe): poll, up to 10 s
+			for (( i = 0; i < 100; i++ )); do
+				{ echo 1 >"/sys/block/$zram/reset" && echo "${zram#zram}" >/sys/class/zram-control/hot_remove; } 2>/dev/null && break
+				sleep 0.1
+			done
+			if [[ -e /sys/block/$zram && -e /proc/fs/ext4/$zram ]]; then
+				ok=0
+				echo "capped_zram: $zram is unmounted here but its ext4 is still mounted in another mount namespace" \
+					"(a process that unshared its mounts while the lab existed); it is freed when that namespace ends:" \
+					"run remove again then" >&2
+			elif [[ -e /sys/block/$zram ]]; then
+				ok=0
+				echo "capped_zram: cannot reset and hot-remove $zram: still open? (see: fuser -v /dev/$zram)" >&2
+			fi
 		fi
 	fi
 	if (( ok )); then
