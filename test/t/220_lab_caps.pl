@@ -260,6 +260,7 @@ foreach my $step (@steps)
 my ($stop_rule, $slo_iops, $verdict) = split /\|/, $node->safe_psql('postgres',
 	"SELECT stop_rule, slo_iops, verdict FROM ranread_sweeps WHERE sweep = $sweep");
 is($stop_rule, 'rate missed', 'it stopped because the step above the cap missed its rate');
+diag("sweep $sweep: $1") if $verdict =~ /(Highest within the SLO [^:]*:[^:]*?reads\/s):/;
 like($verdict, qr/Highest within the SLO \(mean <= 5 ms, p99 <= 50 ms\): [0-9,]+ IOPS [^:]*? at 2,000 reads\/s: /,
 	"the verdict's highest step within the SLO is 2,000 reads/s, the highest rate step below the cap");
 cmp_ok(abs($slo_iops - 2000) / 2000, '<=', 0.02, "and its IOPS within the SLO, $slo_iops, are that rate's");
@@ -313,7 +314,8 @@ cmp_ok(abs($after_iops - $low) / $low, '<=', 0.02, sprintf('after it %.0f IOPS, 
 truth($high, 'mid-run drop, before (series mean)', sprintf('%.0f', $before_iops));
 truth($low, 'mid-run drop, after (series mean)', sprintf('%.0f', $after_iops));
 like($$e, qr/IOPS fell from [0-9,]+ to [0-9,]+ after \d+ s: a burst allowance or a throttle\?/, 'the run WARNs that IOPS fell sharply');
-my ($warned) = $$e =~ /IOPS fell from [0-9,]+ to [0-9,]+ after (\d+) s/;
+my ($warning, $warned) = $$e =~ /(IOPS fell from [0-9,]+ to [0-9,]+ after (\d+) s[^\n]*)/;
+diag("the mid-run drop: WARNING:  $warning") if $warning;
 cmp_ok(abs(($warned // -100) - $at), '<=', 1, "the WARNING names the second the cap was lowered (" . ($warned // 'none') . " s)");
 my $in_flight = $iops * $mean / 1000;
 cmp_ok(abs($in_flight / 4 - 1), '<=', 0.05, sprintf("the mid-run drop: Little's law holds over the whole run, %.2f reads in flight for 4", $in_flight));
