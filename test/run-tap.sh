@@ -40,7 +40,7 @@ fi
 # A capped laboratory device for test/t/220_lab_caps.pl (test/lab/capped_zram.sh):
 # a zram device of its own behind the block throttle, in a cgroup delegated to
 # postgres.  It exports RANREAD_LAB_NAME, _CAP_DIR, _MOUNT, _DEVICE (MAJ:MIN),
-# _DEVICE_NAME, _CGROUP, _CGROUP_KIND, _SCRIPT; without it RANREAD_LAB_MISSING
+# _DEVICE_NAME, _CGROUP, _CGROUP_KIND, _SCRIPT; without it RANREAD_LAB_CAP_MISSING
 # says why, and the tests that need it skip with that reason.
 lab=$(pwd)/test/lab/capped_zram.sh
 lab_name=tap-$$
@@ -55,10 +55,11 @@ if lab_out=$("$lab" make --name "$lab_name" 2>"$scratch/lab.err"); then
 	done <<<"$lab_out"
 	# (v2 only) the runner's tree goes into the lab's uncapped group, whence
 	# postgres may move its own processes into the capped one
-	"$lab" adopt "$lab_name" $$
+	"$lab" adopt "$lab_name" $$ ||
+		echo "run-tap.sh: could not put the runner in the lab's uncapped group; test/t/220_lab_caps.pl cannot start its server" >&2
 else
-	lab_vars+=("RANREAD_LAB_MISSING=$(tail -n 1 "$scratch/lab.err")")
-	echo "run-tap.sh: no capped lab device ($(tail -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
+	lab_vars+=("RANREAD_LAB_CAP_MISSING=$(head -n 1 "$scratch/lab.err")")
+	echo "run-tap.sh: no capped lab device ($(head -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
 fi
 cleanup() {
 	[ -z "$lab_made" ] || "$lab" remove "$lab_name" || true

@@ -155,7 +155,7 @@ sub orphan_bytes
 # Why the capped lab device cannot be used here, or '' when it can.
 sub lab_missing
 {
-	return "no capped lab device: $ENV{RANREAD_LAB_MISSING}" if $ENV{RANREAD_LAB_MISSING};
+	return "no capped lab device: $ENV{RANREAD_LAB_CAP_MISSING}" if $ENV{RANREAD_LAB_CAP_MISSING};
 	foreach my $var (qw(RANREAD_LAB_NAME RANREAD_LAB_SCRIPT RANREAD_LAB_CGROUP RANREAD_LAB_CAP_DIR RANREAD_LAB_DEVICE))
 	{
 		return "no capped lab device: $var is not set (run the test through test/run-tap.sh as root)"
