@@ -18,10 +18,12 @@ packages=(
 	libipc-run-perl
 	# iodepth > 1 (io_uring); the Makefile builds without it, refusing iodepth > 1
 	liburing-dev pkg-config
+	# bench/*.sh, and test/t/220_lab_caps.pl: fio beside ranread on the capped lab device
 	fio
 	cppcheck clang-tidy valgrind
-	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test
-	e2fsprogs
+	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test, and ext4 on the capped
+	# lab device (test/lab/capped_zram.sh; also needs util-linux's findmnt and unshare)
+	e2fsprogs util-linux
 	# test/t/120_chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
 	librsvg2-bin libxml2-utils
 	# test/t/210_fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)

@@ -75,9 +75,14 @@ ranread_device_was_shared(double device_bytes, double own_bytes)
 		device_bytes - own_bytes >= RANREAD_DEVICE_SHARED_MIN_BYTES;
 }
 
-/* Whether an open-loop run's reads queued: response over RANREAD_QUEUEING_FACTOR x service. */
+/*
+ * Whether an open-loop run's reads queued: response over
+ * RANREAD_QUEUEING_FACTOR x service, by a wait of at least
+ * RANREAD_QUEUEING_MIN_WAIT_MS (less is the worker's wake-up).
+ */
 bool
 ranread_open_loop_queued(double response_mean_ms, double service_mean_ms)
 {
-	return service_mean_ms > 0 && response_mean_ms > RANREAD_QUEUEING_FACTOR * service_mean_ms;
+	return service_mean_ms > 0 && response_mean_ms > RANREAD_QUEUEING_FACTOR * service_mean_ms &&
+		response_mean_ms - service_mean_ms >= RANREAD_QUEUEING_MIN_WAIT_MS;
 }

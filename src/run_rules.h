@@ -22,8 +22,18 @@
 /* ... and that was at least this many bytes (a few metadata reads are not interference). */
 #define RANREAD_DEVICE_SHARED_MIN_BYTES	(4.0 * 1024 * 1024)
 
-/* An open-loop run queued when its mean response time was more than this many times its mean service time. */
+/* An open-loop run queued when its mean response time was more than this many times its mean service time ... */
 #define RANREAD_QUEUEING_FACTOR		10.0
+
+/*
+ * ... and its reads waited (response less service) at least this long on
+ * average: on a device that answers in microseconds, the worker's own wake-up
+ * from its sleep until a read was due (0.05 to 0.17 ms on a busy 2-vCPU VM,
+ * test/t/220_lab_caps.pl) is ten times the service time with no queue at all,
+ * while a rate the storage cannot serve builds a backlog of many ms within a
+ * second.
+ */
+#define RANREAD_QUEUEING_MIN_WAIT_MS	1.0
 
 extern int64 ranread_rereads(int processes, int64 iterations, int64 units);
 extern int64 ranread_iterations_without_rereads(int processes, int64 iterations, int64 units);

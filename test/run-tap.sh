@@ -6,6 +6,13 @@
 # `make install`; scripts/test.sh calls it.  Arguments name test files
 # (test/t/070_maintenance.pl ...); without any, all run.
 set -euo pipefail
+# The mounts below live in a mount namespace of the run's own: a process that
+# unshares its mounts meanwhile (another run's stress load, say) would
+# otherwise keep a copy of them, and the lab's device could not be freed;
+# and they all go when the run ends, however it ends.
+if [ -z "${RANREAD_TAP_NS:-}" ] && command -v unshare >/dev/null; then
+	exec unshare --mount --propagation private -- env RANREAD_TAP_NS=1 bash "$0" "$@"
+fi
 cd "$(dirname "$0")/.."
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
@@ -30,7 +37,44 @@ if mount -t ramfs ramfs "$ramfs" 2>/dev/null; then
 else
 	echo "run-tap.sh: could not mount a ramfs; the direct I/O refusal test will skip" >&2
 fi
-trap 'umount "$smallfs" "$ramfs" 2>/dev/null || true; lab_fuse_down' EXIT
+# (the FUSE laboratory's place and its unmount: it is mounted below)
+lab_fuse="$scratch/labfs"
+lab_fuse_down() {
+	if [ -e "$lab_fuse/labfs.pid" ]; then
+		test/lab/labfs.sh umount "$lab_fuse" || true
+	fi
+}
+# A capped laboratory device for test/t/220_lab_caps.pl (test/lab/capped_zram.sh):
+# a zram device of its own behind the block throttle, in a cgroup delegated to
+# postgres.  It exports RANREAD_LAB_NAME, _CAP_DIR, _MOUNT, _DEVICE (MAJ:MIN),
+# _DEVICE_NAME, _CGROUP, _CGROUP_KIND, _SCRIPT; without it RANREAD_LAB_CAP_MISSING
+# says why, and the tests that need it skip with that reason.
+lab=$(pwd)/test/lab/capped_zram.sh
+lab_name=tap-$$
+lab_made=
+lab_vars=()
+if lab_out=$("$lab" make --name "$lab_name" 2>"$scratch/lab.err"); then
+	lab_made=1
+	while IFS= read -r line; do
+		key=${line%%=*} value=${line#*=}
+		value=${value#\'} value=${value%\'}
+		lab_vars+=("$key=$value")
+	done <<<"$lab_out"
+	# (v2 only) the runner's tree goes into the lab's uncapped group, whence
+	# postgres may move its own processes into the capped one
+	"$lab" adopt "$lab_name" $$ ||
+		echo "run-tap.sh: could not put the runner in the lab's uncapped group; test/t/220_lab_caps.pl cannot start its server" >&2
+else
+	lab_vars+=("RANREAD_LAB_CAP_MISSING=$(head -n 1 "$scratch/lab.err")")
+	echo "run-tap.sh: no capped lab device ($(head -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
+fi
+# every exit path: the laboratories, then the file systems
+cleanup() {
+	lab_fuse_down
+	[ -z "$lab_made" ] || "$lab" remove "$lab_name" || true
+	umount "$smallfs" "$ramfs" 2>/dev/null || true
+}
+trap cleanup EXIT
 chown -R postgres: "$scratch"
 
 # The FUSE laboratory (test/lab/labfs.sh), a file system whose reads have a
@@ -38,12 +82,6 @@ chown -R postgres: "$scratch"
 # (skips without it).  It exports RANREAD_LAB_FUSE_DIR, a directory the
 # postgres user owns on it, and RANREAD_LAB_FUSE_CONTROL, its control file
 # (writable by every user; commands and counters in test/lab/labfs.c).
-lab_fuse="$scratch/labfs"
-lab_fuse_down() {
-	if [ -e "$lab_fuse/labfs.pid" ]; then
-		test/lab/labfs.sh umount "$lab_fuse" || true
-	fi
-}
 if test/lab/labfs.sh mount "$lab_fuse" >/dev/null; then
 	export RANREAD_LAB_FUSE_DIR="$lab_fuse/mnt/tblspc" RANREAD_LAB_FUSE_CONTROL="$lab_fuse/mnt/.labfs"
 else
@@ -53,11 +91,11 @@ fi
 status=0
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
 	RANREAD_LAB_FUSE_DIR="${RANREAD_LAB_FUSE_DIR:-}" RANREAD_LAB_FUSE_CONTROL="${RANREAD_LAB_FUSE_CONTROL:-}" \
-	make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
+	"${lab_vars[@]}" make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
 fi
-umount "$smallfs" "$ramfs" 2>/dev/null || true
-lab_fuse_down
+cleanup
+lab_made=
 rm -rf "$scratch"

@@ -10,7 +10,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
-  log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of);
+  log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
+  lab_missing lab_node lab_set_cap lab_run);
 
 # $columns (a SELECT list, "SELECT ...") of the batch row that $run (an SQL
 # statement returning a batch number) recorded: read after the run, since
@@ -146,6 +147,56 @@ sub orphan_bytes
 		WHERE f ~ '^[0-9]+(_[a-z]+)?(\.[0-9]+)?$'
 		  AND split_part(split_part(f, '.', 1), '_', 1)::oid NOT IN
 			  (SELECT pg_relation_filenode(oid) FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL)});
+}
+
+# --- the capped laboratory device (test/lab/capped_zram.sh, made by
+# test/run-tap.sh, which exports RANREAD_LAB_*) ---------------------------------
+
+# Why the capped lab device cannot be used here, or '' when it can.
+sub lab_missing
+{
+	return "no capped lab device: $ENV{RANREAD_LAB_CAP_MISSING}" if $ENV{RANREAD_LAB_CAP_MISSING};
+	foreach my $var (qw(RANREAD_LAB_NAME RANREAD_LAB_SCRIPT RANREAD_LAB_CGROUP RANREAD_LAB_CAP_DIR RANREAD_LAB_DEVICE))
+	{
+		return "no capped lab device: $var is not set (run the test through test/run-tap.sh as root)"
+		  unless $ENV{$var};
+	}
+	return "no capped lab device: cannot write $ENV{RANREAD_LAB_CGROUP}/cgroup.procs as " . getpwuid($<)
+	  unless -w "$ENV{RANREAD_LAB_CGROUP}/cgroup.procs";
+	return '';
+}
+
+# Run @cmd inside the lab's capped cgroup (it and every child it starts).
+sub lab_run
+{
+	my (@cmd) = @_;
+	return ($ENV{RANREAD_LAB_SCRIPT}, 'enter', $ENV{RANREAD_LAB_NAME}, @cmd);
+}
+
+# A cluster whose postmaster, and so every backend, worker and I/O worker,
+# runs inside the lab's capped cgroup, with ranread created in database
+# postgres.
+sub lab_node
+{
+	my ($name, %conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$conf{max_worker_processes} //= 32;
+	$node->append_conf('postgresql.conf', join('', map { "$_ = $conf{$_}\n" } sort keys %conf));
+	PostgreSQL::Test::Utils::system_or_bail(lab_run('pg_ctl', '-w', '-D', $node->data_dir,
+		'-l', $node->logfile, '-o', "--cluster-name=$name", 'start'));
+	$node->_update_pid(1);
+	$node->safe_psql('postgres', 'CREATE EXTENSION ranread');
+	return $node;
+}
+
+# Set the lab's read cap: iops => N, bps => N, or none.
+sub lab_set_cap
+{
+	my ($kind, $value) = @_;
+	PostgreSQL::Test::Utils::system_or_bail($ENV{RANREAD_LAB_SCRIPT}, 'set-cap', $ENV{RANREAD_LAB_NAME},
+		$kind, defined $value ? ($value) : ());
+	return;
 }
 
 1;

@@ -30,7 +30,7 @@ near(double a, double b)
 int
 main(void)
 {
-	printf("1..20\n");
+	printf("1..22\n");
 
 	/* re-reads: processes x iterations against the units */
 	ok(ranread_rereads(2, 4096, 8192) == 0, "2 x 4096 reads of 8192 units re-read nothing");
@@ -77,5 +77,9 @@ main(void)
 	ok(!ranread_open_loop_queued(0.65, 0.6) && !ranread_open_loop_queued(5.0, 0.5) &&
 	   !ranread_open_loop_queued(1.0, -1),
 	   "a response near its service time, exactly 10 times, or with no service time measured is not");
+	ok(!ranread_open_loop_queued(0.142, 0.0103) && !ranread_open_loop_queued(0.752, 0.009),
+	   "the lab's 2,000 reads/s below a cap of 2,200: 14 and 84 times a 10 us service, but a wait under 1 ms, is not");
+	ok(ranread_open_loop_queued(75.17, 1.41) && ranread_open_loop_queued(1.5, 0.01),
+	   "the lab's 2,400 reads/s above the cap (75 ms against 1.4 ms), or a 1.5 ms wait on a 10 us device, is");
 	return failures > 0;
 }
