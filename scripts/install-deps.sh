@@ -26,6 +26,8 @@ packages=(
 	librsvg2-bin libxml2-utils
 	# test/t/210_fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)
 	libfaketime
+	# scripts/test-under-load.sh: the CPU and I/O load the suite runs beside
+	stress-ng
 	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all

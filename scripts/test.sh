@@ -15,6 +15,10 @@
 # then the main paths under valgrind on the first major (scripts/valgrind.sh),
 # and the Debian packages of every major built (scripts/package.sh: build,
 # install, pg_buildext installcheck, purge).
+# RANREAD_TEST_EXTRA (e.g. "timing") passes through to the TAP suite: it
+# opts in to the tests that assert this machine's speed rather than the code
+# (see docs/reliability.md, "On a busy machine"); scripts/test-under-load.sh
+# runs the TAP suite beside a CPU and I/O load.
 # Majors in RANREAD_PG_TRY_VERSIONS (default "16 17 19", none when
 # RANREAD_PG_VERSIONS narrows the matrix) run too when
 # Debian's archive serves their source, and are reported as not served when
@@ -34,6 +38,11 @@ fi
 cluster_opts=(-o max_worker_processes=32 -o shared_buffers=128MB)
 
 scripts/install-deps.sh
+# test/run-tap.sh hands it on to the tests (as the postgres user)
+export RANREAD_TEST_EXTRA=${RANREAD_TEST_EXTRA:-}
+if [ -n "$RANREAD_TEST_EXTRA" ]; then
+	echo "test.sh: RANREAD_TEST_EXTRA=$RANREAD_TEST_EXTRA: the opt-in tests it names run too"
+fi
 
 summary=()
 failed=0
