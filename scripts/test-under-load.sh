@@ -128,8 +128,13 @@ for major in "${majors[@]}"; do
 		loads+=("$(cut -d' ' -f1-3 /proc/loadavg)")
 		# prove's counts: "Files=36, Tests=1234" and the failed files
 		counts=$(grep -Eo 'Files=[0-9]+, Tests=[0-9]+' "$log" | tail -1 || true)
-		bad=$(grep -E '^test/t/[^ ]+\.pl +\(Wstat|Failed [0-9]+/[0-9]+ subtests' "$log" |
-			grep -Eo '^test/t/[^ ]+\.pl|Failed [0-9]+/[0-9]+' | paste -sd' ' || true)
+		nfailed=$(grep -Eo '^test/t/[^ ]+\.pl +\(Wstat: .*Failed: [0-9]+\)' "$log" | grep -Eo '[0-9]+\)$' | tr -d ')' |
+			awk '{ n += $1 } END { print n + 0 }')
+		counts="${counts:+$counts, $nfailed failed}"
+		# prove's "Test Summary Report": each failed file and its failed tests
+		bad=$(awk '/^test\/t\/[^ ]+\.pl +\(Wstat/ { sub(/^test\/t\//, "", $1); file = $1; printf "%s%s", sep, file; sep = ", " }
+			file != "" && /^ +Failed tests?: / { sub(/^ +Failed tests?: +/, ""); printf " %s", $0 }
+			file != "" && /^ +Parse errors?: / { printf " (parse errors)" }' "$log" || true)
 		if [ "$status" -eq 0 ]; then
 			result=passed
 		else
