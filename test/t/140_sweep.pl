@@ -187,16 +187,19 @@ $node->safe_psql('postgres', q{CREATE FUNCTION sweep_in_function() RETURNS void 
 like($e, qr/2D000: ranread_sweep cannot run inside a transaction block/, 'in a function: 2D000');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'neither recorded a sweep');
 
-# another session watches the sweep; a cancel in step 2 keeps step 1
+# another session watches the sweep; a cancel in step 2 keeps step 1 (up to
+# 100,000 reads a process, capped at the 1 GB target's 131,072 units a step:
+# step 2 lasts seconds at 30,000 IOPS, against the few tenths of a second
+# from seeing it to cancelling it; 40,000 left it 2.7 s)
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 40000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 100000, target => 'long', min_scaling_pct => 0, $far)");
 ok($node->poll_query_until('postgres', q{
 	SELECT count(*) = 1 FROM ranread_progress
 	WHERE activity = 'run' AND worker IS NULL AND sweep_step = 2 AND reads > 0 AND state = '2 of 2 reading'
 	  AND sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
 	'ranread_progress shows the running sweep, its step 2 and its reads from another session');
 is(sweep_row('status, steps'), 'running|1', 'ranread_sweeps: running, one step committed');
-$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 40000%'");
+$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 100000%'");
 $h->finish;
 like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled');
 is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
@@ -210,7 +213,7 @@ like(sweep_row('verdict'), qr/^Highest IOPS: .* at 1 process\. .*It was cancelle
 # SLO far away: a step near its bound would run again, and the stop land in
 # the repeat)
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 40000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 100000, target => 'long', min_scaling_pct => 0, $far)");
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
 	'the next sweep reaches step 2');
 is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the sweep\'s session, which stops its step');
