@@ -162,7 +162,8 @@ trap - EXIT
 echo
 echo "test-under-load.sh: summary (load: stress-ng --cpu 2 --io 1 on $(nproc) CPUs; logs in $logdir)"
 printf '%s\n' "${summary[@]}"
-echo "load average (1, 5, 15 min) at the end of each run: $(IFS=';'; echo "${loads[*]:-none}" | sed 's/;/; /g')"
+load_text=$(printf '%s; ' "${loads[@]}")
+echo "load average (1, 5, 15 min) at the end of each run: ${load_text%; }"
 if [ "$failed" -ne 0 ]; then
 	echo "test-under-load.sh: some runs failed" >&2
 	exit 1
