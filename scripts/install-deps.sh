@@ -30,6 +30,8 @@ packages=(
 	libfaketime
 	# test/lab/labfs.sh: the FUSE laboratory file system (test/t/225_lab_fuse.pl), built and mounted by test/run-tap.sh
 	libfuse3-dev fuse3
+	# scripts/test-under-load.sh: the CPU and I/O load the suite runs beside
+	stress-ng
 	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all

@@ -21,6 +21,10 @@
 # Debian packages of the host majors (scripts/package.sh: build, install,
 # pg_buildext installcheck, purge).  A failing suite does not stop the
 # others; the exit status is non-zero when any failed.
+# RANREAD_TEST_EXTRA (e.g. "timing") passes through to the TAP suite: it
+# opts in to the tests that assert this machine's speed rather than the code
+# (see docs/reliability.md, "On a busy machine"); scripts/test-under-load.sh
+# runs the TAP suite beside a CPU and I/O load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +37,11 @@ else
 fi
 
 scripts/install-deps.sh
+# test/run-tap.sh hands it on to the tests (as the postgres user)
+export RANREAD_TEST_EXTRA=${RANREAD_TEST_EXTRA:-}
+if [ -n "$RANREAD_TEST_EXTRA" ]; then
+	echo "test.sh: RANREAD_TEST_EXTRA=$RANREAD_TEST_EXTRA: the opt-in tests it names run too"
+fi
 
 export RANREAD_SUMMARY=test-summary.tsv
 rm -f "$RANREAD_SUMMARY"

@@ -66,13 +66,18 @@ $node->safe_psql('postgres', "SELECT ranread_run(2, 200, 'series', mode => 'dire
 is(last_batch('reads'), '400', 'ramp with iterations: the iterations are counted after the ramp (2 x 200)');
 
 # --- steady state ---------------------------------------------------------------
+# A band of 99 %: two 1 s intervals are within it of their mean unless one's
+# IOPS or mean latency is 199 times the other's, so the rule holds at the
+# first full window on any machine (with 50 %, a factor of 3, a busy
+# machine's I/O could keep a run from settling): what is checked is that the
+# rule, once met, ends the run.
 my $start = time;
-$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '60 s', steady_state => '2 s', steady_band_pct => 50)");
+$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '60 s', steady_state => '2 s', steady_band_pct => 99)");
 my ($at, $status, $window) = split /\|/, last_batch('steady_at_s, status, steady_state_s');
-ok($at ne '' && $at >= 2 && $at < 30, "a 60 s run with a 2 s window within 50 %: steady after $at s");
+ok($at ne '' && $at >= 2 && $at < 30, "a 60 s run with a 2 s window within 99 %: steady after $at s");
 cmp_ok(time - $start, '<', 40, 'and the run ended then, not after 60 s');
 is("$status|$window", 'completed|2', 'it completed, with its window recorded');
-like($out, qr/^NOTICE:  steady state after [0-9.]+ s: IOPS and mean latency stayed within 50% of their means for 2\.0 s$/m,
+like($out, qr/^NOTICE:  steady state after [0-9.]+ s: IOPS and mean latency stayed within 99% of their means for 2\.0 s$/m,
 	'a NOTICE says when the steady state was reached');
 $out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', steady_state => '2 s', steady_band_pct => 0.0001)");
 is(last_batch("coalesce(steady_at_s::text, 'none') || ' ' || status"), 'none completed',

@@ -39,21 +39,26 @@ sub check_batch
 }
 
 # --- one worker, 32 reads in flight ------------------------------------------------
+# The device's reads/s are the whole device's: other processes' reads (a
+# busy machine's other tests, 13,000 reads/s were seen) only add to them, so
+# only the lower bound is the code's: every read counted reached the device.
 my $row = $node->safe_psql('postgres', q{
 	SELECT status, reads > 0, iops > 0, physical_pct, wrapped_reads >= 0,
-		   device_reads_per_s IS NULL OR abs(device_reads_per_s / iops - 1) < 0.25
+		   device_reads_per_s IS NULL OR device_reads_per_s / iops > 0.75
 	FROM ranread_run(1, NULL, 'deep', mode => 'direct', iodepth => 32, duration => '2 s')});
 is($row, 'completed|t|t|100.0|t|t',
-	'iodepth 32: completed, IOPS recorded, physical_pct 100, the device saw about as many reads/s as counted');
+	'iodepth 32: completed, IOPS recorded, physical_pct 100, the device saw at least about as many reads/s as counted');
 check_batch('iodepth 32', 32, 1);
 cmp_ok($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_intervals
 	WHERE batch = (SELECT max(batch) FROM ranread_batches) AND reads > 0}), '>=', 2,
 	'iodepth 32: at least two intervals with reads');
 # Little's law: reads in flight = IOPS x mean latency, whatever the device's speed.  The
-# one worker also reaps and resubmits, so on 2 busy vCPUs the queue drains while it waits
-# for a CPU: 23 of 32 was seen under the test matrix's load; iodepth 1 gives 1.
+# one worker also reaps and resubmits, so on busy CPUs the queue drains while it waits
+# for one: 23 and 29.5 of 32 were seen under load.  How far it drains is the machine's
+# scheduling; the code's part is that it keeps several in flight, where iodepth 1 keeps
+# at most 1: the bound is an eighth of the depth.
 my $in_flight = last_batch('iops * response_time_ms / 1000');
-cmp_ok($in_flight, '>', 16, "iodepth 32 keeps many reads in flight (IOPS x mean latency = $in_flight)");
+cmp_ok($in_flight, '>', 4, "iodepth 32 keeps many reads in flight (IOPS x mean latency = $in_flight)");
 cmp_ok($in_flight, '<', 33, 'and never more than 32');
 
 # --- iterations, two workers --------------------------------------------------------
@@ -61,7 +66,8 @@ $node->safe_psql('postgres', "SELECT ranread_run(2, 3000, 'deep', mode => 'direc
 is(last_batch('reads || \'|\' || status'), '6000|completed', 'iodepth 8 with iterations: exactly 2 x 3000 reads counted');
 check_batch('iodepth 8, two workers', 8, 2);
 $in_flight = last_batch('iops * response_time_ms / 1000');
-cmp_ok($in_flight, '>', 8, "two workers at iodepth 8 keep more than 8 reads in flight ($in_flight)");
+# (13.7 of 16 was seen under load; two workers at iodepth 1 would keep at most 2)
+cmp_ok($in_flight, '>', 2, "two workers at iodepth 8 keep more than one read in flight each ($in_flight)");
 
 # --- iodepth 1 is the one-read-at-a-time path ---------------------------------------
 foreach my $call ("iodepth => 1, ", "")

@@ -113,12 +113,17 @@ is(batch_of($node, q{SELECT batch FROM ranread_run(2, 1000, mode => 'smgr')}, q{
 
 # parallel workers are background workers too: their reads during a run make the counts disagree
 $node->safe_psql('postgres', q{CREATE TABLE scanned AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 100000) g});
-my $scans = join('', map { "SELECT pg_buffercache_evict_relation('scanned'); SELECT count(*) FROM scanned;" } 1 .. 40);
+# (more scans than the run lasts on any machine; cancelled once the run is done)
+my $scans = join('', map { "SELECT pg_buffercache_evict_relation('scanned'); SELECT count(*) FROM scanned;" } 1 .. 1000);
 my ($scanner) = start_psql($node, "SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
 	  . "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; $scans");
+# the run starts once the scans read, not when psql may not have begun yet
+ok($node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'}),
+	'the parallel scans are running');
 like(shown($node, q{SELECT status FROM ranread_run(1, NULL, mode => 'stream', iodepth => 8, duration => '2 s', allow_rereads => true)}),
 	qr/WARNING:  pg_stat_io and ranread disagree on the reads of batch \d+\nDETAIL:  pg_stat_io counted \d+ blocks read by background workers during the batch and ranread \d+ buffer misses/,
 	'another background worker\'s reads during the run: the counts disagree and the run says so');
+$node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SET max_parallel_workers_per_gather%' AND pid <> pg_backend_pid()});
 $scanner->finish;
 
 # iodepth 1 is a stream too: one read in flight, and the next block waits in the stream
@@ -175,8 +180,12 @@ like(shown($node, q{SELECT ranread_run(1, 10, 'in_own_eic', mode => 'stream', io
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, 10, 'in_own_eic', mode => 'direct')}),
 	'completed', 'other modes read from it');
 
-# a sweep stepping the stream's look-ahead
-$node->safe_psql('postgres', q{CALL ranread_sweep(mode => 'stream', iodepth => 1, max_iodepth => 8, iterations => 500)});
+# a sweep stepping the stream's look-ahead, to max_iodepth: the rules that
+# read measured figures are off or far away (scaling off, stop_latency_ms and
+# the SLO at 1 s), so that it stops at max_iodepth whatever the machine's
+# speed (with the defaults a busy machine stopped it at iodepth 4)
+$node->safe_psql('postgres', q{CALL ranread_sweep(mode => 'stream', iodepth => 1, max_iodepth => 8, iterations => 500,
+	min_scaling_pct => 0, stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(DISTINCT iodepth::text, ',' ORDER BY iodepth::text) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_batches) AND mode = 'stream'}),

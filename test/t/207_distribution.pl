@@ -5,8 +5,9 @@
 # most 84 % since each unit's first read misses); a hotset run sends its
 # share of reads to its share of units; a sequential run reads each
 # process's own consecutive units with the kernel's readahead, and the
-# kernel fetches what it reads.  Bad input is refused before anything is
-# recorded.
+# kernel fetches what it reads (that it is then faster than a random run is
+# the device's speed: RANREAD_TEST_EXTRA=timing only).  Bad input is refused
+# before anything is recorded.
 use strict;
 use warnings;
 use FindBin;
@@ -26,7 +27,9 @@ $err =~ s/^psql:<stdin>:\d+: //mg;
 like($err, qr/^NOTICE:  distribution zipf:1\.2: [0-9.]+% of the reads found their unit in memory/m,
 	'a zipf run says how many reads found their unit in memory');
 like($err, qr/DETAIL:  Shared buffers answered [0-9.]+% of the blocks read\./, 'and, in mode buffer, the hit ratio of shared buffers');
-unlike($err, qr/WARNING/, 'and warns of nothing: its hits are its result, not a fault');
+# (other processes' reads of the same device, a busy machine's, get their own
+# WARNING "other I/O shared the device": the machine's, not this run's)
+unlike($err, qr/^WARNING:  (?!other I\/O shared the device: )/m, 'and warns of nothing of its own: its hits are its result, not a fault');
 my ($hit_pct, $distribution, $reads) = split /\|/, $node->safe_psql('postgres',
 	"SELECT round(100.0 * buffer_hits / (buffer_hits + buffer_misses), 1), distribution, reads FROM ranread_batches WHERE batch = $out");
 is($distribution, 'zipf:1.2', 'the batch records its distribution');
@@ -55,8 +58,12 @@ my ($seq_kb, $seq_distribution, $seq_iops) = split /\|/,
   batch_of($node, q{SELECT batch FROM ranread_run(1, 8000, distribution => 'sequential')}, 'SELECT kb_per_read, distribution, iops');
 is($seq_distribution, 'sequential', 'a sequential batch records its distribution');
 cmp_ok($seq_kb, '>=', 7.2, "the kernel fetched $seq_kb kB per sequential read of 8 kB (at least 90%)");
-cmp_ok($seq_iops, '>', $random_iops,
-	"sequential reads with readahead are faster than random ones ($seq_iops against $random_iops IOPS for 2 processes)");
+SKIP:
+{
+	skip timing_skip(), 1 if timing_skip();
+	cmp_ok($seq_iops, '>', $random_iops,
+		"sequential reads with readahead are faster than random ones ($seq_iops against $random_iops IOPS for 2 processes)");
+}
 
 # bad input, refused before anything is recorded
 my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');

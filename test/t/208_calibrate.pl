@@ -4,7 +4,9 @@
 # cost ratio with its range, random_page_cost and effective_io_concurrency
 # by the stated rules, and an ALTER TABLESPACE naming the target's
 # tablespace, applied by nobody.  Bad input, a missing privilege and a
-# small target; a stopped calibration keeps its batches.
+# small target; a stopped calibration keeps its batches.  The figures are
+# checked against the batches they come from; that sequential pages are
+# cheaper than random ones is the device's speed (RANREAD_TEST_EXTRA=timing).
 use strict;
 use warnings;
 use FindBin;
@@ -24,7 +26,7 @@ my $stream = $node->safe_psql('postgres', q{SELECT current_setting('server_versi
 my $shown = shown($node, q{SELECT calibration, ratio > 1, ratio_min <= ratio AND ratio <= ratio_max,
 	random_page_cost = greatest(1.0, round((ratio * 0.1)::numeric, 1)) OR abs(random_page_cost - greatest(1.0, ratio * 0.1)) <= 0.06,
 	effective_io_concurrency, array_to_string(depths, ','), array_to_string(depth_iops, ','),
-	statement, array_length(batches, 1), random_ms > sequential_ms
+	statement, array_length(batches, 1), random_ms > sequential_ms, ratio, ratio_min, ratio_max, random_ms, sequential_ms
 	FROM ranread_calibrate('cal', iterations => 500, repetitions => 2, max_depth => 8)});
 like($shown, qr/WARNING:  ranread target "cal" is smaller than twice the server's memory/,
 	'a target smaller than twice the server\'s memory is warned of');
@@ -34,11 +36,32 @@ like($shown, qr/NOTICE:  calibration \d+: a random page costs [0-9.]+ sequential
 	'a NOTICE gives the ratio, its range and the recommendation');
 like($shown, qr/HINT:  Nothing was changed\. To apply: ALTER TABLESPACE "fast vol" SET/, 'and says nothing was changed');
 my ($row) = grep { /\|/ } split /\n/, $shown;
-my ($calibration, $faster, $within, $cost_rule, $eic, $depths, $iops, $statement, $batch_count, $costlier) = split /\|/, $row;
-is($faster, 't', 'sequential pages cost less than random ones (ratio above 1)');
+my ($calibration, $faster, $within, $cost_rule, $eic, $depths, $iops, $statement, $batch_count, $costlier, @figures) = split /\|/, $row;
+my ($ratio, $ratio_min, $ratio_max, $random_ms, $sequential_ms) = @figures;
+SKIP:
+{
+	skip timing_skip(), 2 if timing_skip();
+	is($faster, 't', 'sequential pages cost less than random ones (ratio above 1)');
+	is($costlier, 't', 'a random page takes longer than a sequential one');
+}
 is($within, 't', 'the ratio lies within its range over the repetitions');
 is($cost_rule, 't', 'random_page_cost is the ratio for 90% of random reads cached, at least 1');
-is($costlier, 't', 'a random page takes longer than a sequential one');
+# the ratio is the median over the ABBA pairs of the sequential batch's IOPS
+# over the random one's, and the page times are 1000 / median IOPS: the
+# batches' own figures, whichever way the device answered
+is($node->safe_psql('postgres', qq{
+	WITH b AS (SELECT batch, distribution, iops, row_number() OVER (ORDER BY batch) AS n FROM ranread_batches
+			   WHERE calibration = $calibration AND mode = 'smgr' AND prefetch = 0 AND distribution IS NOT NULL
+			     AND batch > (SELECT max(batch) - 4 FROM ranread_batches WHERE calibration = $calibration)),
+	pairs AS (SELECT (n + 1) / 2 AS pair, max(iops) FILTER (WHERE distribution = 'sequential') AS seq,
+					 max(iops) FILTER (WHERE distribution = 'uniform') AS rnd FROM b GROUP BY 1)
+	SELECT count(*) = 2
+	   AND abs($ratio - avg(seq / rnd)) <= 0.006
+	   AND abs($ratio_min - min(seq / rnd)) <= 0.006 AND abs($ratio_max - max(seq / rnd)) <= 0.006
+	   AND abs($random_ms - 1000 / avg(rnd)) <= 0.0001 + 1e-6 * $random_ms
+	   AND abs($sequential_ms - 1000 / avg(seq)) <= 0.0001 + 1e-6 * $sequential_ms
+	FROM pairs}),
+	't', "the ratio ($ratio), its range and the page times are the two pairs' figures (a median of 2 is their mean)");
 is($depths, $stream ? '1,2,4,8' : '0,1,2,4,8', 'the look-ahead series doubles up to max_depth');
 my @depths = split /,/, $depths;
 my @iops = split /,/, $iops;
@@ -78,8 +101,17 @@ if ($stream)
 }
 else
 {
-	is($node->safe_psql('postgres', q{SELECT effective_io_concurrency >= 0 FROM ranread_calibrate('cal', 500, 1, 2)}),
-		't', 'before 18, prefetch depths are its own: the tablespace\'s setting does not matter');
+	# its own series 0, 1, 2 runs, and its pick follows the rule on that
+	# series, not the tablespace's effective_io_concurrency
+	my ($own_eic, $own_depths, $own_iops) = split /\|/, $node->safe_psql('postgres', q{
+		SELECT effective_io_concurrency, array_to_string(depths, ','), array_to_string(depth_iops, ',')
+		FROM ranread_calibrate('cal', 500, 1, 2)});
+	my @own_depths = split /,/, $own_depths;
+	my @own_iops = split /,/, $own_iops;
+	my ($own_best) = sort { $b <=> $a } @own_iops;
+	my ($own_expected) = map { $own_depths[$_] } grep { $own_iops[$_] >= $own_best * 0.9 } 0 .. $#own_depths;
+	is("$own_depths $own_eic", "0,1,2 $own_expected",
+		'before 18, prefetch depths are its own (0, 1, 2) and so is its pick: the tablespace\'s setting does not matter');
 	$batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
 }
 

@@ -62,7 +62,9 @@ is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE
 	'1', 'each server recorded its own batch, with its start_at');
 
 # a fleet sweep: 1, 2, 4 processes per server on both servers at once, one committed fleet run a step
-$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1', 'node2'], 1, 4, iterations => 300, duration => NULL, min_scaling_pct => 0)});
+# (stop_latency_ms far from any machine's figures: only max_processes stops it)
+$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1', 'node2'], 1, 4, iterations => 300, duration => NULL, min_scaling_pct => 0,
+	stop_latency_ms => 1000)});
 like($out, qr/NOTICE:  fleet sweep \d+ step 1: 1 process per server, \d+ IOPS, mean [0-9.]+ ms, p99 [0-9.]+ ms \(fleet \d+\)/,
 	'a fleet sweep says each step');
 like($out, qr/NOTICE:  fleet sweep \d+: 3 steps; it stopped because it reached max_processes \(4\)/, 'and why it stopped');
@@ -321,7 +323,9 @@ like($$cancel_out, qr/server \| node1\s+\| cancelled.*server \| node2\s+\| faile
 $nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
 
 # a fleet sweep past the servers' free worker slots is cut to them and ends with its verdict (D9)
-$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 16, 64, iterations => 50, duration => NULL, min_scaling_pct => 0)});
+# (32 processes on a busy machine's CPUs can pass the default stop_latency_ms of 10 ms: far away here)
+$out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 16, 64, iterations => 50, duration => NULL, min_scaling_pct => 0,
+	stop_latency_ms => 1000)});
 like($out, qr/NOTICE:  fleet sweep \d+: 32 processes per server are more than the servers' free worker slots, (\d+) from now on/,
 	'a step past the free worker slots is cut to them');
 like($out, qr/NOTICE:  fleet sweep \d+: 2 steps; it stopped because it reached max_processes \(\d+\)\nDETAIL:  Highest: /,

@@ -11,7 +11,28 @@ use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
-  lab_missing lab_node lab_set_cap lab_run);
+  lab_missing lab_node lab_set_cap lab_run
+  extra_enabled timing_skip);
+
+# Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
+# PostgreSQL's PG_TEST_EXTRA) names $group.  The opt-in group "timing" holds
+# the assertions about this machine's speed rather than about the code (a
+# prefetched read is faster, sequential beats random): they hold on an idle
+# development VM and may fail on a busy or slow machine, so they run only
+# when asked for (RANREAD_TEST_EXTRA=timing test/run-tap.sh).
+sub extra_enabled
+{
+	my ($group) = @_;
+	return scalar(grep { $_ eq $group } split /[\s,]+/, $ENV{RANREAD_TEST_EXTRA} // '');
+}
+
+# The reason a timing assertion is skipped, or '' when RANREAD_TEST_EXTRA
+# names timing:  skip(timing_skip(), N) if timing_skip();
+sub timing_skip
+{
+	return extra_enabled('timing') ? ''
+	  : 'asserts this machine\'s speed, not the code: set RANREAD_TEST_EXTRA=timing to run it';
+}
 
 # $columns (a SELECT list, "SELECT ...") of the batch row that $run (an SQL
 # statement returning a batch number) recorded: read after the run, since
