@@ -17,13 +17,13 @@ if [ -n "$version_tests" ]; then
 	exit 1
 fi
 
-# A read path is its own file and two lines in readpath.c: its ops table is
-# named nowhere else.
+# A read path is its own file, its declaration in readpath.h and a line in
+# readpath.c's table: its ops table is named nowhere else.
 for path_file in src/readpath_*.c; do
 	ops=$(basename "$path_file" .c)
-	elsewhere=$(grep -ln "ranread_$ops\b" src/*.c src/*.h | grep -v -e "^$path_file\$" -e '^src/readpath\.c$' || true)
+	elsewhere=$(grep -ln "ranread_$ops\b" src/*.c src/*.h | grep -v -e "^$path_file\$" -e '^src/readpath\.[ch]$' || true)
 	if [ -n "$elsewhere" ]; then
-		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath.c: $elsewhere" >&2
+		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath.[ch]: $elsewhere" >&2
 		exit 1
 	fi
 done
