@@ -10,7 +10,9 @@ set -euo pipefail
 # unshares its mounts meanwhile (another run's stress load, say) would
 # otherwise keep a copy of them, and the lab's device could not be freed;
 # and they all go when the run ends, however it ends.
-if [ -z "${RANREAD_TAP_NS:-}" ] && command -v unshare >/dev/null; then
+# (In a chroot, whose root is no mount point, a private namespace cannot be
+# made: scripts/chroot.sh runs it in one of its own already.)
+if [ -z "${RANREAD_TAP_NS:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
 	exec unshare --mount --propagation private -- env RANREAD_TAP_NS=1 bash "$0" "$@"
 fi
 cd "$(dirname "$0")/.."

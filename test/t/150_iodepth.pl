@@ -156,14 +156,10 @@ is(last_batch('batch'), $batches, 'the refused calls recorded no batch');
 
 # io_uring blocked by a seccomp profile: restart the server under a filter
 # that fails io_uring_setup() with EPERM
-my $helper = $node->basedir . '/deny_io_uring';
 SKIP:
 {
-	skip 'no C compiler to build the seccomp helper', 6
-	  if system('cc', '-o', $helper, "$FindBin::RealBin/deny_io_uring.c") != 0;
-	$node->stop;
-	system_or_bail($helper, 'pg_ctl', '-w', '-D', $node->data_dir, '-l', $node->logfile, 'start');
-	$node->_update_pid(1);
+	my $why = restart_denying($node, 'io_uring_setup', 'EPERM');
+	skip $why, 6 if $why;
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SELECT ranread_run(2, 10, 'deep', mode => 'direct', iodepth => 32)",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ]);

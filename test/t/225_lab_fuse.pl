@@ -160,14 +160,10 @@ foreach my $mode ('smgr', 'buffer')
 
 # Without cachestat() either (a kernel before 6.5: the server under a seccomp
 # filter that fails it with ENOSYS), the run goes on without the proof.
-my $helper = $node->basedir . '/deny_cachestat';
 SKIP:
 {
-	skip 'no C compiler to build the seccomp helper', 3
-	  if system('cc', '-o', $helper, "$FindBin::RealBin/deny_cachestat.c") != 0;
-	$node->stop;
-	system_or_bail($helper, 'pg_ctl', '-w', '-D', $node->data_dir, '-l', $node->logfile, 'start');
-	$node->_update_pid(1);
+	my $why = restart_denying($node, 'cachestat', 'ENOSYS');
+	skip $why, 3 if $why;
 	my $out = shown($node, "SELECT status FROM ranread_run(2, 200, 'lab_t', mode => 'smgr')");
 	is($node->safe_psql('postgres',
 		"SELECT status || ' ' || coalesce(physical_pct::text, 'NULL') FROM ranread_batches ORDER BY batch DESC LIMIT 1"),

@@ -4,6 +4,7 @@ package RanreadTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use FindBin;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -12,7 +13,7 @@ use Test::More;
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
   lab_missing lab_node lab_set_cap lab_run
-  extra_enabled timing_skip);
+  extra_enabled timing_skip restart_denying);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
 # PostgreSQL's PG_TEST_EXTRA) names $group.  The opt-in group "timing" holds
@@ -218,6 +219,22 @@ sub lab_set_cap
 	PostgreSQL::Test::Utils::system_or_bail($ENV{RANREAD_LAB_SCRIPT}, 'set-cap', $ENV{RANREAD_LAB_NAME},
 		$kind, defined $value ? ($value) : ());
 	return;
+}
+
+# Restart $node's postmaster under a seccomp filter that fails system call
+# $syscall with $errno (test/t/deny_syscall.c, built here); returns '' then,
+# or why it could not (no C compiler), for a skip.
+sub restart_denying
+{
+	my ($node, $syscall, $errno) = @_;
+	my $helper = $node->basedir . '/deny_syscall';
+	return 'no C compiler to build the seccomp helper'
+	  if system('cc', '-o', $helper, "$FindBin::RealBin/deny_syscall.c") != 0;
+	$node->stop;
+	PostgreSQL::Test::Utils::system_or_bail($helper, $syscall, $errno, 'pg_ctl', '-w', '-D', $node->data_dir,
+		'-l', $node->logfile, 'start');
+	$node->_update_pid(1);
+	return '';
 }
 
 1;
