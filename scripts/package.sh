@@ -47,6 +47,10 @@ extversion=$(sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)
 # Scratch copy of the tracked files as they are now (uncommitted edits included):
 # dpkg-buildpackage writes its .deb files into the parent directory.
 work=$(mktemp -d /tmp/ranread-package.XXXXXX)
+# the build's own installcheck loads the extension from inside the build tree
+# (extension_destdir), and the server (postgres) scans its directory for the
+# update scripts that install 1.3: it must be able to enter it
+chmod 755 "$work"
 src="$work/ranread"
 mkdir "$src"
 tree=$(git stash create)

@@ -42,10 +42,11 @@ my $device = "$ENV{RANREAD_LAB_DEVICE_NAME} ($ENV{RANREAD_LAB_DEVICE}, zram, thr
 my $node = lab_node('labcaps');
 my $major = $node->pg_version->major;
 # 18: more I/O workers than the default 3, so that a stream's reads queue at
-# the throttle rather than for an I/O worker (io_workers takes a reload)
+# the throttle rather than for an I/O worker (io_workers takes a reload; 19
+# sizes its pool between io_min_workers and io_max_workers)
 if ($major >= 18)
 {
-	$node->safe_psql('postgres', 'ALTER SYSTEM SET io_workers = 8');
+	$node->safe_psql('postgres', $major >= 19 ? 'ALTER SYSTEM SET io_min_workers = 8' : 'ALTER SYSTEM SET io_workers = 8');
 	$node->reload;
 }
 # the postmaster, and a backend it forked, in the capped cgroup: a line of
