@@ -300,13 +300,19 @@ disconnect(const char *connection, const char *unused)
 	(void) OidFunctionCall1(dblink_function("dblink_disconnect", 1, one_text), text_datum(connection));
 }
 
-static bool
-is_busy(const char *connection)
+/* dblink_is_busy(), looked up once for a wait's many polls */
+static Oid
+is_busy_function(void)
 {
 	Oid			one_text[1] = {TEXTOID};
 
-	return DatumGetInt32(OidFunctionCall1(dblink_function("dblink_is_busy", 1, one_text),
-										  text_datum(connection))) == 1;
+	return dblink_function("dblink_is_busy", 1, one_text);
+}
+
+static bool
+is_busy(Oid is_busy_fn, const char *connection)
+{
+	return DatumGetInt32(OidFunctionCall1(is_busy_fn, text_datum(connection))) == 1;
 }
 
 /* Sleep FLEET_POLL_MS, or less if the latch is set; a cancel ends it. */
@@ -330,6 +336,7 @@ stop_servers(int64 fleet, int count, char **servers, char **schemas)
 {
 	char	  **connections = palloc0(sizeof(char *) * count);
 	bool	   *sent = palloc0(sizeof(bool) * count);
+	Oid			is_busy_fn = is_busy_function();
 
 	for (int i = 0; i < count; i++)
 	{
@@ -345,7 +352,7 @@ stop_servers(int64 fleet, int count, char **servers, char **schemas)
 		bool		busy = false;
 
 		for (int i = 0; i < count; i++)
-			busy = busy || (sent[i] && is_busy(connections[i]));
+			busy = busy || (sent[i] && is_busy(is_busy_fn, connections[i]));
 		if (!busy)
 			break;
 		poll_pause();
@@ -375,6 +382,7 @@ ranread_fleet_wait(PG_FUNCTION_ARGS)
 	int			server_count;
 	int			schema_count;
 	bool		stopped = false;
+	Oid			is_busy_fn;
 
 	for (int i = 0; i < 4; i++)
 		if (PG_ARGISNULL(i))
@@ -390,13 +398,14 @@ ranread_fleet_wait(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("connections, servers and schemas must have one element per server")));
 
+	is_busy_fn = is_busy_function();
 	ranread_advertise_fleet(fleet, true);
 	for (;;)
 	{
 		bool		busy = false;
 
 		for (int i = 0; i < count && !busy; i++)
-			busy = is_busy(connections[i]);
+			busy = is_busy(is_busy_fn, connections[i]);
 		if (!busy)
 			break;
 		if (!stopped && ranread_fleet_stop_requested(fleet))
