@@ -29,7 +29,7 @@ static const char *const help_lines[] = {
 	"ranread_setup(size, tablespace, target, log_level): write a target; size NULL: twice the server's memory",
 	"ranread_run(processes, iterations, target, mode, ..., distribution): one batch of timed random reads, its summary row",
 	"distribution => 'uniform' (default), 'zipf:theta', 'hotset:P%/Q%' or 'sequential': which units a run reads",
-	"CALL ranread_sweep(start_processes, ..., max_prefetch): step until a stop rule, then a verdict with bands",
+	"CALL ranread_sweep(start_processes, ..., repeat): step until a stop rule, a verdict with bands (between N sweeps too)",
 	"ranread_verdict(sweep): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
 	"ranread_summary: view, every column of every batch, RanRead's seven first (for export or \\x)",

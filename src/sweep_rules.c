@@ -437,3 +437,81 @@ ranread_sweep_judge(const RanreadSweepStep *steps, int count, const RanreadSweep
 		}
 	}
 }
+
+/*
+ * The median of values[0..n-1], n > 0, which it sorts (by insertion: n is
+ * a few sweeps, and this file stays free of the server's qsort).
+ */
+static double
+median_of(double *values, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		double		value = values[i];
+		int			j = i;
+
+		for (; j > 0 && values[j - 1] > value; j--)
+			values[j] = values[j - 1];
+		values[j] = value;
+	}
+	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/*
+ * The 95th percentile of sqrt(chi^2(df) / df): how much wider than its true
+ * value a standard deviation estimated from df + 1 values is, 1 time in 20.
+ * df from 1 to 9 (2 to 10 sweeps, repeat's range); more sweeps use 9's.
+ */
+static double
+chi_ratio_95(int df)
+{
+	static const double quantiles[] = {3.841, 5.991, 7.815, 9.488, 11.070, 12.592, 14.067, 15.507, 16.919};
+	int			k = Min(Max(df, 1), (int) lengthof(quantiles));
+
+	return sqrt(quantiles[k - 1] / k);
+}
+
+/*
+ * One figure of n sweeps (values, n > 0) and its step's own IOPS band in
+ * each (bands, -1 unknown), both sorted here: their median and range; the
+ * band of one sweep's figure from their spread (RANREAD_SWEEP_BAND_ERRORS
+ * standard deviations, in percent of the median), which is the same kind
+ * of band as a step's own, so that the two compare; and what the steps'
+ * own noise leaves unexplained, the bands being independent errors that
+ * add in quadrature: between^2 = within^2 + drift^2.  The drift is what
+ * changed between the sweeps (the device's state, other load on the machine
+ * or the volume).  A few sweeps estimate their spread loosely, so the
+ * between-sweep band counts as wider than the steps' own noise only when a
+ * chi-square test says so (its ratio to the within-step band above the 95th
+ * percentile of sqrt(chi^2(n - 1) / (n - 1)): 1.73 for 3 sweeps, 1.54 for 5);
+ * else the drift is 0: the sweeps differed by no more than the noise makes
+ * them.
+ */
+void
+ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *spread)
+{
+	double		squares = 0;
+	double		mean = 0;
+	int			known = 0;
+
+	spread->median = median_of(values, n);
+	spread->low = values[0];
+	spread->high = values[n - 1];
+	for (int i = 0; i < n; i++)
+		mean += values[i] / n;
+	for (int i = 0; i < n; i++)
+		squares += (values[i] - mean) * (values[i] - mean);
+	spread->between_band_pct = n >= 2 && spread->median > 0 ?
+		100 * RANREAD_SWEEP_BAND_ERRORS * sqrt(squares / (n - 1)) / spread->median : -1;
+	for (int i = 0; i < n; i++)
+		if (bands[i] >= 0)
+			bands[known++] = bands[i];
+	spread->within_band_pct = known > 0 ? median_of(bands, known) : -1;
+	if (spread->between_band_pct < 0 || spread->within_band_pct < 0)
+		spread->drift_band_pct = -1;
+	else if (spread->between_band_pct <= spread->within_band_pct * chi_ratio_95(n - 1))
+		spread->drift_band_pct = 0;
+	else
+		spread->drift_band_pct = sqrt(spread->between_band_pct * spread->between_band_pct -
+									  spread->within_band_pct * spread->within_band_pct);
+}

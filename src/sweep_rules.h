@@ -102,6 +102,25 @@ typedef struct RanreadSweepVerdict
 	int			partial_steps;	/* steps that did not complete */
 } RanreadSweepVerdict;
 
+/*
+ * How one figure (the highest within the SLO, say) spread over several
+ * sweeps, against the noise each sweep's step had of its own.
+ */
+typedef struct RanreadSweepSpread
+{
+	double		median;
+	double		low;
+	double		high;
+	double		between_band_pct;	/* one sweep's band from the sweeps' spread;
+									 * -1 below 2 sweeps */
+	double		within_band_pct;	/* the median of the steps' own bands; -1
+									 * when none is known */
+	double		drift_band_pct; /* the part of the between-sweep band the
+								 * steps' own noise does not explain, 0 when
+								 * the sweeps cannot tell it from that noise;
+								 * -1 when either band is unknown */
+} RanreadSweepSpread;
+
 extern bool ranread_sweep_step_valid(const RanreadSweepStep *step);
 extern int	ranread_sweep_valid_before(const RanreadSweepStep *steps, int last);
 extern bool ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules);
@@ -119,5 +138,6 @@ extern int	ranread_sweep_next_processes(int processes, int step_processes, int m
 extern double ranread_sweep_next_rate(double rate, double rate_step, double max_rate);
 extern void ranread_sweep_judge(const RanreadSweepStep *steps, int count,
 								const RanreadSweepRules *rules, RanreadSweepVerdict *verdict);
+extern void ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *spread);
 
 #endif							/* RANREAD_SWEEP_RULES_H */

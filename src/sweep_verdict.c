@@ -506,15 +506,6 @@ ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat, char **m
 	}
 }
 
-static int
-compare_doubles(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /* The most common of places[0..n-1], and in *count how many times it occurs. */
 static const char *
 most_common(char **places, int n, int *count)
@@ -539,36 +530,51 @@ most_common(char **places, int n, int *count)
 
 /*
  * "median 40,600 IOPS, from 38,000 to 42,000 (spread 9.8 % of the median),
- * at 40 processes in 4 of 5 sweeps": values[0..n-1] (sorted here) and where
- * each was found (the most common place is named).
+ * at 40 processes in 4 of 5 sweeps; between sweeps ± 7.1 %, within a step
+ * ± 2.0 %: ...": values[0..n-1] and their steps' own IOPS bands (both
+ * sorted here), where each was found (the most common place is named), and
+ * what the between-sweep band says against the within-step one.
  */
 static void
-append_spread(StringInfo out, double *values, char **places, int n, int of)
+append_spread(StringInfo out, double *values, double *bands, char **places, int n, int of)
 {
-	double		median;
+	RanreadSweepSpread spread;
 	int			count;
 	const char *place = most_common(places, n, &count);
 
-	qsort(values, n, sizeof(double), compare_doubles);
-	median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+	ranread_sweep_spread(values, bands, n, &spread);
 	appendStringInfo(out, "median %s IOPS, from %s to %s (spread %.1f %% of the median), at %s in %d of %d sweeps",
-					 ranread_format_rate(median), ranread_format_rate(values[0]),
-					 ranread_format_rate(values[n - 1]),
-					 median > 0 ? 100 * (values[n - 1] - values[0]) / median : 0,
+					 ranread_format_rate(spread.median), ranread_format_rate(spread.low),
+					 ranread_format_rate(spread.high),
+					 spread.median > 0 ? 100 * (spread.high - spread.low) / spread.median : 0,
 					 place, count, of);
+	if (spread.between_band_pct < 0)
+		return;
+	appendStringInfo(out, "; between sweeps%s", band_text(spread.between_band_pct));
+	if (spread.within_band_pct < 0)
+		return;
+	appendStringInfo(out, ", within a step%s", band_text(spread.within_band_pct));
+	if (spread.drift_band_pct == 0)
+		appendStringInfoString(out, ": the sweeps differed by no more than a step's own noise makes them");
+	else
+		appendStringInfo(out, ":%s of it is not a step's own noise but changed between the sweeps (the device's state, other load)",
+						 band_text(spread.drift_band_pct));
 }
 
 /*
  * What repeat => N's sweeps found together: the median and spread of each
- * verdict figure (highest within the SLO, highest IOPS) and where the most
- * sweeps found it and the knee.
+ * verdict figure (highest within the SLO, highest IOPS), its band between
+ * sweeps against its step's own, and where the most sweeps found it and the
+ * knee.
  */
 char *
 ranread_sweep_repeats_text(const int64 *sweeps, int count)
 {
 	StringInfoData out;
 	double	   *slo = palloc(sizeof(double) * count);
+	double	   *slo_band = palloc(sizeof(double) * count);
 	double	   *max = palloc(sizeof(double) * count);
+	double	   *max_band = palloc(sizeof(double) * count);
 	char	  **slo_at = palloc(sizeof(char *) * count);
 	char	  **max_at = palloc(sizeof(char *) * count);
 	char	  **knee_at = palloc(sizeof(char *) * count);
@@ -587,11 +593,13 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 		if (verdict.slo_step >= 0)
 		{
 			slo[nslo] = record.steps[verdict.slo_step].iops;
+			slo_band[nslo] = record.steps[verdict.slo_step].iops_band_pct;
 			slo_at[nslo++] = step_at(&record, &record.steps[verdict.slo_step]);
 		}
 		if (verdict.max_step >= 0)
 		{
 			max[nmax] = record.steps[verdict.max_step].iops;
+			max_band[nmax] = record.steps[verdict.max_step].iops_band_pct;
 			max_at[nmax++] = step_at(&record, &record.steps[verdict.max_step]);
 		}
 		if (verdict.knee_step >= 0)
@@ -602,7 +610,7 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 	if (nslo > 0)
 	{
 		appendStringInfoString(&out, "Highest within the SLO: ");
-		append_spread(&out, slo, slo_at, nslo, count);
+		append_spread(&out, slo, slo_band, slo_at, nslo, count);
 		appendStringInfoString(&out, ". ");
 	}
 	if (nslo < count)
@@ -610,7 +618,7 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 	if (nmax > 0)
 	{
 		appendStringInfoString(&out, "Highest IOPS: ");
-		append_spread(&out, max, max_at, nmax, count);
+		append_spread(&out, max, max_band, max_at, nmax, count);
 		appendStringInfoString(&out, ". ");
 	}
 	if (nknee > 0)

@@ -143,10 +143,27 @@ like(sweep_row('verdict'), qr/^Highest IOPS: [\d,]+ IOPS ± 400 % .* at 1 proces
 	'its verdict keeps the completed run\'s figures and says the repeat was cancelled');
 $node->safe_psql('postgres', 'DROP TRIGGER noisy_bands ON ranread_batches; DROP FUNCTION noisy_bands()');
 
-# repeat => 2: the whole sweep twice, then the median and spread of each verdict figure
-$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, stop_latency_ms => 1000, repeat => 2)");
-like($shown, qr/NOTICE:  sweep (\d+) completed after 2 steps\n.*NOTICE:  sweep \d+ completed after 2 steps\n.*NOTICE:  2 sweeps of 2 asked\nDETAIL:  Sweeps \d+ to \d+\. (Highest within the SLO: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. )?(In [12] of 2 sweeps no step met the SLO\. )?Highest IOPS: median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(es)? in [12] of 2 sweeps\. Knee at \d process(es)? in [12] of 2 sweeps\./s,
-	'repeat => 2 runs the sweep twice and reports the median and spread of its verdicts');
+# repeat => 2: the whole sweep twice, then the median and spread of each
+# verdict figure, and its band between the sweeps against its step's own
+# (the SLO far from any figure, so that every step meets it and none repeats)
+my $first_new = $node->safe_psql('postgres', 'SELECT coalesce(max(sweep), 0) + 1 FROM ranread_sweep_runs');
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100, target => 'sw', min_scaling_pct => 0, $far, repeat => 2)");
+my $figure = qr/median [\d,]+ IOPS, from [\d,]+ to [\d,]+ \(spread [\d.]+ % of the median\), at \d process(?:es)? in [12] of 2 sweeps; between sweeps ± ([\d.]+) %, within a step ± ([\d.]+) %: (?:the sweeps differed by no more than a step's own noise makes them|± [\d.]+ % of it is not a step's own noise but changed between the sweeps \(the device's state, other load\))/;
+like($shown, qr/NOTICE:  sweep (\d+) completed after 2 steps\n.*NOTICE:  sweep \d+ completed after 2 steps\n.*NOTICE:  2 sweeps of 2 asked\nDETAIL:  Sweeps \d+ to \d+\. Highest within the SLO: $figure\. Highest IOPS: $figure\. Knee at \d process(es)? in [12] of 2 sweeps\./s,
+	'repeat => 2 runs the sweep twice and reports the median, spread and bands of its verdicts');
+# each sweep's highest step: its IOPS and its own band, as recorded
+my @highest = map { [ split /\|/ ] } split /\n/, $node->safe_psql('postgres', qq{
+	SELECT DISTINCT ON (sweep) iops, iops_band_pct FROM ranread_batches
+	WHERE sweep >= $first_new AND status = 'completed' ORDER BY sweep, iops DESC});
+my ($iops_a, $iops_b) = ($highest[0][0], $highest[1][0]);
+# two sweeps: standard deviation |a - b| / sqrt(2); the band is 2 of them, in % of the median
+my $between = 200 * abs($iops_a - $iops_b) / sqrt(2) / (($iops_a + $iops_b) / 2);
+my $within = ($highest[0][1] + $highest[1][1]) / 2;
+my $band = sub { sprintf($_[0] < 10 ? '%.1f' : '%.0f', $_[0]) };
+my ($shown_between, $shown_within) = $shown =~ /Highest IOPS: $figure/;
+is("$shown_between $shown_within", $band->($between) . ' ' . $band->($within),
+	sprintf('the band between the sweeps is 2 standard deviations of their highest IOPS (%.0f, %.0f), the band within a step the median of their own (%.1f, %.1f)',
+		$iops_a, $iops_b, $highest[0][1], $highest[1][1]));
 
 # max_processes below the default start of 10: refused, saying how
 ($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(max_processes => 4, target => 'sw')");

@@ -75,9 +75,9 @@ main(void)
 {
 	RanreadSweepRules rules = default_rules(1024);
 	RanreadSweepVerdict verdict;
-	char		what[200];
+	char		what[300];
 
-	printf("1..61\n");
+	printf("1..67\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -344,6 +344,56 @@ main(void)
 		ranread_sweep_combine(runs, 1, &combined);
 		ok(combined.iops == 30000 && combined.iops_band_pct == 4 && combined.runs == 1,
 		   "combine: one run is itself");
+	}
+
+	/* one figure of several sweeps against its steps' own noise */
+	{
+		double		values[3] = {1100, 900, 1000};
+		double		bands[3] = {5, -1, 4};
+		RanreadSweepSpread spread;
+
+		ranread_sweep_spread(values, bands, 3, &spread);
+		snprintf(what, sizeof(what), "spread: 1,100/900/1,000 IOPS: median %.0f, from %.0f to %.0f, between sweeps +-20 %% (%.2f), within a step +-4.5 %% (%.2f), drift +-19.49 %% (%.2f)",
+				 spread.median, spread.low, spread.high, spread.between_band_pct, spread.within_band_pct, spread.drift_band_pct);
+		ok(spread.median == 1000 && spread.low == 900 && spread.high == 1100 &&
+		   fabs(spread.between_band_pct - 20) < 1e-9 && spread.within_band_pct == 4.5 &&
+		   fabs(spread.drift_band_pct - sqrt(400 - 4.5 * 4.5)) < 1e-9, what);
+		values[0] = 1000;
+		values[1] = 1010;
+		bands[0] = bands[1] = 3;
+		ranread_sweep_spread(values, bands, 2, &spread);
+		snprintf(what, sizeof(what), "spread: two sweeps closer than their steps' noise (+-%.2f %% within +-%.2f %%) leave no drift (%.2f)",
+				 spread.between_band_pct, spread.within_band_pct, spread.drift_band_pct);
+		ok(fabs(spread.between_band_pct - 200 * sqrt(50.0) / 1005) < 1e-9 && spread.within_band_pct == 3 &&
+		   spread.drift_band_pct == 0, what);
+		/* 3 sweeps whose band is 1.6 times a step's: within what 3 sweeps' noise gives (1.73 times) */
+		values[0] = 1000;
+		values[1] = 1040;
+		values[2] = 1020;
+		bands[0] = bands[1] = bands[2] = 2.5;
+		ranread_sweep_spread(values, bands, 3, &spread);
+		snprintf(what, sizeof(what), "spread: 3 sweeps +-%.2f %% against a step's +-%.2f %% (1.6 times, below 1.73) show no drift (%.2f)",
+				 spread.between_band_pct, spread.within_band_pct, spread.drift_band_pct);
+		ok(fabs(spread.between_band_pct - 4 / 1.02) < 1e-9 && spread.drift_band_pct == 0, what);
+		bands[0] = bands[1] = bands[2] = 2.0;
+		values[0] = 1000;
+		values[1] = 1040;
+		values[2] = 1020;
+		ranread_sweep_spread(values, bands, 3, &spread);
+		snprintf(what, sizeof(what), "spread: the same against a step's +-2 %% (1.96 times, above 1.73) drifted +-%.2f %%",
+				 spread.drift_band_pct);
+		ok(fabs(spread.drift_band_pct - sqrt(pow(4 / 1.02, 2) - 4)) < 1e-9, what);
+		values[0] = 1000;
+		bands[0] = 3;
+		ranread_sweep_spread(values, bands, 1, &spread);
+		ok(spread.median == 1000 && spread.between_band_pct == -1 && spread.within_band_pct == 3 &&
+		   spread.drift_band_pct == -1, "spread: one sweep has no band between sweeps, nor a drift");
+		values[0] = 1000;
+		values[1] = 1200;
+		bands[0] = bands[1] = -1;
+		ranread_sweep_spread(values, bands, 2, &spread);
+		ok(spread.median == 1100 && spread.between_band_pct > 0 && spread.within_band_pct == -1 &&
+		   spread.drift_band_pct == -1, "spread: steps of unknown noise (before 1.2) leave the drift unknown");
 	}
 
 	/* a latency that is not a number meets no SLO */
