@@ -8,11 +8,14 @@
 #   chroot.sh make SUITE           make the chroot, or restore it from its cache
 #   chroot.sh run SUITE CMD...     run CMD in it as root, the source tree at /src
 #
-# The chroot is /var/lib/ranread/chroots/SUITE, made by mmdebstrap with a
-# private apt configuration (nothing of the host's apt is touched), and cached
-# as a zstd tarball under $RANREAD_PG_CACHE (default /var/cache/ranread), keyed
-# by the suite and its package list, so that a second run restores it in
-# seconds.  The suites' Release files may be past their Valid-Until (the
+# The chroot is $RANREAD_CHROOTS/SUITE (default /var/lib/ranread/chroots: a
+# private directory keeps experiments away from the chroots others use), made
+# by mmdebstrap with a private apt configuration (nothing of the host's apt is
+# touched), and cached as a zstd tarball under $RANREAD_PG_CACHE (default
+# /var/cache/ranread), keyed by the suite and its package list, so that a
+# second run restores it in seconds.  Making a chroot in the default
+# directory removes the suite's older tarballs; in a private one it leaves
+# them, since the default chroots may still restore from them.  The suites' Release files may be past their Valid-Until (the
 # archive serves a snapshot): the chroot's apt is told not to check it.
 #
 # A command runs in private namespaces (mount, PID and network, with its own
@@ -27,7 +30,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-chroots=/var/lib/ranread/chroots
+default_chroots=/var/lib/ranread/chroots
+chroots=${RANREAD_CHROOTS:-$default_chroots}
 cache=${RANREAD_PG_CACHE:-/var/cache/ranread}
 
 # What the test suites need in every chroot, besides the majors' packages.
@@ -100,7 +104,9 @@ make_chroot() {
 		if [ -d "$dir/usr/share/postgresql/19/extension" ]; then
 			cp "$dir"/usr/share/postgresql/18/extension/pgtap* "$dir/usr/share/postgresql/19/extension/"
 		fi
-		rm -f "$cache"/chroot-"$suite"-*.tar.zst
+		if [ "$chroots" = "$default_chroots" ]; then
+			rm -f "$cache"/chroot-"$suite"-*.tar.zst
+		fi
 		tar -C "$dir" --zstd -cf "$tarball" .
 	fi
 	echo "$key" >"$dir/.ranread-chroot"
