@@ -7,6 +7,9 @@
 #   chroot.sh suite MAJOR          the suite that serves MAJOR (exit 2: none)
 #   chroot.sh make SUITE           make the chroot, or restore it from its cache
 #   chroot.sh run SUITE CMD...     run CMD in it as root, the source tree at /src
+#                                  (or $RANREAD_CHROOT_SRC: a directory the
+#                                  caller prepared, e.g. an exported tree and
+#                                  the packages to install; the chroot has no git)
 #
 # The chroot is $RANREAD_CHROOTS/SUITE (default /var/lib/ranread/chroots: a
 # private directory keeps experiments away from the chroots others use), made
@@ -29,7 +32,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
+src=${RANREAD_CHROOT_SRC:-$(cd "$here/.." && pwd)}
 default_chroots=/var/lib/ranread/chroots
 chroots=${RANREAD_CHROOTS:-$default_chroots}
 cache=${RANREAD_PG_CACHE:-/var/cache/ranread}
@@ -52,12 +55,17 @@ suite_of() {
 	esac
 }
 
-# the packages and archive lines of a suite
+# the packages and archive lines of a suite.  Each chroot also holds the
+# major before its own from the suite before (trixie: bookworm's 15; sid:
+# trixie's 17), its server and client only, for pg_upgrade to its majors
+# (tested-upgrades); those suites' archives are listed after its own, and
+# apt takes the highest version, which for every other package is the suite's own.
+# postgresql-all is in the package's Build-Depends (its build-time test).
 packages_of() {
 	case "$1" in
-		trixie) echo "$common,postgresql-17,postgresql-server-dev-17,postgresql-17-pgtap" ;;
+		trixie) echo "$common,postgresql-all,postgresql-17,postgresql-server-dev-17,postgresql-17-pgtap,postgresql-15,postgresql-client-15" ;;
 		# 18's pgTAP is SQL only: 19 (no pgtap package yet) uses its files
-		sid) echo "$common,postgresql-18,postgresql-server-dev-18,postgresql-18-pgtap,postgresql-19/experimental,postgresql-server-dev-19/experimental,postgresql-client-19/experimental,libpq-dev/experimental,libpq5/experimental" ;;
+		sid) echo "$common,postgresql-all,postgresql-18,postgresql-server-dev-18,postgresql-18-pgtap,postgresql-19/experimental,postgresql-server-dev-19/experimental,postgresql-client-19/experimental,libpq-dev/experimental,libpq5/experimental,postgresql-17,postgresql-client-17" ;;
 		*) echo "chroot.sh: no suite $1" >&2; exit 1 ;;
 	esac
 }
@@ -65,9 +73,13 @@ archives_of() {
 	case "$1" in
 		trixie) printf '%s\n' "deb http://deb.debian.org/debian trixie main" \
 			"deb http://deb.debian.org/debian trixie-updates main" \
-			"deb http://deb.debian.org/debian-security trixie-security main" ;;
+			"deb http://deb.debian.org/debian-security trixie-security main" \
+			"deb http://deb.debian.org/debian bookworm main" \
+			"deb http://deb.debian.org/debian-security bookworm-security main" ;;
 		sid) printf '%s\n' "deb http://deb.debian.org/debian sid main" \
-			"deb http://deb.debian.org/debian experimental main" ;;
+			"deb http://deb.debian.org/debian experimental main" \
+			"deb http://deb.debian.org/debian trixie main" \
+			"deb http://deb.debian.org/debian-security trixie-security main" ;;
 	esac
 }
 
