@@ -4,7 +4,10 @@
 # with Debian's own binary packages of that major, its server headers, pgTAP
 # and the tools the test suites use; and a way to run a command in it.
 #
-#   chroot.sh suite MAJOR          the suite that serves MAJOR (exit 2: none)
+#   chroot.sh suite MAJOR          the suite whose chroot runs MAJOR's tests (exit
+#                                  2: none, this machine runs them)
+#   chroot.sh package-suite MAJOR  the suite whose chroot builds MAJOR's Debian
+#                                  package (exit 2: none, this machine's)
 #   chroot.sh make SUITE           make the chroot, or restore it from its cache
 #   chroot.sh run SUITE CMD...     run CMD in it as root, the source tree at /src
 #                                  (or $RANREAD_CHROOT_SRC: a directory the
@@ -54,6 +57,15 @@ suite_of() {
 		*) return 2 ;;
 	esac
 }
+# 18's tests run on this machine against the server built from Debian's
+# source package, which is no package to depend on: its package is sid's.
+package_suite_of() {
+	case "$1" in
+		17) echo trixie ;;
+		18 | 19) echo sid ;;
+		*) return 2 ;;
+	esac
+}
 
 # the packages and archive lines of a suite.  Each chroot also holds the
 # major before its own from the suite before (trixie: bookworm's 15; sid:
@@ -84,7 +96,7 @@ archives_of() {
 }
 
 make_chroot() {
-	local suite=$1 dir=$chroots/$1 key tarball archives=()
+	local suite=$1 dir=$chroots/$1 key tarball reason archives=()
 	key=$( { packages_of "$suite"; archives_of "$suite"; } | sha256sum | cut -c1-12)
 	tarball=$cache/chroot-$suite-$key.tar.zst
 	if [ -f "$dir/.ranread-chroot" ] && [ "$(cat "$dir/.ranread-chroot")" = "$key" ]; then
@@ -109,7 +121,9 @@ make_chroot() {
 			--include="$(packages_of "$suite")" "$suite" "$dir" "${archives[@]}" >"$cache/chroot-$suite.log" 2>&1; then
 			tail -n 5 "$cache/chroot-$suite.log" >&2
 			rm -rf "$dir"
-			echo "chroot.sh: could not make the $suite chroot (see $cache/chroot-$suite.log)" >&2
+			# the reason on the last line, for scripts/test.sh's table
+			reason=$(grep -m 1 '^E: ' "$cache/chroot-$suite.log" || tail -n 1 "$cache/chroot-$suite.log")
+			echo "chroot.sh: could not make the $suite chroot: ${reason#E: } (see $cache/chroot-$suite.log)" >&2
 			exit 2
 		fi
 		# 18's pgTAP serves 19
@@ -145,6 +159,7 @@ run_in() {
 [ "$(id -u)" -eq 0 ] || { echo "chroot.sh: run as root (it makes a chroot and namespaces)" >&2; exit 1; }
 case "${1:-}" in
 	suite) [ $# -eq 2 ] || usage; suite_of "$2" ;;
+	package-suite) [ $# -eq 2 ] || usage; package_suite_of "$2" ;;
 	make) [ $# -eq 2 ] || usage; make_chroot "$2" ;;
 	run) [ $# -ge 3 ] || usage; suite=$2; shift 2; run_in "$suite" "$@" ;;
 	*) usage ;;
