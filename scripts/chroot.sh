@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # chroot.sh: a Debian chroot of the suite that serves a PostgreSQL major this
-# machine's Debian 12 does not (17 from trixie, 19 from experimental on sid),
-# with Debian's own binary packages of that major, its server headers, pgTAP
-# and the tools the test suites use; and a way to run a command in it.
+# machine's Debian 12 does not (17 from trixie, 18 from sid, 19 from
+# experimental on sid), with Debian's own binary packages of that major, its
+# server headers, pgTAP and the tools the test suites and package builds use,
+# and the major before it from the suite before, for pg_upgrade; and a way to
+# run a command in it.
 #
 #   chroot.sh suite MAJOR          the suite whose chroot runs MAJOR's tests (exit
 #                                  2: none, this machine runs them)

@@ -10,8 +10,8 @@
 #   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
 #          by pg_virtualenv, without and then with data checksums
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
-#          clusters (the upgrade tests among them; on the host, on a major
-#          above 15 also pg_upgrade from 15)
+#          clusters (the extension's upgrade tests among them; pg_upgrade
+#          between majors runs apart, below)
 # 15 comes from Debian 12's packages and 18 is built from Debian's source
 # package (scripts/install-postgres.sh, cached); 17 (trixie) and 19
 # (experimental) run in a chroot of the suite that serves them, with
