@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # chroot.sh: a Debian chroot of the suite that serves a PostgreSQL major this
-# machine's Debian 12 does not (17 from trixie, 19 from experimental on sid),
-# with Debian's own binary packages of that major, its server headers, pgTAP
-# and the tools the test suites use; and a way to run a command in it.
+# machine's Debian 12 does not (17 from trixie, 18 from sid, 19 from
+# experimental on sid), with Debian's own binary packages of that major, its
+# server headers, pgTAP and the tools the test suites and package builds use,
+# and the major before it from the suite before, for pg_upgrade; and a way to
+# run a command in it.
 #
-#   chroot.sh suite MAJOR          the suite that serves MAJOR (exit 2: none)
+#   chroot.sh suite MAJOR          the suite whose chroot runs MAJOR's tests (exit
+#                                  2: none, this machine runs them)
+#   chroot.sh package-suite MAJOR  the suite whose chroot builds MAJOR's Debian
+#                                  package (exit 2: none, this machine's)
 #   chroot.sh make SUITE           make the chroot, or restore it from its cache
 #   chroot.sh run SUITE CMD...     run CMD in it as root, the source tree at /src
+#                                  (or $RANREAD_CHROOT_SRC: a directory the
+#                                  caller prepared, e.g. an exported tree and
+#                                  the packages to install; the chroot has no git)
 #
-# The chroot is /var/lib/ranread/chroots/SUITE, made by mmdebstrap with a
-# private apt configuration (nothing of the host's apt is touched), and cached
-# as a zstd tarball under $RANREAD_PG_CACHE (default /var/cache/ranread), keyed
-# by the suite and its package list, so that a second run restores it in
-# seconds.  The suites' Release files may be past their Valid-Until (the
+# The chroot is $RANREAD_CHROOTS/SUITE (default /var/lib/ranread/chroots: a
+# private directory keeps experiments away from the chroots others use), made
+# by mmdebstrap with a private apt configuration (nothing of the host's apt is
+# touched), and cached as a zstd tarball under $RANREAD_PG_CACHE (default
+# /var/cache/ranread), keyed by the suite and its package list, so that a
+# second run restores it in seconds.  Making a chroot in the default
+# directory removes the suite's older tarballs; in a private one it leaves
+# them, since the default chroots may still restore from them.  The suites' Release files may be past their Valid-Until (the
 # archive serves a snapshot): the chroot's apt is told not to check it.
 #
 # A command runs in private namespaces (mount, PID and network, with its own
@@ -26,8 +37,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
-chroots=/var/lib/ranread/chroots
+src=${RANREAD_CHROOT_SRC:-$(cd "$here/.." && pwd)}
+default_chroots=/var/lib/ranread/chroots
+chroots=${RANREAD_CHROOTS:-$default_chroots}
 cache=${RANREAD_PG_CACHE:-/var/cache/ranread}
 
 # What the test suites need in every chroot, besides the majors' packages.
@@ -47,13 +59,27 @@ suite_of() {
 		*) return 2 ;;
 	esac
 }
+# 18's tests run on this machine against the server built from Debian's
+# source package, which is no package to depend on: its package is sid's.
+package_suite_of() {
+	case "$1" in
+		17) echo trixie ;;
+		18 | 19) echo sid ;;
+		*) return 2 ;;
+	esac
+}
 
-# the packages and archive lines of a suite
+# the packages and archive lines of a suite.  Each chroot also holds the
+# major before its own from the suite before (trixie: bookworm's 15; sid:
+# trixie's 17), its server and client only, for pg_upgrade to its majors
+# (tested-upgrades); those suites' archives are listed after its own, and
+# apt takes the highest version, which for every other package is the suite's own.
+# postgresql-all is in the package's Build-Depends (its build-time test).
 packages_of() {
 	case "$1" in
-		trixie) echo "$common,postgresql-17,postgresql-server-dev-17,postgresql-17-pgtap" ;;
+		trixie) echo "$common,postgresql-all,postgresql-17,postgresql-server-dev-17,postgresql-17-pgtap,postgresql-15,postgresql-client-15" ;;
 		# 18's pgTAP is SQL only: 19 (no pgtap package yet) uses its files
-		sid) echo "$common,postgresql-18,postgresql-server-dev-18,postgresql-18-pgtap,postgresql-19/experimental,postgresql-server-dev-19/experimental,postgresql-client-19/experimental,libpq-dev/experimental,libpq5/experimental" ;;
+		sid) echo "$common,postgresql-all,postgresql-18,postgresql-server-dev-18,postgresql-18-pgtap,postgresql-19/experimental,postgresql-server-dev-19/experimental,postgresql-client-19/experimental,libpq-dev/experimental,libpq5/experimental,postgresql-17,postgresql-client-17" ;;
 		*) echo "chroot.sh: no suite $1" >&2; exit 1 ;;
 	esac
 }
@@ -61,14 +87,18 @@ archives_of() {
 	case "$1" in
 		trixie) printf '%s\n' "deb http://deb.debian.org/debian trixie main" \
 			"deb http://deb.debian.org/debian trixie-updates main" \
-			"deb http://deb.debian.org/debian-security trixie-security main" ;;
+			"deb http://deb.debian.org/debian-security trixie-security main" \
+			"deb http://deb.debian.org/debian bookworm main" \
+			"deb http://deb.debian.org/debian-security bookworm-security main" ;;
 		sid) printf '%s\n' "deb http://deb.debian.org/debian sid main" \
-			"deb http://deb.debian.org/debian experimental main" ;;
+			"deb http://deb.debian.org/debian experimental main" \
+			"deb http://deb.debian.org/debian trixie main" \
+			"deb http://deb.debian.org/debian-security trixie-security main" ;;
 	esac
 }
 
 make_chroot() {
-	local suite=$1 dir=$chroots/$1 key tarball archives=()
+	local suite=$1 dir=$chroots/$1 key tarball reason archives=()
 	key=$( { packages_of "$suite"; archives_of "$suite"; } | sha256sum | cut -c1-12)
 	tarball=$cache/chroot-$suite-$key.tar.zst
 	if [ -f "$dir/.ranread-chroot" ] && [ "$(cat "$dir/.ranread-chroot")" = "$key" ]; then
@@ -93,14 +123,18 @@ make_chroot() {
 			--include="$(packages_of "$suite")" "$suite" "$dir" "${archives[@]}" >"$cache/chroot-$suite.log" 2>&1; then
 			tail -n 5 "$cache/chroot-$suite.log" >&2
 			rm -rf "$dir"
-			echo "chroot.sh: could not make the $suite chroot (see $cache/chroot-$suite.log)" >&2
+			# the reason on the last line, for scripts/test.sh's table
+			reason=$(grep -m 1 '^E: ' "$cache/chroot-$suite.log" || tail -n 1 "$cache/chroot-$suite.log")
+			echo "chroot.sh: could not make the $suite chroot: ${reason#E: } (see $cache/chroot-$suite.log)" >&2
 			exit 2
 		fi
 		# 18's pgTAP serves 19
 		if [ -d "$dir/usr/share/postgresql/19/extension" ]; then
 			cp "$dir"/usr/share/postgresql/18/extension/pgtap* "$dir/usr/share/postgresql/19/extension/"
 		fi
-		rm -f "$cache"/chroot-"$suite"-*.tar.zst
+		if [ "$chroots" = "$default_chroots" ]; then
+			rm -f "$cache"/chroot-"$suite"-*.tar.zst
+		fi
 		tar -C "$dir" --zstd -cf "$tarball" .
 	fi
 	echo "$key" >"$dir/.ranread-chroot"
@@ -127,6 +161,7 @@ run_in() {
 [ "$(id -u)" -eq 0 ] || { echo "chroot.sh: run as root (it makes a chroot and namespaces)" >&2; exit 1; }
 case "${1:-}" in
 	suite) [ $# -eq 2 ] || usage; suite_of "$2" ;;
+	package-suite) [ $# -eq 2 ] || usage; package_suite_of "$2" ;;
 	make) [ $# -eq 2 ] || usage; make_chroot "$2" ;;
 	run) [ $# -ge 3 ] || usage; suite=$2; shift 2; run_in "$suite" "$@" ;;
 	*) usage ;;

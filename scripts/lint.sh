@@ -3,8 +3,9 @@
 # .clang-tidy) against the headers of $PG_CONFIG (default pg_config), checks
 # that only src/compat.h knows PostgreSQL's versions and that a read path's
 # ops table is named only in its file and the table, and a check of
-# META.json.  Fails on any finding.  Needs cppcheck, clang-tidy and
-# postgresql-server-dev-15 (scripts/install-deps.sh installs them).
+# META.json and of debian/pgversions against tested-majors.  Fails on any
+# finding.  Needs cppcheck, clang-tidy and postgresql-server-dev-15
+# (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pg_config=${PG_CONFIG:-pg_config}
@@ -80,7 +81,10 @@ for name, ext in meta.get("provides", {}).items():
 tested = open("tested-majors").read().split()
 if meta.get("x_tested_postgresql") != tested:
     problems.append(f"META.json x_tested_postgresql is {meta.get('x_tested_postgresql')}, tested-majors says {tested}")
+packaged = open("debian/pgversions").read().split()
+if packaged != tested:
+    problems.append(f"debian/pgversions lists {packaged}, tested-majors says {tested}")
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY
-echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; META.json has PGXN's required keys"
+echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; META.json has PGXN's required keys; debian/pgversions is tested-majors"

@@ -10,17 +10,24 @@
 #   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
 #          by pg_virtualenv, without and then with data checksums
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
-#          clusters (the upgrade tests among them; on the host, on a major
-#          above 15 also pg_upgrade from 15)
+#          clusters (the extension's upgrade tests among them; pg_upgrade
+#          between majors runs apart, below)
 # 15 comes from Debian 12's packages and 18 is built from Debian's source
 # package (scripts/install-postgres.sh, cached); 17 (trixie) and 19
 # (experimental) run in a chroot of the suite that serves them, with
 # Debian's own binary packages (scripts/chroot.sh, cached).  16 is served by
 # no suite this machine reaches and is reported so.  Then the main paths
-# under valgrind on the first host major (scripts/valgrind.sh), and the
-# Debian packages of the host majors (scripts/package.sh: build, install,
-# pg_buildext installcheck, purge).  A failing suite does not stop the
-# others; the exit status is non-zero when any failed.
+# under valgrind on the first host major (scripts/valgrind.sh); the Debian
+# package of each major, built in the suite that packages it (bookworm here
+# for 15, trixie for 17, sid for 18 and 19: scripts/package.sh --suite;
+# build, install, pg_buildext installcheck, purge); and pg_upgrade for each
+# pair of tested-upgrades whose majors are both in the matrix
+# (scripts/test-upgrade.sh, in the chroots with those packages).  A failing
+# suite does not stop the others, and a chroot that cannot be made is a row
+# "not available" with the reason; the exit status is non-zero when any
+# failed.  RANREAD_TEST_STEPS (default "majors valgrind packages upgrades")
+# runs only the steps it names: "packages upgrades" checks the packaging and
+# the upgrades alone, the host pairs then with whatever ranread is installed.
 # RANREAD_TEST_EXTRA (e.g. "timing") passes through to the TAP suite: it
 # opts in to the tests that assert this machine's speed rather than the code
 # (see docs/reliability.md, "On a busy machine"); scripts/test-under-load.sh
@@ -51,47 +58,101 @@ record() {
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RANREAD_SUMMARY"
 }
 
-host_built=()
-for major in $versions; do
-	if suite=$(scripts/chroot.sh suite "$major"); then
-		if scripts/chroot.sh make "$suite"; then
-			scripts/chroot.sh run "$suite" /src/scripts/test-major.sh "$major" --no-lint || true
-		else
-			record "$major" "server ($suite)" "not available: the chroot could not be made"
-		fi
-		continue
-	fi
-	if ! scripts/install-postgres.sh "$major"; then
-		record "$major" server failed
-		continue
-	fi
-	scripts/test-major.sh "$major" || true
-	if grep -qx "$(printf '%s\tbuild\tpassed' "$major")" "$RANREAD_SUMMARY"; then
-		host_built+=("$major")
-	fi
-done
-for major in $not_served; do
-	record "$major" server "not served by Debian's archive"
-done
+steps=" ${RANREAD_TEST_STEPS:-majors valgrind packages upgrades} "
 
-if [ ${#host_built[@]} -gt 0 ]; then
+# chroot_ready SUITE: make SUITE's chroot, once per run; when it cannot be
+# made, chroot_state[SUITE] says why, for the table.
+declare -A chroot_state=()
+chroot_ready() {
+	local suite=$1 log
+	if [ -z "${chroot_state[$suite]:-}" ]; then
+		log=$(mktemp)
+		if scripts/chroot.sh make "$suite" 2>"$log"; then
+			chroot_state[$suite]=ready
+		else
+			chroot_state[$suite]="not available: $(tail -n 1 "$log" | sed 's/^chroot.sh: //')"
+		fi
+		cat "$log" >&2
+		rm -f "$log"
+	fi
+	[ "${chroot_state[$suite]}" = ready ]
+}
+
+host_built=()
+if [[ $steps == *" majors "* ]]; then
+	for major in $versions; do
+		if suite=$(scripts/chroot.sh suite "$major"); then
+			if chroot_ready "$suite"; then
+				scripts/chroot.sh run "$suite" /src/scripts/test-major.sh "$major" --no-lint || true
+			else
+				record "$major" "server ($suite)" "${chroot_state[$suite]}"
+			fi
+			continue
+		fi
+		if ! scripts/install-postgres.sh "$major"; then
+			record "$major" server failed
+			continue
+		fi
+		scripts/test-major.sh "$major" || true
+		if grep -qx "$(printf '%s\tbuild\tpassed' "$major")" "$RANREAD_SUMMARY"; then
+			host_built+=("$major")
+		fi
+	done
+	for major in $not_served; do
+		record "$major" server "not served by Debian's archive"
+	done
+fi
+
+if [[ $steps == *" valgrind "* ]] && [ ${#host_built[@]} -gt 0 ]; then
 	# valgrind on the first host major: the last make install was another one's
 	first=${host_built[0]}
 	export PG_CONFIG=/usr/lib/postgresql/$first/bin/pg_config
 	make -s && make -s install
 	if scripts/valgrind.sh; then record "$first" valgrind passed; else record "$first" valgrind failed; fi
-	# a package per host major that debian/pgversions lists
-	packaged=()
-	for major in "${host_built[@]}"; do
-		if grep -qx "$major" debian/pgversions; then
-			packaged+=("$major")
-		fi
+	unset PG_CONFIG
+fi
+
+# The packages, kept for the upgrades: each major's in the suite that
+# packages it ("host" for this machine), one build per suite.
+debs=$(mktemp -d /tmp/ranread-debs.XXXXXX)
+trap 'rm -rf "$debs"' EXIT
+if [[ $steps == *" packages "* ]]; then
+	declare -A suite_majors=()
+	suites=()
+	for major in $versions; do
+		suite=$(scripts/chroot.sh package-suite "$major") || suite=host
+		[ -n "${suite_majors[$suite]+set}" ] || suites+=("$suite")
+		suite_majors[$suite]+="${suite_majors[$suite]:+ }$major"
 	done
-	if env -u PG_CONFIG RANREAD_PG_VERSIONS="${packaged[*]}" scripts/package.sh; then
-		record "${packaged[*]// /,}" package passed
-	else
-		record "${packaged[*]// /,}" package failed
-	fi
+	for suite in "${suites[@]}"; do
+		majors=${suite_majors[$suite]}
+		if [ "$suite" = host ]; then
+			scripts/package.sh --keep "$debs" $majors || true
+		elif chroot_ready "$suite"; then
+			scripts/package.sh --suite "$suite" --keep "$debs" $majors || true
+		else
+			for major in $majors; do record "$major" "package ($suite)" "${chroot_state[$suite]}"; done
+			continue
+		fi
+		# package.sh writes a row per major, unless it stopped before building
+		for major in $majors; do
+			grep -q "^$major"$'\t'"package (" "$RANREAD_SUMMARY" || record "$major" "package ($suite)" failed
+		done
+	done
+fi
+
+# pg_upgrade for the pairs of tested-upgrades whose majors are both in the matrix
+if [[ $steps == *" upgrades "* ]]; then
+	while read -r old new where; do
+		[[ " $versions " == *" $old "* && " $versions " == *" $new "* ]] || continue
+		if [ "$where" = host ]; then
+			scripts/test-upgrade.sh "$old" "$new" || true
+		elif chroot_ready "$where"; then
+			scripts/test-upgrade.sh "$old" "$new" --suite "$where" --debs "$debs" || true
+		else
+			record "$old->$new" "pg_upgrade ($where)" "${chroot_state[$where]}"
+		fi
+	done < <(grep -v -e '^#' -e '^$' tested-upgrades)
 fi
 
 echo

@@ -95,7 +95,7 @@ status=0
 # machine's speed rather than the code (test/t/RanreadTest.pm, extra_enabled).
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
 	RANREAD_LAB_FUSE_DIR="${RANREAD_LAB_FUSE_DIR:-}" RANREAD_LAB_FUSE_CONTROL="${RANREAD_LAB_FUSE_CONTROL:-}" \
-	RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" \
+	RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" RANREAD_UPGRADE_FROM="${RANREAD_UPGRADE_FROM:-}" \
 	"${lab_vars[@]}" make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2

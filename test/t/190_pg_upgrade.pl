@@ -1,9 +1,11 @@
-# pg_upgrade from PostgreSQL 15 to the server under test (16 and later) with
+# pg_upgrade from an older PostgreSQL (RANREAD_UPGRADE_FROM, its install
+# directory, e.g. /usr/lib/postgresql/15) to the server under test with
 # ranread installed: a database at ranread 1.1 and one at the current version
 # keep their history and their targets, the 1.1 one updates in place, and both
-# measure on the new server.  Skips on 15 itself, and where the old server or
-# its ranread is not installed (RANREAD_UPGRADE_FROM, default
-# /usr/lib/postgresql/15; scripts/test.sh installs ranread into every major).
+# measure on the new server.  scripts/test-upgrade.sh runs it for each pair of
+# tested-upgrades, where both majors and ranread for both are installed;
+# without RANREAD_UPGRADE_FROM (the TAP suite of one major) it skips, and so
+# it does when the old server or its ranread is not installed.
 use strict;
 use warnings;
 use FindBin;
@@ -13,15 +15,19 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use RanreadTest;
 
-my $old_install = $ENV{RANREAD_UPGRADE_FROM} // '/usr/lib/postgresql/15';
+plan skip_all => 'the pairs of tested-upgrades run through scripts/test-upgrade.sh (RANREAD_UPGRADE_FROM)'
+  unless $ENV{RANREAD_UPGRADE_FROM};
+my $old_install = $ENV{RANREAD_UPGRADE_FROM};
 my $new = PostgreSQL::Test::Cluster->new('new');
-plan skip_all => 'pg_upgrade needs a server newer than 15' if $new->pg_version < 16;
 my $old_share = `$old_install/bin/pg_config --sharedir 2>/dev/null`;
 chomp $old_share;
 plan skip_all => "ranread is not installed for $old_install"
   unless $old_share ne '' && -f "$old_share/extension/ranread.control";
 
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
+plan skip_all => 'pg_upgrade needs a server newer than ' . $old->pg_version . ', not ' . $new->pg_version
+  unless $new->pg_version > $old->pg_version;
+note 'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version;
 $old->init;
 $old->append_conf('postgresql.conf', "max_worker_processes = 32\n");
 $old->start;
@@ -70,8 +76,10 @@ foreach my $db ('postgres', 'at_1_1', 'current')
 }
 $old->stop;
 
-# pg_upgrade (the new cluster's checksum setting must match the old one's)
-$new->init(extra => ['--no-data-checksums']);
+# pg_upgrade (the new cluster's checksum setting must match the old one's:
+# initdb enables them by default from 18 on)
+my @checksums = $new->pg_version >= 18 && $old->pg_version < 18 ? ('--no-data-checksums') : ();
+$new->init(extra => \@checksums);
 $new->append_conf('postgresql.conf', "max_worker_processes = 32\n");
 chdir ${PostgreSQL::Test::Utils::tmp_check};
 command_ok(
