@@ -34,11 +34,16 @@ REGRESS_OPTS = --inputdir=test --load-extension=ranread
 # initdb refuses root, so they are a target of their own (test/run-tap.sh
 # runs it as the postgres user) rather than part of installcheck.
 PROVE_TESTS ?= test/t/*.pl
-PROVE_FLAGS = -I test/t --timer
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# After PGXS, whose Makefile.global empties PROVE_FLAGS: each file's time,
+# and RANREAD_TAP_JOBS files at once (test/run-tap.sh passes it on; the
+# files wait far more than they compute, and each makes its own clusters
+# on ports PostgreSQL::Test::Cluster locks).
+PROVE_FLAGS = -I test/t --timer $(if $(RANREAD_TAP_JOBS),-j$(RANREAD_TAP_JOBS))
 
 # The majors ranread builds for (src/compat.h is the one file that knows
 # them); the test matrix (scripts/test.sh) runs those of tested-majors, the

@@ -154,7 +154,7 @@ run_in() {
 		mount -t tmpfs -o mode=1777 tmpfs "$dir/dev/shm"
 		mount --bind "$src" "$dir/src"
 		exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-			RANREAD_SUMMARY="${RANREAD_SUMMARY:-}" RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" "$@"
+			RANREAD_SUMMARY="${RANREAD_SUMMARY:-}" RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" RANREAD_TAP_JOBS="${RANREAD_TAP_JOBS:-}" "$@"
 	' chroot "$dir" "$src" "$@"
 }
 

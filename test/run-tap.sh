@@ -17,6 +17,13 @@ if [ -z "${RANREAD_TAP_NS:-}" ] && unshare --mount --propagation private true 2>
 fi
 cd "$(dirname "$0")/.."
 
+# RANREAD_TAP_JOBS=N runs N test files at once (prove -j; default one).
+jobs=${RANREAD_TAP_JOBS:-}
+if [ -n "$jobs" ] && ! [[ $jobs =~ ^[1-9][0-9]?$ ]]; then
+	echo "run-tap.sh: RANREAD_TAP_JOBS must be a number of files from 1 to 99, not '$jobs'" >&2
+	exit 2
+fi
+
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
 cp -r Makefile ranread.control tested-majors README.md src test docs "$scratch/"
 
@@ -96,7 +103,7 @@ status=0
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
 	RANREAD_LAB_FUSE_DIR="${RANREAD_LAB_FUSE_DIR:-}" RANREAD_LAB_FUSE_CONTROL="${RANREAD_LAB_FUSE_CONTROL:-}" \
 	RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" RANREAD_UPGRADE_FROM="${RANREAD_UPGRADE_FROM:-}" \
-	"${lab_vars[@]}" make -C "$scratch" -s tapcheck ${*:+PROVE_TESTS="$*"} || status=$?
+	"${lab_vars[@]}" make -C "$scratch" -s tapcheck RANREAD_TAP_JOBS="$jobs" ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2
 	exit "$status"
