@@ -21,23 +21,12 @@
 #include "portability/instr_time.h"
 
 #include "histogram.h"
+#include "series_rules.h"
 
 /* Longest series of a run without a duration (10 h at the default 1 s). */
 #define RANREAD_SERIES_ITERATIONS_CAPACITY	36000
 /* Longest series of any run (a week at 1 s, 64 MB of shared memory). */
 #define RANREAD_SERIES_MAX_CAPACITY		(1000 * 1000)
-
-typedef struct RanreadInterval
-{
-	double		start_s;		/* since counting began (after the ramp) */
-	double		seconds;
-	int64		reads;
-	double		mean_ms;		/* latencies: -1 when nothing was read */
-	double		p50_ms;
-	double		p99_ms;
-	double		max_ms;
-	int			reading;		/* workers still reading at its end */
-} RanreadInterval;
 
 typedef struct RanreadSeries
 {
@@ -51,14 +40,6 @@ typedef struct RanreadSeries
 	RanreadHistogram previous;	/* every worker's reads at the last sample */
 	RanreadInterval intervals[FLEXIBLE_ARRAY_MEMBER];
 } RanreadSeries;
-
-/* A sharp fall in IOPS partway through a series. */
-typedef struct RanreadDrop
-{
-	double		from_iops;		/* mean of the first third */
-	double		to_iops;		/* mean of the last third */
-	double		after_s;		/* start of the interval where it fell */
-} RanreadDrop;
 
 /* series.c: sampling, in the leader and the last worker */
 struct RanreadShared;

@@ -16,7 +16,6 @@
 
 #include <math.h>
 
-#include "series.h"
 #include "series_rules.h"
 
 /* Fewest full intervals the fall rule looks at: two per third. */
