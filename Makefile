@@ -4,13 +4,17 @@ EXTENSION = ranread
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)
 
 MODULE_big = ranread
-# Every src/*.c is part of the library: a new file needs no line here.
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+# Every .c of src/ and its folders (one a role: docs/architecture.md) is part
+# of the library: a new file needs no line here.
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 # Private headers: not installed (PGXS installs HEADERS, so they are not called that).
-PRIVATE_HEADERS = $(wildcard src/*.h)
+PRIVATE_HEADERS = $(wildcard src/*.h src/*/*.h)
 
 # The library refuses to run against another version's SQL objects.
 PG_CPPFLAGS = -DRANREAD_VERSION=\"$(EXTVERSION)\"
+# Includes name their folder from src/ ("rules/histogram.h"); the shared
+# headers at its root are named alone ("ranread.h").
+PG_CPPFLAGS += -Isrc
 
 # iodepth > 1 (several reads in flight per worker) needs io_uring through
 # liburing (Debian: liburing-dev, see scripts/install-deps.sh).  Without it

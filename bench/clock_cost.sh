@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #
 # bench/clock_cost.sh: what timing a read costs on PostgreSQL 18 and 19.
-# ranread reads its clock twice per read (before and after it: src/worker.c)
+# ranread reads its clock twice per read (before and after it: src/run/worker.c)
 # with RANREAD_TIME_SET_CURRENT() (src/compat.h): on 18 that is
 # INSTR_TIME_SET_CURRENT(), clock_gettime(CLOCK_MONOTONIC); on 19, whose
 # INSTR_TIME_SET_CURRENT() may read the CPU's time-stamp counter instead

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mincore_cost.sh: what the physical-read probe costs per read.  ranread's
 # smgr and buffer workers call mincore() on a read unit's pages before each
-# read (src/residency.c); this times that call alone on a 1 GiB file mapped
+# read (src/os/residency.c); this times that call alone on a 1 GiB file mapped
 # as a worker maps a segment, half of it in the page cache, for 8 kB units
 # at random offsets.  Prints ns per call.
 set -euo pipefail

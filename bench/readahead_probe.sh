@@ -5,7 +5,7 @@
 # pread(), and asks mincore() before each read whether the unit is already
 # in the page cache; once with the kernel's default readahead, once after
 # posix_fadvise(POSIX_FADV_RANDOM).  This is what ranread's physical_pct
-# counts in mode smgr (src/residency.c).  The file is on /var/tmp's disk.
+# counts in mode smgr (src/os/residency.c).  The file is on /var/tmp's disk.
 set -euo pipefail
 work=$(mktemp -d /var/tmp/ranread_readahead.XXXXXX)
 trap 'rm -rf "$work"' EXIT

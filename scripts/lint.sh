@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 pg_config=${PG_CONFIG:-pg_config}
 
 # One compatibility boundary: a version test anywhere else is a port's trap.
-version_tests=$(grep -n 'PG_VERSION_NUM\|PG_MAJORVERSION' src/*.c src/*.h | grep -v '^src/compat\.h:' || true)
+version_tests=$(grep -rn --include='*.[ch]' 'PG_VERSION_NUM\|PG_MAJORVERSION' src | grep -v '^src/compat\.h:' || true)
 if [ -n "$version_tests" ]; then
 	printf '%s\n' "$version_tests"
 	echo "lint.sh: PostgreSQL version tests belong in src/compat.h only" >&2
@@ -20,19 +20,19 @@ fi
 
 # A read path is its own file, its declaration in readpath.h and a line in
 # readpath.c's table: its ops table is named nowhere else.
-for path_file in src/readpath_*.c; do
+for path_file in src/readpath/readpath_*.c; do
 	ops=$(basename "$path_file" .c)
-	elsewhere=$(grep -ln "ranread_$ops\b" src/*.c src/*.h | grep -v -e "^$path_file\$" -e '^src/readpath\.[ch]$' || true)
+	elsewhere=$(grep -rln --include='*.[ch]' "ranread_$ops\b" src | grep -v -e "^$path_file\$" -e '^src/readpath/readpath\.[ch]$' || true)
 	if [ -n "$elsewhere" ]; then
-		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath.[ch]: $elsewhere" >&2
+		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath/readpath.[ch]: $elsewhere" >&2
 		exit 1
 	fi
 done
 
-includes=(-I. -I"$($pg_config --includedir-server)" -I"$($pg_config --includedir)/internal")
+includes=(-I. -Isrc -I"$($pg_config --includedir-server)" -I"$($pg_config --includedir)/internal")
 # the Makefile passes the extension's version to the compiler; so must the analysers
 includes+=(-DRANREAD_VERSION="\"$(sed -n "s/^default_version = '\(.*\)'/\1/p" ranread.control)\"")
-# and, as the Makefile does where liburing is installed, the io_uring code (src/uring.c)
+# and, as the Makefile does where liburing is installed, the io_uring code (src/os/uring.c)
 if pkg-config --exists liburing 2>/dev/null; then
 	includes+=(-DRANREAD_HAVE_LIBURING)
 fi
@@ -42,14 +42,14 @@ fi
 # The compiler macros let s_lock.h pick its x86-64 spinlock as gcc does.
 cppcheck --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,portability \
 	--suppress='nullPointerRedundantCheck:*/pg_list.h' \
-	--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c
+	--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c src/*/*.c
 
 # clang-tidy reports on stderr how many warnings it generated and then
 # suppressed (in PostgreSQL's headers, or from checks turned off), as
 # "27 warnings generated.", even with --quiet and nothing found; drop those
 # lines only.  Findings are errors (WarningsAsErrors), shown and failing.
 tidy_failed=0
-for f in src/*.c; do
+for f in src/*.c src/*/*.c; do
 	tidy_status=0
 	tidy_out=$(clang-tidy --quiet "$f" -- "${includes[@]}" -D_GNU_SOURCE 2>&1) || tidy_status=$?
 	tidy_out=$(printf '%s\n' "$tidy_out" | grep -Ev '^[0-9]+ warnings? generated\.$' || true)

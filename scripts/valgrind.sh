@@ -56,7 +56,7 @@ trap - EXIT
 
 # memcheck errors with a frame in ranread: its object, or one of its source
 # files (with debug info valgrind names "worker.c:145" rather than the object)
-sources=$(cd src && ls *.c | sed 's/\./\\./' | paste -sd'|')
+sources=$(cd src && ls *.c */*.c | xargs -n1 basename | sed 's/\./\\./' | paste -sd'|')
 ours="ranread\.so|[( ](${sources}):[0-9]+\)"
 errors=$(OURS="$ours" awk '
 	/^==[0-9]+== [A-Z]/ { block = $0; next }

@@ -6,7 +6,7 @@
 -- 1.3 has no install script of its own: CREATE EXTENSION installs 1.2 and
 -- runs this script, so each object below is written once.
 
--- The fleet's control moves to C (src/fleet.c).  ranread_fleet_waiting()
+-- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
 -- let any session advertise a fleet run; now only ranread_fleet_wait(),
 -- which waits for real servers' runs and answers a stop, advertises one.
 -- The roles that could call the old function may call the new ones.

@@ -678,7 +678,7 @@ SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_runs', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_servers', '');
 SELECT pg_catalog.pg_extension_config_dump('ranread_fleet_seq', '');
 
--- the coordinator's wait, as ranread_stop() sees it (src/fleet.c)
+-- the coordinator's wait, as ranread_stop() sees it (src/programs/fleet.c)
 CREATE FUNCTION ranread_fleet_waiting(fleet bigint, waiting boolean)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_waiting'
@@ -1107,7 +1107,7 @@ END
 $fleet_sweep$;
 REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8) FROM PUBLIC;
 
--- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/chart_fleet.c)
+-- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/history/chart_fleet.c)
 CREATE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
 									width int DEFAULT 960,
 									height int DEFAULT 540)

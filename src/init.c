@@ -17,8 +17,8 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
-#include "run_memory.h"
-#include "worker.h"
+#include "readpath/run_memory.h"
+#include "run/worker.h"
 
 extern PGDLLEXPORT void _PG_init(void);
 

@@ -24,9 +24,9 @@
 #include "utils/elog.h"
 #include "utils/palloc.h"
 
-#include "distribution.h"
-#include "histogram.h"
-#include "osstats.h"
+#include "rules/distribution.h"
+#include "rules/histogram.h"
+#include "os/osstats.h"
 
 #define RANREAD_SHARED_MAGIC		0x52414e52	/* "RANR" */
 #define RANREAD_WORKER_TYPE			"ranread worker"

@@ -1,6 +1,7 @@
-# The C unit tests of test/unit: each NAME_test.c is built with src/NAME.c and
-# run; its TAP lines become this file's.  histogram_test.c checks the latency
-# histogram's percentiles against exact ones (relative error <= 1/128);
+# The C unit tests of test/unit: each NAME_test.c is built with
+# src/rules/NAME.c, the pure rule of the same name, and run; its TAP lines
+# become this file's.  histogram_test.c checks the latency histogram's
+# percentiles against exact ones (relative error <= 1/128);
 # permutation_test.c checks the read-unit permutation is a bijection;
 # sweep_rules_test.c checks a sweep's stop rules, SLO verdict and knee on
 # constructed histories; run_rules_test.c checks the re-read counts, the
@@ -22,7 +23,7 @@ foreach my $source (sort glob("$top/test/unit/*_test.c"))
 	my ($name) = basename($source) =~ /^(.*)_test\.c$/;
 	my $bin = PostgreSQL::Test::Utils::tempdir() . "/${name}_test";
 	is(system('cc', '-O2', "-I$top/src", "-I$server_includes", '-o', $bin,
-			$source, "$top/src/$name.c", '-lm'), 0, "$name: the unit test builds");
+			$source, "$top/src/rules/$name.c", '-lm'), 0, "$name: the unit test builds");
 	my @lines = `$bin`;
 	my $status = $? >> 8;
 	my ($planned) = ($lines[0] // '') =~ /^1\.\.(\d+)$/;

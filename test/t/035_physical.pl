@@ -94,7 +94,7 @@ cmp_ok($kb, '>', 0, "kb_per_read says what the kernel fetched per read ($kb kB),
 # Reading 90 % of the target's units once each: with the kernel's default
 # readahead, the neighbours earlier reads brought in answer about 40 % of
 # the later ones (bench/readahead_probe.sh); with the random-access advice of
-# modes smgr and buffer (src/readahead.c), none.  Only a block device has
+# modes smgr and buffer (src/readpath/readahead.c), none.  Only a block device has
 # readahead, so this needs the target on one.
 SKIP:
 {

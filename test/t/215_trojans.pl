@@ -108,7 +108,7 @@ foreach my $file (@sql_files)
 	my $text = slurp_file($file);
 	$called{ lc $1 } = 1 while $text =~ /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 }
-foreach my $file (glob("$FindBin::RealBin/../../src/*.c"))
+foreach my $file (glob("$FindBin::RealBin/../../src/*.c $FindBin::RealBin/../../src/*/*.c"))
 {
 	my $text = slurp_file($file);
 	while ($text =~ /"((?:[^"\\\n]|\\.)*)"/g)

@@ -59,8 +59,8 @@ sub measured
 
 # --- counts: every read ranread times is one read of the file system --------
 # Mode direct's leader reads block 0 once before the workers start
-# (src/readpath_direct.c, direct_check()), and once more through io_uring for
-# iodepth > 1 (src/uring.c, ranread_uring_check()); smgr and buffer read
+# (src/readpath/readpath_direct.c, direct_check()), and once more through io_uring for
+# iodepth > 1 (src/os/uring.c, ranread_uring_check()); smgr and buffer read
 # nothing before their workers do.
 foreach my $case ([ 'direct', 1, 1 ], [ 'direct', 4, 2 ], [ 'smgr', 1, 0 ], [ 'buffer', 1, 0 ])
 {

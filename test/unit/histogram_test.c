@@ -1,5 +1,5 @@
 /*
- * histogram_test.c: accuracy of the latency histogram (src/histogram.c)
+ * histogram_test.c: accuracy of the latency histogram (src/rules/histogram.c)
  * against exact percentiles of the same samples (error <= 1/128), sorted.  Prints TAP.
  * Built and run by test/t/005_unit.pl.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "histogram.h"
+#include "rules/histogram.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

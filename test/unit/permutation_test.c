@@ -1,5 +1,5 @@
 /*
- * permutation_test.c: the read-unit permutation (src/permutation.c) is a
+ * permutation_test.c: the read-unit permutation (src/rules/permutation.c) is a
  * bijection of [0, units) for sizes around every edge, differs between seeds,
  * and costs a few nanoseconds per draw.  Prints TAP.
  * Built and run by test/t/005_unit.pl.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "permutation.h"
+#include "rules/permutation.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

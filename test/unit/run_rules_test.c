@@ -1,5 +1,5 @@
 /*
- * run_rules_test.c: the rules of src/run_rules.c on constructed numbers:
+ * run_rules_test.c: the rules of src/rules/run_rules.c on constructed numbers:
  * how many reads re-read a unit and how many iterations fit in a target;
  * the share of the device's bytes that were not the run's, and when that
  * counts as other I/O sharing the device (a 64 kB smgr run's bytes are
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "run_rules.h"
+#include "rules/run_rules.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

@@ -1,6 +1,6 @@
 /*
  * series_rules_test.c: the rules over a batch's per-interval series
- * (src/series_rules.c) on constructed histories: a sharp fall in IOPS is
+ * (src/rules/series_rules.c) on constructed histories: a sharp fall in IOPS is
  * found, and when; a flat, a noisy or a rising history, or a fall that only
  * comes from workers finishing, is not a fall; the steady-state rule holds
  * within its band and not outside it.  Prints TAP.
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "series_rules.h"
+#include "rules/series_rules.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

@@ -1,5 +1,5 @@
 /*
- * sweep_rules_test.c: the rules of a sweep (src/sweep_rules.c) on
+ * sweep_rules_test.c: the rules of a sweep (src/rules/sweep_rules.c) on
  * constructed histories: which rule stops a flash device that saturates, a
  * disk whose latency passes the stop, a sweep at its max; which step is the
  * highest within the SLO (mean, p99, p99.9 and max bounds), the highest of
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "sweep_rules.h"
+#include "rules/sweep_rules.h"
 
 /* plain libc: this program does not link PostgreSQL's port library */
 #undef printf

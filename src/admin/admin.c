@@ -1,0 +1,248 @@
+/*-------------------------------------------------------------------------
+ *
+ * admin.c
+ *		ranread_stop(), ranread_reset() and ranread_drop(): stopping runs and
+ *		removing history and targets.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "catalog/pg_authid.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+
+#include "extension.h"
+#include "ranread.h"
+#include "run/registry.h"
+#include "run/target.h"
+
+/* How long ranread_stop() waits for the workers to record and exit. */
+#define STOP_WAIT_MS	5000
+#define STOP_POLL_MS	10
+
+PG_FUNCTION_INFO_V1(ranread_stop);
+PG_FUNCTION_INFO_V1(ranread_reset);
+PG_FUNCTION_INFO_V1(ranread_drop);
+
+/* Run a query returning one bigint. */
+static int64
+query_int64(const char *sql, bool read_only)
+{
+	int64		result = 0;
+	bool		isnull;
+
+	SPI_connect();
+	if (SPI_execute(sql, read_only, 0) < 0 || SPI_processed != 1)
+		elog(ERROR, "could not run \"%s\"", sql);
+	result = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return result;
+}
+
+/*
+ * Why this role may not signal process pid, as pg_terminate_backend()
+ * decides (NULL: it may).
+ */
+static const char *
+why_not_stop(int pid)
+{
+	PGPROC	   *proc = BackendPidGetProc(pid);
+
+	if (proc == NULL)
+		return NULL;
+	if (superuser_arg(proc->roleId) && !superuser())
+		return "Only superusers may stop a superuser's ranread runs.";
+	if (!has_privs_of_role(GetUserId(), proc->roleId) &&
+		!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
+		return psprintf("Only roles with the privileges of the role running the benchmark, or of \"%s\", may stop it.",
+						"pg_signal_backend");
+	return NULL;
+}
+
+/*
+ * Error out unless this role may signal process pid (`what`: "ranread worker"
+ * or "the session of ranread sweep process").
+ */
+static void
+check_may_stop(int pid, const char *what)
+{
+	const char *why = why_not_stop(pid);
+
+	if (why != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to stop %s %d", what, pid),
+				 errdetail_internal("%s", why)));
+}
+
+/*
+ * Ask every fleet run that waits for its servers, and that this role may
+ * stop, to stop; returns those asked.  A fleet run of a role this one may
+ * not stop is left alone, without an error: it is not this role's to stop,
+ * and it must not keep this role from stopping its own.
+ */
+static List *
+ask_fleets_to_stop(void)
+{
+	List	   *asked = NIL;
+	ListCell   *lc;
+
+	foreach(lc, ranread_waiting_fleets())
+	{
+		RanreadFleetWait *wait = lfirst(lc);
+
+		if (why_not_stop(wait->coordinator_pid) != NULL)
+			continue;
+		ranread_request_fleet_stop(wait->fleet, wait->database);
+		asked = lappend(asked, wait);
+	}
+	return asked;
+}
+
+/* Does a fleet run of `fleets` still wait for its servers? */
+static bool
+any_fleet_waits(List *fleets)
+{
+	ListCell   *lc;
+
+	foreach(lc, fleets)
+	{
+		RanreadFleetWait *wait = lfirst(lc);
+
+		if (ranread_fleet_waits(wait->fleet, wait->database))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Stop every ranread worker of the cluster: signal each (RANREAD_STOP_SIGNAL:
+ * it stops reading, records what it measured with status "stopped" and
+ * exits; a worker already recording finishes, it is not terminated).  While the batch that
+ * was running when we were called is still going, keep looking, so that its
+ * workers still starting are stopped too and the function returns once that
+ * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
+ * is left alone.  Permissions are checked for every worker before any is
+ * signalled.  When a sweep runs, only its session is signalled: it stops
+ * its running step's workers itself and starts no other step; this call
+ * still waits for that step to be recorded.  The run may be another
+ * database's (one run at a time per cluster; a database's views show its own
+ * batches only).  Every fleet run waiting for its servers on this
+ * coordinator (ranread_fleet_run()) that this role may stop is asked to
+ * stop: it stops every server's run, and this call waits until it has (at
+ * most STOP_WAIT_MS).  Returns the number of processes signalled or asked
+ * (a fleet run's session counts as one).
+ */
+Datum
+ranread_stop(PG_FUNCTION_ARGS)
+{
+	Oid			database;
+	int64		batch = ranread_running_batch(true, NULL, NULL, &database);
+	List	   *signalled = NIL;
+	ListCell   *lc;
+	int			sweep_pid;
+	bool		signalled_sweep = false;
+	List	   *fleets;
+
+	/*
+	 * A sweep: signal its session only.  It leads the running step and stops
+	 * that step's workers once they read (a worker told to stop at the start
+	 * barrier would fail the step), and starts no step after it.
+	 */
+	if (ranread_running_sweep(0, true, &sweep_pid, NULL) != 0)
+	{
+		check_may_stop(sweep_pid, "the session of ranread sweep process");
+		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
+		{
+			signalled = lappend_int(signalled, sweep_pid);
+			signalled_sweep = true;
+		}
+	}
+
+	/*
+	 * Fleet runs' coordinators waiting for their servers: ask each to stop.
+	 * Each calls ranread_stop() on every server and stops waiting once they
+	 * have returned, which the loop below waits for.
+	 */
+	fleets = ask_fleets_to_stop();
+	foreach(lc, fleets)
+		signalled = lappend_int(signalled, ((RanreadFleetWait *) lfirst(lc))->coordinator_pid);
+
+	for (int waited = 0; waited < STOP_WAIT_MS; waited += STOP_POLL_MS)
+	{
+		List	   *pids = ranread_worker_pids();
+		Oid			database_now;
+		bool		batch_over;
+		bool		fleets_wait = any_fleet_waits(fleets);
+
+		batch_over = batch != 0 && (ranread_running_batch(true, NULL, NULL, &database_now) != batch ||
+									database_now != database);
+		if (batch_over && !fleets_wait)
+			break;
+		foreach(lc, batch_over ? NIL : pids)
+			check_may_stop(lfirst_int(lc), "ranread worker");
+		foreach(lc, (signalled_sweep || batch_over) ? NIL : pids)
+		{
+			int			pid = lfirst_int(lc);
+
+			if (!list_member_int(signalled, pid) && kill(pid, RANREAD_STOP_SIGNAL) == 0)
+				signalled = lappend_int(signalled, pid);
+		}
+		if (batch == 0 && pids == NIL && !fleets_wait)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(STOP_POLL_MS * 1000L);
+	}
+	PG_RETURN_INT32(list_length(signalled));
+}
+
+/*
+ * Delete all history; returns the number of rows deleted from ranread_results
+ * and ranread_batches (their rows of ranread_intervals, the sweeps and the
+ * fleet runs go with them).
+ */
+Datum
+ranread_reset(PG_FUNCTION_ARGS)
+{
+	const char *schema = quote_identifier(ranread_extension_schema());
+
+	PG_RETURN_INT64(query_int64(psprintf("WITH r AS (DELETE FROM %s.ranread_results RETURNING 1), "
+										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1), "
+										 "i AS (DELETE FROM %s.ranread_intervals), "
+										 "s AS (DELETE FROM %s.ranread_sweep_runs), "
+										 "f AS (DELETE FROM %s.ranread_fleet_runs), "
+										 "fs AS (DELETE FROM %s.ranread_fleet_servers) "
+										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
+										 "(SELECT pg_catalog.count(*) FROM b)",
+										 schema, schema, schema, schema, schema, schema),
+								false));
+}
+
+/* Drop a target and forget it. */
+Datum
+ranread_drop(PG_FUNCTION_ARGS)
+{
+	RanreadTarget target;
+	const char *name;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("target name must not be null")));
+	name = NameStr(*PG_GETARG_NAME(0));
+	ranread_target_lookup(name, AccessExclusiveLock, false, &target);
+	if (!target.registered && !target.relation_exists)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("ranread target \"%s\" does not exist", name)));
+	ranread_target_forget(&target);
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("dropped ranread target \"%s\"", name)));
+}

@@ -1,0 +1,471 @@
+/*-------------------------------------------------------------------------
+ *
+ * uring.c
+ *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
+ *
+ * The worker submits each read as soon as it picks it
+ * (ranread_uring_submit), as fio's io_uring engine does by default
+ * (iodepth_batch_submit=1), collecting the completions ready meanwhile in
+ * the same system call, and then takes them (ranread_uring_reap), entering
+ * the kernel only when none is ready yet.
+ * Submitting a batch of reads in one system call instead saved CPU but lost
+ * 6 to 20 % of the IOPS on the virtio-blk disk of docs/benchmarks.md.  The
+ * segment files are registered with the ring (fio's registerfiles): a read
+ * names a file by its index, and the ring keeps its own reference to each
+ * file, so the worker holds no descriptor per segment (a 1 TB target has
+ * 1024).  The buffers are registered too (fio's fixedbufs: 18 % less CPU
+ * per read there at queue depth 32) unless the locked-memory limit refuses
+ * them: then the worker records why (registered_buffers) and the run warns.
+ * They are
+ * allocated with malloc, not palloc: a read still in flight when an error
+ * aborts the worker's transaction completes into memory that stays
+ * allocated until ranread_uring_close() has waited for every read.
+ *
+ * Where io_uring is unavailable (a kernel without it, kernel.io_uring_disabled,
+ * a seccomp profile), the errors say which and hint at iodepth => 1.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifdef RANREAD_HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+
+#include "os/osstats.h"
+#include "os/uring.h"
+
+#define URING_HINT "Use iodepth => 1, which keeps one read (pread) in flight per process."
+
+#ifndef RANREAD_HAVE_LIBURING
+
+static void
+refuse_without_liburing(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("iodepth above 1 needs io_uring, and this build of ranread has none"),
+			 errdetail("ranread was built on a machine without liburing."),
+			 errhint("Install liburing (Debian: apt-get install liburing-dev, or scripts/install-deps.sh), rebuild and reinstall ranread; or use iodepth => 1.")));
+}
+
+void
+ranread_uring_check(const char *path, int iodepth, int block_size)
+{
+	refuse_without_liburing();
+}
+
+RanreadUring *
+ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
+{
+	refuse_without_liburing();
+	return NULL;				/* keep compiler quiet */
+}
+
+void
+ranread_uring_submit(RanreadUring *ring, int tag, int file, off_t offset, size_t len,
+					 size_t buffer_offset)
+{
+	refuse_without_liburing();
+}
+
+int
+ranread_uring_reap(RanreadUring *ring, int *tags, int max_tags)
+{
+	refuse_without_liburing();
+	return 0;					/* keep compiler quiet */
+}
+
+void
+ranread_uring_close(RanreadUring *ring)
+{
+}
+
+int
+ranread_uring_registration(const RanreadUring *ring)
+{
+	return 0;
+}
+
+#else
+
+#define URING_DISABLED_SYSCTL	"/proc/sys/kernel/io_uring_disabled"
+
+/* A unit spans at most two segments: RANREAD_MAX_BLOCK_SIZE is far below 1 GiB. */
+#define PIECES_PER_READ		2
+
+/* One read system call's worth of a unit: which file, where, how much. */
+typedef struct UringPiece
+{
+	int			file;
+	off_t		offset;
+	size_t		len;
+} UringPiece;
+
+struct RanreadUring
+{
+	struct io_uring ring;
+	char	   *const *paths;
+	int			iodepth;
+	int			block_size;
+	char	   *buffers;		/* iodepth buffers of block_size, malloc'd */
+	bool		fixed_buffers;	/* registered with the ring */
+	int			register_errno; /* else why not */
+	int		   *pending;		/* per tag: pieces in flight */
+	UringPiece *pieces;			/* per tag: PIECES_PER_READ pieces */
+	int			in_flight;		/* pieces submitted or queued, not yet completed */
+};
+
+/* kernel.io_uring_disabled (Linux 6.6 on), or -1 where the kernel has none. */
+static int
+io_uring_disabled(void)
+{
+	FILE	   *f = fopen(URING_DISABLED_SYSCTL, "r");
+	int			value = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%d", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
+}
+
+/* Say why io_uring_queue_init() failed with -err, and what to do. */
+static void
+report_setup_failure(int err, int iodepth)
+{
+	int			disabled = io_uring_disabled();
+	struct passwd *pw = getpwuid(geteuid());
+	const char *user = pw != NULL ? pw->pw_name : "?";
+
+	if (err == EPERM && disabled == 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring is disabled on this server"),
+				 errdetail("The sysctl kernel.io_uring_disabled is 2, which disables io_uring for every process."),
+				 errhint(URING_HINT)));
+	if (err == EPERM && disabled == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring is disabled for the server's user"),
+				 errdetail("The sysctl kernel.io_uring_disabled is 1, which allows io_uring only to privileged processes and to members of the group kernel.io_uring_group, and the server runs as \"%s\".",
+						   user),
+				 errhint(URING_HINT)));
+	if (err == EPERM)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring is blocked for the server process"),
+				 errdetail("io_uring_setup() failed with EPERM while kernel.io_uring_disabled is %s: a seccomp profile (containers often have one) or a security module denies it.",
+						   disabled < 0 ? "not set" : disabled == 0 ? "0" : "?"),
+				 errhint(URING_HINT)));
+	if (err == ENOSYS)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring is not available"),
+				 errdetail("io_uring_setup() failed with ENOSYS: the kernel is older than 5.1 or was built without io_uring, or a seccomp profile answers ENOSYS for it."),
+				 errhint(URING_HINT)));
+	errno = err;
+	ereport(ERROR,
+			(errcode(err == ENOMEM ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("could not create an io_uring for %d reads in flight: %m", iodepth),
+			 err == ENOMEM ?
+			 errhint("Raise the server's locked-memory limit (ulimit -l), or use a smaller iodepth.") :
+			 errhint(URING_HINT)));
+}
+
+/*
+ * Undo ranread_uring_open() before it reports err about what (a file's
+ * name with file, else a step of setting up the ring).
+ */
+static void
+fail_open(RanreadUring *u, int err, const char *what, const char *file)
+{
+	io_uring_queue_exit(&u->ring);
+	ReleaseExternalFD();
+	free(u->buffers);
+	errno = err;
+	if (file != NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not %s \"%s\" for direct I/O: %m", what, file)));
+	ereport(ERROR,
+			(errcode(err == ENOMEM ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("could not %s: %m", what)));
+}
+
+/* Whether the running kernel is older than major.minor. */
+static bool
+kernel_before(int major, int minor)
+{
+	struct utsname uts;
+	int			kmajor;
+	int			kminor;
+
+	if (uname(&uts) != 0 || sscanf(uts.release, "%d.%d", &kmajor, &kminor) != 2)
+		return false;
+	return kmajor < major || (kmajor == major && kminor < minor);
+}
+
+/*
+ * Create the ring as fio does: the worker is its only user, so completions
+ * can wait until it asks for them (DEFER_TASKRUN, Linux 6.1 on) rather than
+ * interrupt it.  Older kernels refuse the flags with EINVAL: then without.
+ */
+static int
+create_ring(RanreadUring *u)
+{
+	struct io_uring_params params;
+	int			ret;
+
+	memset(&params, 0, sizeof(params));
+	params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	ret = io_uring_queue_init_params(u->iodepth * PIECES_PER_READ, &u->ring, &params);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(u->iodepth * PIECES_PER_READ, &u->ring, 0);
+	return ret;
+}
+
+/*
+ * Register tag i's buffer as the ring's fixed buffer i, so that the kernel
+ * need not map it for every read.  Registered buffers count against the
+ * locked-memory limit (ulimit -l); if it refuses them, reads use them
+ * unregistered, and the worker records why (ranread_uring_registration).
+ */
+static void
+register_buffers(RanreadUring *u)
+{
+	struct iovec *iov = palloc(sizeof(struct iovec) * u->iodepth);
+	int			ret;
+
+	for (int i = 0; i < u->iodepth; i++)
+	{
+		iov[i].iov_base = u->buffers + (size_t) i * u->block_size;
+		iov[i].iov_len = u->block_size;
+	}
+	ret = io_uring_register_buffers(&u->ring, iov, u->iodepth);
+	u->fixed_buffers = ret == 0;
+	u->register_errno = -ret;
+	pfree(iov);
+}
+
+/*
+ * A ring for iodepth reads of up to block_size bytes from the files at
+ * paths, opened O_DIRECT and registered with it.  Errors out, saying why,
+ * if io_uring is unavailable.
+ */
+RanreadUring *
+ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
+{
+	RanreadUring *u = palloc0(sizeof(RanreadUring));
+	int			ret;
+
+	u->paths = paths;
+	u->iodepth = iodepth;
+	u->block_size = block_size;
+	u->pending = palloc0(sizeof(int) * iodepth);
+	u->pieces = palloc0(sizeof(UringPiece) * iodepth * PIECES_PER_READ);
+
+	ReserveExternalFD();
+	ret = create_ring(u);
+	if (ret < 0)
+	{
+		ReleaseExternalFD();
+		report_setup_failure(-ret, iodepth);
+	}
+	if (posix_memalign((void **) &u->buffers, RANREAD_IO_ALIGN, (size_t) iodepth * block_size) != 0)
+	{
+		u->buffers = NULL;
+		fail_open(u, ENOMEM, "allocate the buffers of the reads in flight", NULL);
+	}
+
+	register_buffers(u);
+	ret = io_uring_register_files_sparse(&u->ring, nfiles);
+	if (ret == -EINVAL && kernel_before(5, 19))
+	{
+		/* sparse registration came with Linux 5.19 */
+		io_uring_queue_exit(&u->ring);
+		ReleaseExternalFD();
+		free(u->buffers);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("io_uring on this kernel cannot register the target's files as ranread needs"),
+				 errdetail("iodepth above 1 registers the files sparsely, which needs Linux 5.19 or later."),
+				 errhint(URING_HINT)));
+	}
+	if (ret < 0)
+		fail_open(u, -ret, "register the target's files with io_uring", NULL);
+	for (int i = 0; i < nfiles; i++)
+	{
+		int			fd = open(paths[i], O_RDONLY | PG_BINARY | O_DIRECT | O_CLOEXEC);
+
+		if (fd < 0)
+			fail_open(u, errno, "open file", paths[i]);
+		ret = io_uring_register_files_update(&u->ring, i, &fd, 1);
+		close(fd);
+		if (ret < 0)
+			fail_open(u, -ret, psprintf("register file \"%s\" with io_uring", paths[i]), NULL);
+	}
+	return u;
+}
+
+/* Submit a read of len bytes at offset of file into tag's buffer, at buffer_offset. */
+void
+ranread_uring_submit(RanreadUring *u, int tag, int file, off_t offset, size_t len,
+					 size_t buffer_offset)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	int			piece = tag * PIECES_PER_READ + u->pending[tag];
+	char	   *dest = u->buffers + (size_t) tag * u->block_size + buffer_offset;
+	int			ret;
+
+	Assert(u->pending[tag] < PIECES_PER_READ);
+	if (sqe == NULL)
+		elog(ERROR, "io_uring submission queue is full");
+	u->pieces[piece].file = file;
+	u->pieces[piece].offset = offset;
+	u->pieces[piece].len = len;
+	if (u->fixed_buffers)
+		io_uring_prep_read_fixed(sqe, file, dest, len, offset, tag);
+	else
+		io_uring_prep_read(sqe, file, dest, len, offset);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, (uint64) piece);
+	do
+		ret = io_uring_submit_and_get_events(&u->ring);
+	while (ret == -EINTR);
+	if (ret < 0)
+	{
+		errno = -ret;
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not submit a read to io_uring: %m")));
+	}
+	u->pending[tag]++;
+	u->in_flight++;
+}
+
+/*
+ * Wait until at least one read has completed (every piece of it), entering
+ * the kernel only if no completion is ready.  Puts the tags of the completed
+ * reads in tags and returns how many there are.  A signal does not end the
+ * wait: the reads in flight end it soon enough.
+ */
+int
+ranread_uring_reap(RanreadUring *u, int *tags, int max_tags)
+{
+	int			ndone = 0;
+
+	while (ndone == 0)
+	{
+		struct io_uring_cqe *cqe;
+		unsigned	head;
+		unsigned	seen = 0;
+		int			ret = io_uring_cq_ready(&u->ring) > 0 ? 0 : io_uring_wait_cqe(&u->ring, &cqe);
+
+		if (ret < 0 && ret != -EINTR)
+		{
+			errno = -ret;
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("could not wait for reads from io_uring: %m")));
+		}
+		io_uring_for_each_cqe(&u->ring, head, cqe)
+		{
+			int			piece = (int) io_uring_cqe_get_data64(cqe);
+			int			tag = piece / PIECES_PER_READ;
+			int			res = cqe->res;
+			UringPiece *p = &u->pieces[piece];
+
+			seen++;
+			u->in_flight--;
+			u->pending[tag]--;
+			if (res != (int) p->len)
+			{
+				io_uring_cq_advance(&u->ring, seen);
+				if (res < 0)
+				{
+					errno = -res;
+					ereport(ERROR,
+							(errcode_for_file_access(),
+							 errmsg("could not read block %u of \"%s\": %m",
+									(BlockNumber) (p->offset / BLCKSZ), u->paths[p->file])));
+				}
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read block %u of \"%s\": read only %d of %zu bytes",
+								(BlockNumber) (p->offset / BLCKSZ), u->paths[p->file], res, p->len)));
+			}
+			if (u->pending[tag] == 0 && ndone < max_tags)
+				tags[ndone++] = tag;
+		}
+		io_uring_cq_advance(&u->ring, seen);
+	}
+	return ndone;
+}
+
+/*
+ * Wait for every read in flight (none may complete into freed memory), then
+ * free the ring, its files and the buffers.
+ */
+void
+ranread_uring_close(RanreadUring *u)
+{
+	while (u->in_flight > 0)
+	{
+		struct io_uring_cqe *cqe;
+		unsigned	head;
+		unsigned	seen = 0;
+		int			ret = io_uring_wait_cqe(&u->ring, &cqe);
+
+		if (ret < 0 && ret != -EINTR)
+			break;
+		io_uring_for_each_cqe(&u->ring, head, cqe)
+			seen++;
+		io_uring_cq_advance(&u->ring, seen);
+		u->in_flight -= seen;
+	}
+	io_uring_queue_exit(&u->ring);
+	ReleaseExternalFD();
+	/* a read the kernel could not be waited for keeps its buffer */
+	if (u->in_flight == 0)
+		free(u->buffers);
+}
+
+/* 0 if the ring's buffers are registered with it, else the errno that refused them. */
+int
+ranread_uring_registration(const RanreadUring *u)
+{
+	return u->fixed_buffers ? 0 : u->register_errno;
+}
+
+/* Leader: create a ring of iodepth entries and read the first block through it. */
+void
+ranread_uring_check(const char *path, int iodepth, int block_size)
+{
+	char	   *paths[1] = {unconstify(char *, path)};
+	RanreadUring *u = ranread_uring_open(paths, 1, iodepth, block_size);
+	int			tag;
+
+	/* the leader's session lives on: give the ring back whatever happens */
+	PG_TRY();
+	{
+		ranread_uring_submit(u, 0, 0, 0, BLCKSZ, 0);
+		(void) ranread_uring_reap(u, &tag, 1);
+	}
+	PG_FINALLY();
+	{
+		ranread_uring_close(u);
+	}
+	PG_END_TRY();
+}
+
+#endif							/* RANREAD_HAVE_LIBURING */

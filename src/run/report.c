@@ -1,0 +1,456 @@
+/*-------------------------------------------------------------------------
+ *
+ * report.c
+ *		What the leader tells its caller: a warning before a run that will
+ *		re-read blocks, RanRead's NOTICEs and the warnings after it, and the
+ *		row ranread_run() returns.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+
+#include "extension.h"
+#include "format.h"
+#include "ranread.h"
+#include "readpath/readpath.h"
+#include "run/report.h"
+#include "record/results.h"
+#include "run/run.h"
+#include "rules/run_rules.h"
+#include "record/series.h"
+#include "rules/series_rules.h"
+#include "record/stat_io.h"
+
+/* Warn when the device answered less than this share of the reads. */
+#define PHYSICAL_WARNING_PCT	95.0
+
+/* An open-loop run that achieved less than this share of its rate did not keep it. */
+#define OPEN_LOOP_KEPT_SHARE	0.95
+
+/* A sequential run's proof: the kernel fetched at least this share of what it read. */
+#define SEQUENTIAL_FETCHED_SHARE	0.90
+
+/* Point out readahead when the kernel fetched this much more than asked. */
+#define READAHEAD_NOTICE_FACTOR	1.10
+
+/*
+ * A run reads every unit once, in a random order, before it reads any unit
+ * again (permutation.c), and the OS page cache can answer its re-reads.
+ * Refuse, before anything starts (no batch, nothing recorded), a run of
+ * iterations on a read path through the page cache that asks for more reads
+ * than the target has units, unless allow_rereads asks for that on purpose.
+ * Direct reads bypass the cache, so their re-reads go to the device; a
+ * time-based run ends when every unit has been read once instead
+ * (worker.c).
+ */
+void
+ranread_refuse_rereads(const RanreadParams *params, int64 units)
+{
+	int64		reads = (int64) params->processes * params->iterations;
+	int64		rereads = ranread_rereads(params->processes, params->iterations, units);
+	int64		fit = ranread_iterations_without_rereads(params->processes, params->iterations, units);
+
+	if ((ranread_readpath_by_index(params->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
+		params->allow_rereads || ranread_distribution_skewed(&params->distribution) || rereads == 0)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%.0f%% of this run's reads would re-read a unit read earlier in the run",
+					100.0 * (double) rereads / (double) reads),
+			 errdetail("The run asks for " INT64_FORMAT " reads (%d x " INT64_FORMAT " iterations) of target \"%s\", which has " INT64_FORMAT " read units of %d kB: the last " INT64_FORMAT " reads would re-read a unit, and the OS page cache can answer them instead of the device. Nothing was run.",
+					   reads, params->processes, params->iterations, params->target_name,
+					   units, params->block_size / 1024, rereads),
+			 fit > 0 ?
+			 errhint_plural("Use iterations => " INT64_FORMAT " or fewer with %d process, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							"Use iterations => " INT64_FORMAT " or fewer with %d processes, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
+							params->processes, fit, params->processes) :
+			 errhint("Use fewer processes or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.")));
+}
+
+/*
+ * With allow_rereads, warn before a run of iterations that will re-read
+ * units, since its re-reads can be answered by the OS page cache.
+ */
+void
+ranread_warn_about_rereads(const RanreadShared *shared)
+{
+	int64		reads = (int64) shared->params.processes * shared->params.iterations;
+	int64		units = shared->target_units;
+	int64		rereads = ranread_rereads(shared->params.processes, shared->params.iterations, units);
+
+	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
+		ranread_distribution_skewed(&shared->params.distribution) || rereads == 0)
+		return;
+	ereport(WARNING,
+			(errmsg("%.0f%% of this run's reads will re-read a unit read earlier in the run",
+					100.0 * (double) rereads / (double) reads),
+			 errdetail("The run asks for " INT64_FORMAT " reads of a target of " INT64_FORMAT " read units: it reads every unit once before any again, and the last " INT64_FORMAT " reads can be answered by the OS page cache instead of the device.",
+					   reads, units, rereads),
+			 errhint("Use fewer iterations or a larger target (ranread_setup).")));
+}
+
+/*
+ * The level of the batch's plain NOTICEs: within a sweep, which reports
+ * each step in one line of its own, they go to the server log at DEBUG1;
+ * WARNINGs are sent either way.
+ */
+static int
+report_level(const RanreadShared *shared)
+{
+	return shared->params.sweep != 0 ? DEBUG1 : NOTICE;
+}
+
+/*
+ * What the batch's series and schedule say: the steady state, a sharp fall
+ * in IOPS partway, and for an open loop its service times and whether it
+ * kept its rate.
+ */
+static void
+report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadParams *params = &shared->params;
+	const RanreadSeries *series = ranread_series_of(shared);
+	int			notice = report_level(shared);
+	RanreadDrop drop;
+
+	if (params->steady_window_ns > 0 && series->steady_at_s >= 0)
+		ereport(notice,
+				(errmsg("steady state after %.1f s: IOPS and mean latency stayed within %g%% of their means for %.1f s",
+						series->steady_at_s, params->steady_band_pct, (double) params->steady_window_ns / 1e9)));
+	else if (params->steady_window_ns > 0)
+		ereport(notice,
+				(errmsg("no steady state within the duration: IOPS or mean latency moved more than %g%% over every %.1f s window",
+						params->steady_band_pct, (double) params->steady_window_ns / 1e9),
+				 errhint("See ranread_series for batch " INT64_FORMAT ".", shared->batch)));
+	if (ranread_series_find_drop(series->intervals, series->count, params->processes, &drop))
+		ereport(WARNING,
+				(errmsg("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
+						ranread_format_rate(drop.from_iops), ranread_format_rate(drop.to_iops), drop.after_s),
+				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.",
+						   shared->batch),
+				 errhint("See ranread_series for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
+						 shared->batch)));
+	if (series->full)
+		ereport(notice,
+				(errmsg("ranread_intervals holds the first %d intervals of batch " INT64_FORMAT " only",
+						series->count, shared->batch),
+				 errhint("Use a longer sample_interval, or a duration.")));
+	if (params->rate_iops <= 0)
+		return;
+	ereport(notice,
+			(errmsg("service time (from issuing each read): mean = %sms, p50 = %sms, p99 = %sms",
+					ranread_format_ms(summary->service.mean_ms), ranread_format_ms(summary->service.p50_ms),
+					ranread_format_ms(summary->service.p99_ms)),
+			 errdetail("The response times above count from when each read was due, at %s reads/s.",
+					   ranread_format_rate(params->rate_iops))));
+	if (summary->iops < OPEN_LOOP_KEPT_SHARE * params->rate_iops)
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " did not keep its rate: %s reads/s asked, %s achieved (%.0f%%)",
+						shared->batch, ranread_format_rate(params->rate_iops), ranread_format_rate(summary->iops),
+						100.0 * summary->iops / params->rate_iops),
+				 errdetail("Reads fell behind their schedule; their response times include the wait."),
+				 errhint("Use more processes, or a lower rate_iops: the storage or the workers are saturated.")));
+	if (ranread_open_loop_queued(summary->latency.mean_ms, summary->service.mean_ms))
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " was queueing: its mean response time of %sms is %.0f times its mean service time of %sms",
+						shared->batch, ranread_format_ms(summary->latency.mean_ms),
+						summary->latency.mean_ms / summary->service.mean_ms,
+						ranread_format_ms(summary->service.mean_ms)),
+				 errdetail_plural("Reads waited for their turn: %s reads/s is more than the storage serves with %d process at this latency, so the response times measure the queue (more than %.0f times the service time counts as queueing).",
+								  "Reads waited for their turn: %s reads/s is more than the storage serves with %d processes at this latency, so the response times measure the queue (more than %.0f times the service time counts as queueing).",
+								  params->processes,
+								  ranread_format_rate(params->rate_iops), params->processes, RANREAD_QUEUEING_FACTOR),
+				 errhint("Use a lower rate_iops or more processes.")));
+}
+
+/*
+ * What a run of another distribution than uniform read from memory: a
+ * skewed one re-reads its hot units on purpose, so its hit ratio is the
+ * result, not a fault; a sequential one reads what the kernel's readahead
+ * brought in, so its proof is the bytes fetched from storage per read.
+ */
+static void
+report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->params.readpath);
+	char	   *distribution = ranread_distribution_text(&shared->params.distribution);
+	int64		blocks = summary->buffer_hits + summary->buffer_misses;
+
+	if (ranread_distribution_skewed(&shared->params.distribution) && summary->physical_pct >= 0)
+		ereport(report_level(shared),
+				(errmsg("distribution %s: %.1f%% of the reads found their unit in memory (%s)",
+						distribution, 100.0 - summary->physical_pct, readpath->memory_hit),
+				 (readpath->flags & RANREAD_PATH_COUNTS_BUFFER_HITS) && blocks > 0 ?
+				 errdetail("Shared buffers answered %.1f%% of the blocks read. A skewed distribution re-reads its hot units on purpose: the latencies are those of a workload with this hit ratio, not the device's.",
+						   100.0 * (double) summary->buffer_hits / (double) blocks) :
+				 errdetail("A skewed distribution re-reads its hot units on purpose: the latencies are those of a workload with this hit ratio, not the device's.")));
+	else if (summary->kb_per_read < 0)
+		return;
+	else if (summary->kb_per_read * 1024.0 >= SEQUENTIAL_FETCHED_SHARE * shared->params.block_size)
+		ereport(report_level(shared),
+				(errmsg("distribution sequential: the kernel fetched %.1f kB from storage per read of %d kB, with its readahead",
+						summary->kb_per_read, shared->params.block_size / 1024)));
+	else
+		ereport(WARNING,
+				(errmsg("the kernel fetched only %.1f kB from storage per sequential read of %d kB in batch " INT64_FORMAT,
+						summary->kb_per_read, shared->params.block_size / 1024, shared->batch),
+				 errdetail("The rest was in memory before the batch read it, so its reads are not the device's."),
+				 errhint("Is the target smaller than twice the server's memory, or was evict turned off?")));
+}
+
+/*
+ * A worker that could not ask the page cache what it held (a file system
+ * that refuses mappings, on a kernel without cachestat()) read on without
+ * the proof: say so once, with its reason.
+ */
+static void
+report_residency_unknown(const RanreadShared *shared)
+{
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+
+		if (slot->residency_unavailable[0] == '\0' || slot->hist.count == 0)
+			continue;
+		ereport(NOTICE,
+				(errmsg("no proof of physical reads for batch " INT64_FORMAT ": physical_pct is unknown", shared->batch),
+				 errdetail("Ranread could not ask which units the OS page cache held: %s.",
+						   slot->residency_unavailable),
+				 errhint("Linux 6.5 and later answer through cachestat(); mode 'direct' needs no proof, since it bypasses the page cache.")));
+		return;
+	}
+}
+
+/* Report how the run ended; errors out if a worker failed. */
+void
+ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	const RanreadReadPath *readpath = ranread_readpath_by_index(shared->params.readpath);
+	int			notice = report_level(shared);
+	int			i;
+
+	for (i = 0; i < shared->params.processes; i++)
+	{
+		const RanreadWorkerSlot *slot = &shared->slots[i];
+
+		if (slot->status == RANREAD_STATUS_RUNNING)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("ranread worker %d of batch " INT64_FORMAT " exited without reporting its results",
+							i + 1, shared->batch),
+					 errhint("See the server log.")));
+		if (slot->status == RANREAD_STATUS_FAILED)
+			ereport(ERROR,
+					(errcode(ERRCODE_IO_ERROR),
+					 errmsg("ranread worker %d of batch " INT64_FORMAT " failed: %s",
+							i + 1, shared->batch, slot->error_message),
+					 errdetail("What the workers measured before the failure is recorded with status \"failed\".")));
+		if (!slot->recorded)
+			ereport(WARNING,
+					(errmsg("results of ranread worker %d of batch " INT64_FORMAT " were not recorded",
+							i + 1, shared->batch),
+					 errdetail("%s", slot->error_message),
+					 errhint("The role running ranread needs INSERT on ranread_results and ranread_batches.")));
+	}
+
+	if (!shared->batch_recorded)
+		ereport(WARNING,
+				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
+				 errdetail("See the server log for the reason."),
+				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals.")));
+	if (summary->reads == 0)
+	{
+		ereport(notice,
+				(errmsg("batch " INT64_FORMAT " read nothing (%s)",
+						shared->batch, ranread_status_name(summary->status))));
+		return;
+	}
+	ereport(notice,
+			(errmsg_plural("%d process (" INT64_FORMAT " iterations) average response time = %sms",
+						   "%d processes (" INT64_FORMAT " iterations) average response time = %sms",
+						   shared->params.processes,
+						   shared->params.processes,
+						   shared->params.iterations > 0 ? shared->params.iterations : summary->reads / shared->params.processes,
+						   ranread_format_ms(summary->latency.mean_ms))));
+	ereport(notice,
+			(errmsg("Calculated IOPS = %.0f", summary->iops)));
+	ereport(notice,
+			(errmsg("latency percentiles: p50 = %sms, p99 = %sms, max = %sms",
+					ranread_format_ms(summary->latency.p50_ms), ranread_format_ms(summary->latency.p99_ms),
+					ranread_format_ms(summary->latency.max_ms))));
+	if (summary->device_sampled)
+		ereport(notice,
+				(errmsg("device %s: %.0f reads/s, average read wait %sms, %.0f%% utilised",
+						shared->device.name, summary->device_reads_per_s,
+						ranread_format_ms(summary->device_read_wait_ms), summary->device_util_pct)));
+	else
+		ereport(notice,
+				(errmsg("no device statistics: the target's file system is not on a block device listed in /proc/diskstats")));
+	if (readpath->flags & RANREAD_PATH_COUNTS_BUFFER_HITS)
+		ereport(notice,
+				(errmsg("shared buffers: " INT64_FORMAT " hits, " INT64_FORMAT " misses",
+						summary->buffer_hits, summary->buffer_misses)));
+	if (summary->status == RANREAD_STATUS_COMPLETED &&
+		ranread_stat_io_disagrees(shared, summary->buffer_misses))
+		ereport(WARNING,
+				(errmsg("pg_stat_io and ranread disagree on the reads of batch " INT64_FORMAT, shared->batch),
+				 errdetail("pg_stat_io counted " INT64_FORMAT " blocks read by background workers during the batch and ranread " INT64_FORMAT " buffer misses, more apart than %d%% of the misses plus %d blocks per process.",
+						   shared->stat_io_blocks, summary->buffer_misses,
+						   RANREAD_STAT_IO_MARGIN_PCT, RANREAD_STAT_IO_MARGIN_PER_PROCESS),
+				 errhint("Another background worker may have read meanwhile (parallel query, say); otherwise the reads were not the ones ranread counted.")));
+	report_residency_unknown(shared);
+	if (shared->params.distribution.kind != RANREAD_DISTRIBUTION_UNIFORM)
+		report_distribution(shared, summary);
+	else if (summary->physical_pct >= 0 && summary->physical_pct < PHYSICAL_WARNING_PCT)
+		ereport(WARNING,
+				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",
+						summary->physical_pct, shared->batch),
+				 errdetail("The rest found their unit in memory (%s) before they were issued, so the latencies are not the device's.",
+						   readpath->memory_hit),
+				 errhint("Is the target smaller than twice the server's memory, was evict turned off, was the target prewarmed, or did readahead bring units in (see kb_per_read)?")));
+	if (summary->kb_per_read * 1024.0 > READAHEAD_NOTICE_FACTOR * shared->params.block_size &&
+		shared->params.distribution.kind != RANREAD_DISTRIBUTION_SEQUENTIAL)
+		ereport(notice,
+				(errmsg("the kernel fetched %.1f kB from storage per read of %d kB: its readahead was part of the reads",
+						summary->kb_per_read, shared->params.block_size / 1024),
+				 errhint("Mode %s issues each read of block_size bytes as one request, without readahead.",
+						 ranread_readpath_names(RANREAD_PATH_BYPASSES_PAGE_CACHE))));
+	if (summary->wrapped_reads > 0 && shared->params.iterations == 0 &&
+		!(readpath->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
+		ereport(WARNING,
+				(errmsg("batch " INT64_FORMAT " read every unit of its target and went on: " INT64_FORMAT " of its " INT64_FORMAT " reads re-read a unit",
+						shared->batch, summary->wrapped_reads, summary->reads),
+				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
+				 errhint("Use a shorter duration or a larger target (ranread_setup).")));
+	if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0 &&
+		shared->params.duration_ns == 0)
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " ended after " INT64_FORMAT " of its " INT64_FORMAT " reads: its ramp and its reads had read every unit of its target once",
+						shared->batch, summary->reads,
+						shared->params.iterations * shared->params.processes),
+				 errdetail("The target has " INT64_FORMAT " read units; the ramp's reads take units too, and reading on would re-read units the OS page cache can answer instead of the device.",
+						   (int64) shared->target_units),
+				 errhint("Use a larger target (ranread_setup), fewer iterations or a shorter ramp, or pass allow_rereads => true to read on.")));
+	else if (summary->ended_by != NULL && strcmp(summary->ended_by, "coverage") == 0)
+		ereport(NOTICE,
+				(errmsg("batch " INT64_FORMAT " ended after %.1f s of its %.1f s duration: it had read every unit of its target once",
+						shared->batch, summary->wall_s, (double) shared->params.duration_ns / 1e9),
+				 errdetail("The target has " INT64_FORMAT " read units; reading on would re-read units the OS page cache can answer instead of the device.",
+						   (int64) shared->target_units),
+				 errhint("Use a larger target (ranread_setup) for a longer run, or pass allow_rereads => true to read on.")));
+	if (summary->device_sampled &&
+		ranread_device_was_shared(summary->device_bytes, summary->own_bytes))
+		ereport(WARNING,
+				(errmsg("other I/O shared the device: %.0f%% of what %s read during batch " INT64_FORMAT " was not read for ranread",
+						summary->device_shared_pct, shared->device.name, shared->batch),
+				 errdetail("The device read %.1f MB (%.0f reads/s); the workers' reads made it read %.1f MB (%.1f kB per read). Its latencies and IOPS were shared with that other I/O.",
+						   summary->device_bytes / BYTES_PER_MB, summary->device_reads_per_s,
+						   summary->own_bytes / BYTES_PER_MB, summary->kb_per_read),
+				 errhint("Run again when nothing else reads from %s (see iostat, pg_stat_activity); device_shared_pct in ranread_summary records the share.",
+						 shared->device.name)));
+	report_over_time(shared, summary);
+	if (summary->status != RANREAD_STATUS_COMPLETED)
+		ereport(notice,
+				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",
+						shared->batch, ranread_status_name(summary->status), summary->reads)));
+}
+
+/*
+ * ranread_run() returns a row of ranread_summary, so its caller must be
+ * allowed to read the view: checked before the run, not after it.
+ */
+void
+ranread_check_can_read_summary(void)
+{
+	const char *schema = ranread_extension_schema();
+	Oid			view = get_relname_relid("ranread_summary", get_namespace_oid(schema, false));
+	AclResult	aclresult;
+
+	if (!OidIsValid(view))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("view \"%s.ranread_summary\" does not exist", schema)));
+	aclresult = pg_class_aclcheck(view, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_VIEW, "ranread_summary");
+}
+
+/*
+ * ranread_run()'s row: the batch's row as ranread_summary shows it, read
+ * with a fresh snapshot (the last worker committed it after this statement
+ * began, and under REPEATABLE READ too).  NULL, after the WARNING that says
+ * so, when the row could not be recorded, or cannot be read back at once
+ * because another session locks ranread_batches: the leader does not wait.
+ */
+Datum
+ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, bool *isnull)
+{
+	TupleDesc	tupdesc;
+	MemoryContext caller_context = CurrentMemoryContext;
+	SPIPlanPtr	plan;
+	Oid			argtypes[1] = {INT8OID};
+	Datum		args[1] = {Int64GetDatum(outcome->batch)};
+	Datum		result = (Datum) 0;
+	const char *schema = ranread_extension_schema();
+	Oid			batches;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	*isnull = true;
+	if (!outcome->recorded)
+		return (Datum) 0;
+	batches = get_relname_relid("ranread_batches", get_namespace_oid(schema, false));
+	if (!OidIsValid(batches) || !ConditionalLockRelationOid(batches, AccessShareLock))
+	{
+		ereport(WARNING,
+				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but could not be read back", outcome->batch),
+				 errdetail("Another session holds a lock on ranread_batches."),
+				 errhint("SELECT * FROM ranread_summary WHERE batch = " INT64_FORMAT ";", outcome->batch)));
+		return (Datum) 0;
+	}
+
+	SPI_connect();
+	plan = SPI_prepare(psprintf("SELECT * FROM %s.ranread_summary WHERE batch OPERATOR(pg_catalog.=) $1",
+								quote_identifier(schema)),
+					   1, argtypes);
+	if (plan == NULL ||
+		SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(), InvalidSnapshot,
+							 true, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read ranread_summary");
+	*isnull = SPI_processed != 1;
+	if (*isnull)
+		ereport(WARNING,
+				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but is no longer there", outcome->batch),
+				 errdetail("ranread_reset() or a DELETE removed it while the run was ending."),
+				 errhint("Reset the history when no run is running.")));
+	else
+	{
+		Datum	   *values = palloc(sizeof(Datum) * tupdesc->natts);
+		bool	   *nulls = palloc(sizeof(bool) * tupdesc->natts);
+
+		if (SPI_tuptable->tupdesc->natts != tupdesc->natts)
+			elog(ERROR, "ranread_summary does not match ranread_run's result type");
+		heap_deform_tuple(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, values, nulls);
+		/* the row must outlive SPI_finish() */
+		MemoryContextSwitchTo(caller_context);
+		result = HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+	}
+	SPI_finish();
+	return result;
+}

@@ -1,0 +1,701 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep_verdict.c
+ *		What a sweep's recorded steps say, in plain words: read a sweep back
+ *		from ranread_sweep_runs and ranread_batches, judge it by its rules
+ *		(sweep_rules.c) and word the verdict; ranread_sweep_verdict(), which
+ *		the view ranread_sweeps shows.
+ *
+ * A sweep's row is written when it starts and again when it ends by itself
+ * ('completed' by a stop rule, or 'stopped' by ranread_stop()).  A sweep
+ * that a cancel, an error or a crash ended keeps its first row; its status
+ * is then read from what remains: still 'running' while its session holds
+ * the sweep lock, else 'cancelled' when its last step was cancelled, else
+ * 'interrupted'.  The verdict is computed from the steps each time, so that
+ * an interrupted sweep has one too, over the steps it completed.  A step
+ * the sweep repeated (its stop decision within its noise) is several
+ * batches of one sweep_step, read back as one step (sweep_rules.c combines
+ * them); each figure is worded with its noise band.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "catalog/namespace.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "extension.h"
+#include "format.h"
+#include "ranread.h"
+#include "run/registry.h"
+#include "spi_columns.h"
+#include "sweep/sweep_verdict.h"
+
+PG_FUNCTION_INFO_V1(ranread_sweep_verdict);
+
+#define VERDICT_COLUMNS 10
+
+/* Column `name` of `row` as a string copied into `context`, or NULL. */
+static char *
+text_column(HeapTuple row, TupleDesc desc, const char *name, MemoryContext context)
+{
+	char	   *text = ranread_spi_text_named(row, desc, name, NULL);
+
+	return text == NULL ? NULL : MemoryContextStrdup(context, text);
+}
+
+/* The sweep's rules, from its ranread_sweep_runs row. */
+static void
+read_rules(HeapTuple row, TupleDesc desc, RanreadSweepRecord *record, MemoryContext context)
+{
+	RanreadSweepRules *rules = &record->rules;
+
+	rules->max_processes = ranread_spi_int_named(row, desc, "max_processes", 0);
+	rules->max_rate_iops = ranread_spi_float_named(row, desc, "max_rate_iops", RANREAD_MAX_RATE_IOPS);
+	rules->stop_latency_ms = ranread_spi_float_named(row, desc, "stop_latency_ms", 0);
+	rules->min_scaling_pct = ranread_spi_float_named(row, desc, "min_scaling_pct", 0);
+	rules->slo_mean_ms = ranread_spi_float_named(row, desc, "slo_mean_ms", 0);
+	rules->slo_p99_ms = ranread_spi_float_named(row, desc, "slo_p99_ms", 0);
+	rules->slo_p999_ms = ranread_spi_float_named(row, desc, "slo_p999_ms", 0);
+	rules->slo_max_ms = ranread_spi_float_named(row, desc, "slo_max_ms", 0);
+	record->status = text_column(row, desc, "status", context);
+	record->stop_rule = text_column(row, desc, "stop_rule", context);
+	record->max_processes_by = text_column(row, desc, "max_processes_by", context);
+	record->open_loop = ranread_spi_float_named(row, desc, "rate_iops", 0) > 0;
+	rules->max_iodepth = ranread_spi_int_named(row, desc, "max_iodepth", 0);
+	rules->max_prefetch = ranread_spi_int_named(row, desc, "max_prefetch", 0);
+}
+
+/* One step, from its ranread_batches row. */
+static void
+read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
+{
+	char	   *status = ranread_spi_text_named(row, desc, "status", "");
+
+	*batch = ranread_spi_int_named(row, desc, "batch", 0);
+	step->processes = ranread_spi_int_named(row, desc, "processes", 0);
+	step->rate_iops = ranread_spi_float_named(row, desc, "rate_iops", 0);
+	step->iops = ranread_spi_float_named(row, desc, "iops", 0);
+	step->mean_ms = ranread_spi_float_named(row, desc, "response_time_ms", 0);
+	step->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", 0);
+	step->p999_ms = ranread_spi_float_named(row, desc, "p999_ms", 0);
+	step->max_ms = ranread_spi_float_named(row, desc, "max_ms", 0);
+	step->physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
+	step->completed = strcmp(status, "completed") == 0;
+	strlcpy(step->status, status, sizeof(step->status));
+	step->iodepth = ranread_spi_int_named(row, desc, "iodepth", 1);
+	step->prefetch = ranread_spi_int_named(row, desc, "prefetch", 0);
+	step->iops_band_pct = ranread_spi_float_named(row, desc, "iops_band_pct", -1);
+	step->mean_band_pct = ranread_spi_float_named(row, desc, "mean_band_pct", -1);
+	step->p99_band_pct = ranread_spi_float_named(row, desc, "p99_band_pct", -1);
+	step->runs = step->completed ? 1 : 0;
+}
+
+/*
+ * A column of 1.2's tables for a SELECT list: the column, or NULL under its
+ * name while the tables are 1.1's (the library is updated before ALTER
+ * EXTENSION UPDATE is run).
+ */
+static char *
+column_of_1_2(const char *table, const char *column, const char *type)
+{
+	Oid			relid = get_relname_relid(table, get_namespace_oid(ranread_extension_schema(), false));
+
+	if (get_attnum(relid, column) != InvalidAttrNumber)
+		return pstrdup(column);
+	return psprintf("NULL::pg_catalog.%s AS %s", type, column);
+}
+
+/*
+ * The batches of a sweep, in order, as its steps (returned: how many): the
+ * batches of a repeated step (one sweep_step) combined into one
+ * (ranread_sweep_combine()), each step's batch its first.
+ */
+static int
+read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *batches)
+{
+	RanreadSweepStep runs[RANREAD_SWEEP_MAX_REPEATS + 1];
+	int			nruns = 0;
+	int			step_of_runs = 0;
+	int64		first_batch = 0;
+	int			count = 0;
+
+	/* the arrays hold at least one step, also for a sweep without any */
+	memset(&steps[0], 0, sizeof(RanreadSweepStep));
+	batches[0] = 0;
+	for (uint64 i = 0; i <= rows; i++)
+	{
+		bool		isnull = true;
+		int			sweep_step = 0;
+		int64		batch = 0;
+
+		if (i < rows)
+		{
+			sweep_step = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
+			isnull = sweep_step < 0;
+		}
+		if (nruns > 0 && (i == rows || isnull || sweep_step != step_of_runs ||
+						  nruns == lengthof(runs)))
+		{
+			RanreadSweepStep combined;
+
+			ranread_sweep_combine(runs, nruns, &combined);
+			steps[count] = combined;
+			batches[count++] = first_batch;
+			nruns = 0;
+		}
+		if (i == rows)
+			break;
+		read_step(table->vals[i], table->tupdesc, &runs[nruns], &batch);
+		if (nruns == 0)
+			first_batch = batch;
+		nruns++;
+		step_of_runs = isnull ? -1 : sweep_step;
+	}
+	return count;
+}
+
+/*
+ * Read sweep `sweep` and its steps, in order, into `record` (allocated in
+ * the caller's memory context); false if there is no such sweep.  With
+ * `fresh`, under a new snapshot: the sweep reads the step its workers have
+ * just committed.
+ */
+bool
+ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
+{
+	MemoryContext context = CurrentMemoryContext;
+	const char *schema = quote_identifier(ranread_extension_schema());
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(sweep)};
+	bool		found;
+
+	memset(record, 0, sizeof(RanreadSweepRecord));
+	record->sweep = sweep;
+	SPI_connect();
+	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
+									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
+									   "max_processes_by, rate_iops, max_iodepth, %s FROM %s.ranread_sweep_runs "
+									   "WHERE sweep OPERATOR(pg_catalog.=) $1",
+									   column_of_1_2("ranread_sweep_runs", "max_prefetch", "int4"), schema),
+							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
+	found = SPI_processed == 1;
+	if (found)
+	{
+		const char *columns_1_2 = psprintf("%s, %s, %s, %s",
+									 column_of_1_2("ranread_batches", "iops_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "mean_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "p99_band_pct", "float8"),
+									 column_of_1_2("ranread_batches", "prefetch", "int4"));
+
+		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
+		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
+										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, "
+										   "%s FROM %s.ranread_batches "
+										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
+										   columns_1_2, schema),
+								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
+		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, SPI_processed));
+		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, SPI_processed));
+		record->count = read_steps(SPI_tuptable, SPI_processed, record->steps, record->batches);
+	}
+	SPI_finish();
+	return found;
+}
+
+/* The name ranread_sweeps gives a stop rule. */
+const char *
+ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record)
+{
+	switch (stop)
+	{
+		case RANREAD_SWEEP_STOP_LATENCY:
+			return "latency";
+		case RANREAD_SWEEP_STOP_SCALING:
+			return "scaling";
+		case RANREAD_SWEEP_STOP_RATE_MISSED:
+			return "rate missed";
+		case RANREAD_SWEEP_STOP_MAX:
+			if (record->open_loop)
+				return "max rate";
+			if (record->rules.max_iodepth > 0)
+				return "max iodepth";
+			if (record->rules.max_prefetch > 0)
+				return "max prefetch";
+			if (record->max_processes_by != NULL && strcmp(record->max_processes_by, "worker slots") == 0)
+				return "worker slots";
+			return "max processes";
+		case RANREAD_SWEEP_STOP_STEP_ENDED:
+			return "step ended";
+		case RANREAD_SWEEP_STOP_UNDECIDED:
+			return "undecided";
+		case RANREAD_SWEEP_GO_ON:
+		case RANREAD_SWEEP_REPEAT:
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Where a step stands on the sweep's axis: "40 processes", "1 process at
+ * queue depth 32", "1 process with prefetch 16" or "20,000 reads/s".
+ */
+static char *
+step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
+{
+	if (record->open_loop)
+		return psprintf("%s reads/s", ranread_format_rate(step->rate_iops));
+	if (record->rules.max_iodepth > 0)
+		return psprintf("%d process%s at queue depth %d", step->processes,
+						step->processes == 1 ? "" : "es", step->iodepth);
+	if (record->rules.max_prefetch > 0)
+		return psprintf("%d process%s with prefetch %d", step->processes,
+						step->processes == 1 ? "" : "es", step->prefetch);
+	return psprintf("%d process%s", step->processes, step->processes == 1 ? "" : "es");
+}
+
+/* The SLO's bounds in words: "mean <= 2 ms, p99 <= 5 ms". */
+static char *
+slo_text(const RanreadSweepRules *rules)
+{
+	StringInfoData out;
+	const char *names[] = {"mean", "p99", "p99.9", "max"};
+	double		bounds[] = {rules->slo_mean_ms, rules->slo_p99_ms, rules->slo_p999_ms, rules->slo_max_ms};
+
+	initStringInfo(&out);
+	for (int i = 0; i < lengthof(bounds); i++)
+	{
+		if (bounds[i] > 0)
+			appendStringInfo(&out, "%s%s <= %g ms", out.len > 0 ? ", " : "", names[i], bounds[i]);
+	}
+	return out.len > 0 ? out.data : "no bound";
+}
+
+/* A noise band in words, " ± 2.7 %", or nothing while unknown. */
+static char *
+band_text(double band_pct)
+{
+	if (band_pct < 0)
+		return "";
+	return psprintf(band_pct < 10 ? " ± %.1f %%" : " ± %.0f %%", band_pct);
+}
+
+/*
+ * A step's measures in words, with their noise bands:
+ * "45,100 IOPS ± 2.1 % (mean 0.44 ms ± 2.0 %, p99 1.20 ms ± 3.1 %)".
+ */
+static char *
+measures(const RanreadSweepStep *step)
+{
+	return psprintf("%s IOPS%s (mean %s ms%s, p99 %s ms%s)",
+					ranread_format_rate(step->iops), band_text(step->iops_band_pct),
+					ranread_format_ms(step->mean_ms), band_text(step->mean_band_pct),
+					ranread_format_ms(step->p99_ms), band_text(step->p99_band_pct));
+}
+
+/* Why the sweep ended (or that it runs), in words, after its last step. */
+static char *
+stop_text(const RanreadSweepRecord *record, const char *stop_rule)
+{
+	const RanreadSweepRules *rules = &record->rules;
+	const RanreadSweepStep *last = record->count > 0 ? &record->steps[record->count - 1] : NULL;
+
+	if (stop_rule == NULL)
+		return psprintf("It is running step %d.", record->count + 1);
+	if (strcmp(stop_rule, "stopped") == 0)
+		return pstrdup("It was stopped by ranread_stop().");
+	if (strcmp(stop_rule, "cancelled") == 0 && last != NULL && last->completed)
+		return psprintf("It was cancelled during a repeat of step %d; the step's completed run%s and the steps before are kept.",
+						record->count, last->runs == 1 ? "" : "s");
+	if (strcmp(stop_rule, "cancelled") == 0)
+		return psprintf("It was cancelled during step %d; the steps before are kept.", record->count);
+	if (strcmp(stop_rule, "interrupted") == 0)
+		return psprintf("It was ended by an error or a crash after %d step%s.",
+						record->count, record->count == 1 ? "" : "s");
+	if (last == NULL)
+		return psprintf("It stopped (%s) before any step.", stop_rule);
+	if (strcmp(stop_rule, "latency") == 0)
+		return psprintf("It stopped because the mean latency at %s, %s ms, passed stop_latency_ms (%g ms).",
+						step_at(record, last), ranread_format_ms(last->mean_ms), rules->stop_latency_ms);
+	if (strcmp(stop_rule, "scaling") == 0 && record->count >= 2)
+	{
+		int			before = Max(ranread_sweep_valid_before(record->steps, record->count - 1), 0);
+
+		if (rules->max_iodepth > 0)
+			return psprintf("It stopped because from queue depth %d to %d IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
+							record->steps[before].iodepth, last->iodepth,
+							ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
+		if (rules->max_prefetch > 0)
+			return psprintf("It stopped because from prefetch %d to %d IOPS gained %.0f%% of what linear scaling with the reads in flight would have gained (min_scaling_pct %g%%): more look-ahead no longer pays.",
+							record->steps[before].prefetch, last->prefetch,
+							ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
+		return psprintf("It stopped because from %d to %d processes IOPS gained %.0f%% of what linear scaling would have gained (min_scaling_pct %g%%): the storage is saturated.",
+						record->steps[before].processes, last->processes,
+						ranread_sweep_scaling_pct(&record->steps[before], last), rules->min_scaling_pct);
+	}
+	if (strcmp(stop_rule, "rate missed") == 0)
+		return psprintf("It stopped because at %s asked it achieved %s: the storage is saturated.",
+						step_at(record, last), ranread_format_rate(last->iops));
+	if (strcmp(stop_rule, "worker slots") == 0)
+		return psprintf("It stopped at %d processes, as many as background worker slots were free; raise max_worker_processes to go further.",
+						last->processes);
+	if (strcmp(stop_rule, "max processes") == 0)
+		return psprintf("It stopped at max_processes (%d).", rules->max_processes);
+	if (strcmp(stop_rule, "max iodepth") == 0)
+		return psprintf("It stopped at max_iodepth (%d).", rules->max_iodepth);
+	if (strcmp(stop_rule, "max prefetch") == 0)
+		return psprintf("It stopped at max_prefetch (%d).", rules->max_prefetch);
+	if (strcmp(stop_rule, "max rate") == 0)
+		return psprintf("It stopped at max_rate_iops (%s reads/s).", ranread_format_rate(rules->max_rate_iops));
+	if (strcmp(stop_rule, "step ended") == 0)
+		return psprintf("It stopped because step %d was %s.", record->count, last->status);
+	if (strcmp(stop_rule, "undecided") == 0)
+	{
+		bool		latency = ranread_sweep_doubt(record->steps, record->count, rules) ==
+			RANREAD_SWEEP_DOUBT_LATENCY;
+
+		return psprintf("It stopped undecided at %s: after %d runs the step's %s was still within its noise of %s, so the sweep cannot tell whether that rule holds there.",
+						step_at(record, last), last->runs, latency ? "mean latency" : "scaling",
+						latency ? psprintf("stop_latency_ms (%g ms)", rules->stop_latency_ms) :
+						psprintf("min_scaling_pct (%g%%)", rules->min_scaling_pct));
+	}
+	return psprintf("It stopped (%s).", stop_rule);
+}
+
+/* The verdict in plain words. */
+char *
+ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
+						   const RanreadSweepVerdict *verdict)
+{
+	StringInfoData out;
+	const RanreadSweepStep *steps = record->steps;
+
+	initStringInfo(&out);
+	if (verdict->max_step < 0)
+		appendStringInfoString(&out, "No step measured the storage. ");
+	else
+	{
+		appendStringInfo(&out, "Highest IOPS: %s at %s. ",
+						 measures(&steps[verdict->max_step]), step_at(record, &steps[verdict->max_step]));
+		if (verdict->slo_step >= 0)
+			appendStringInfo(&out, "Highest within the SLO (%s): %s at %s: what this volume can do within the SLO, the figure to quote. ",
+							 slo_text(&record->rules), measures(&steps[verdict->slo_step]),
+							 step_at(record, &steps[verdict->slo_step]));
+		else
+			appendStringInfo(&out, "No step met the SLO (%s). ", slo_text(&record->rules));
+		if (verdict->knee_step >= 0)
+			appendStringInfo(&out, "Knee at %s: the most IOPS per ms of mean latency, the most efficient load, not the capacity. ",
+							 step_at(record, &steps[verdict->knee_step]));
+	}
+	for (int i = 0; i < record->count; i++)
+	{
+		if (steps[i].completed && !ranread_sweep_step_valid(&steps[i]))
+			appendStringInfo(&out, "Step %d (%s) is not counted: the device answered only %.0f%% of its reads, memory the rest. ",
+							 i + 1, step_at(record, &steps[i]), steps[i].physical_pct);
+	}
+	appendStringInfoString(&out, stop_text(record, stop_rule));
+	return out.data;
+}
+
+/*
+ * A step as the sweep's NOTICE says it, short enough for a terminal: what
+ * ran, IOPS with its band, mean and p99, whether it counts and meets the
+ * SLO, and its share of linear scaling; ranread_sweep_step_detail() has the
+ * rest.
+ */
+char *
+ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
+{
+	const RanreadSweepStep *s = &record->steps[step];
+	StringInfoData out;
+
+	initStringInfo(&out);
+	appendStringInfo(&out, "step %d: %s, %s IOPS%s, mean %s ms, p99 %s ms",
+					 step + 1, step_at(record, s), ranread_format_rate(s->iops), band_text(s->iops_band_pct),
+					 ranread_format_ms(s->mean_ms), ranread_format_ms(s->p99_ms));
+	if (s->runs > 1)
+		appendStringInfo(&out, ", %d runs combined", s->runs);
+	if (!s->completed)
+		appendStringInfo(&out, "; %s, not counted", s->status);
+	else if (!ranread_sweep_step_valid(s))
+		appendStringInfoString(&out, "; memory answered, not counted");
+	else
+	{
+		appendStringInfoString(&out, ranread_sweep_meets_slo(s, &record->rules) ?
+							   "; within the SLO" : "; outside the SLO");
+		if (!record->open_loop)
+		{
+			for (int i = step - 1; i >= 0; i--)
+			{
+				if (ranread_sweep_step_valid(&record->steps[i]))
+				{
+					appendStringInfo(&out, "; %.0f%% of linear scaling",
+									 ranread_sweep_scaling_pct(&record->steps[i], s));
+					break;
+				}
+			}
+		}
+	}
+	return out.data;
+}
+
+/*
+ * The rest of a step, for its NOTICE's DETAIL: the bands of mean and p99,
+ * p99.9, max and the physical-read proof.
+ */
+char *
+ranread_sweep_step_detail(const RanreadSweepRecord *record, int step)
+{
+	const RanreadSweepStep *s = &record->steps[step];
+	StringInfoData out;
+
+	initStringInfo(&out);
+	if (s->mean_band_pct >= 0 || s->p99_band_pct >= 0)
+		appendStringInfo(&out, "Noise: mean%s, p99%s. ",
+						 s->mean_band_pct >= 0 ? band_text(s->mean_band_pct) : " unknown",
+						 s->p99_band_pct >= 0 ? band_text(s->p99_band_pct) : " unknown");
+	appendStringInfo(&out, "p99.9 %s ms, max %s ms", ranread_format_ms(s->p999_ms),
+					 ranread_format_ms(s->max_ms));
+	if (s->physical_pct >= 0)
+		appendStringInfo(&out, "; the device answered %.1f%% of the reads", s->physical_pct);
+	appendStringInfoChar(&out, '.');
+	return out.data;
+}
+
+/*
+ * Why the last step runs again, as a NOTICE fits a terminal: the message
+ * says which threshold its noise band straddles and which repeat this is,
+ * the detail the step's figures against that threshold.
+ */
+void
+ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat, char **message, char **detail)
+{
+	const RanreadSweepRules *rules = &record->rules;
+	int			last = record->count - 1;
+	const RanreadSweepStep *s = &record->steps[last];
+	RanreadSweepDoubt doubt = ranread_sweep_doubt(record->steps, record->count, rules);
+
+	*message = psprintf("step %d is within the noise of %s: running it again (repeat %d of at most %d), its runs combined",
+						record->count, doubt == RANREAD_SWEEP_DOUBT_SLO ? "the SLO" : "a stop rule",
+						repeat, RANREAD_SWEEP_MAX_REPEATS);
+	if (doubt == RANREAD_SWEEP_DOUBT_LATENCY)
+		*detail = psprintf("Its mean latency, %s ms%s, is over stop_latency_ms (%g ms) by less than its noise.",
+						   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct), rules->stop_latency_ms);
+	else if (doubt == RANREAD_SWEEP_DOUBT_SLO)
+		*detail = psprintf("Its mean %s ms%s and p99 %s ms%s against %s.",
+						   ranread_format_ms(s->mean_ms), band_text(s->mean_band_pct),
+						   ranread_format_ms(s->p99_ms), band_text(s->p99_band_pct), slo_text(rules));
+	else
+	{
+		int			before = Max(ranread_sweep_valid_before(record->steps, last), 0);
+		double		low;
+		double		high;
+
+		ranread_sweep_scaling_range(&record->steps[before], s, &low, &high);
+		*detail = psprintf("Its IOPS gained %.0f%% of linear scaling, %.0f%% to %.0f%% within the noise, around min_scaling_pct (%g%%).",
+						   ranread_sweep_scaling_pct(&record->steps[before], s), low, high, rules->min_scaling_pct);
+	}
+}
+
+/* The most common of places[0..n-1], and in *count how many times it occurs. */
+static const char *
+most_common(char **places, int n, int *count)
+{
+	int			best = 0;
+
+	*count = 0;
+	for (int i = 0; i < n; i++)
+	{
+		int			same = 0;
+
+		for (int j = 0; j < n; j++)
+			same += strcmp(places[i], places[j]) == 0;
+		if (same > *count)
+		{
+			best = i;
+			*count = same;
+		}
+	}
+	return places[best];
+}
+
+/*
+ * "median 40,600 IOPS, from 38,000 to 42,000 (spread 9.8 % of the median),
+ * at 40 processes in 4 of 5 sweeps; between sweeps ± 7.1 %, within a step
+ * ± 2.0 %: ...": values[0..n-1] and their steps' own IOPS bands (both
+ * sorted here), where each was found (the most common place is named), and
+ * what the between-sweep band says against the within-step one.
+ */
+static void
+append_spread(StringInfo out, double *values, double *bands, char **places, int n, int of)
+{
+	RanreadSweepSpread spread;
+	int			count;
+	const char *place = most_common(places, n, &count);
+
+	ranread_sweep_spread(values, bands, n, &spread);
+	appendStringInfo(out, "median %s IOPS, from %s to %s (spread %.1f %% of the median), at %s in %d of %d sweeps",
+					 ranread_format_rate(spread.median), ranread_format_rate(spread.low),
+					 ranread_format_rate(spread.high),
+					 spread.median > 0 ? 100 * (spread.high - spread.low) / spread.median : 0,
+					 place, count, of);
+	if (spread.between_band_pct < 0)
+		return;
+	appendStringInfo(out, "; between sweeps%s", band_text(spread.between_band_pct));
+	if (spread.within_band_pct < 0)
+		return;
+	appendStringInfo(out, ", within a step%s", band_text(spread.within_band_pct));
+	if (spread.drift_band_pct == 0)
+		appendStringInfoString(out, ": the sweeps differed by no more than a step's own noise makes them");
+	else
+		appendStringInfo(out, ":%s of it is not a step's own noise but changed between the sweeps (the device's state, other load)",
+						 band_text(spread.drift_band_pct));
+}
+
+/*
+ * What repeat => N's sweeps found together: the median and spread of each
+ * verdict figure (highest within the SLO, highest IOPS), its band between
+ * sweeps against its step's own, and where the most sweeps found it and the
+ * knee.
+ */
+char *
+ranread_sweep_repeats_text(const int64 *sweeps, int count)
+{
+	StringInfoData out;
+	double	   *slo = palloc(sizeof(double) * count);
+	double	   *slo_band = palloc(sizeof(double) * count);
+	double	   *max = palloc(sizeof(double) * count);
+	double	   *max_band = palloc(sizeof(double) * count);
+	char	  **slo_at = palloc(sizeof(char *) * count);
+	char	  **max_at = palloc(sizeof(char *) * count);
+	char	  **knee_at = palloc(sizeof(char *) * count);
+	int			nslo = 0;
+	int			nmax = 0;
+	int			nknee = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		RanreadSweepRecord record;
+		RanreadSweepVerdict verdict;
+
+		if (!ranread_sweep_read(sweeps[i], true, &record))
+			continue;
+		ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+		if (verdict.slo_step >= 0)
+		{
+			slo[nslo] = record.steps[verdict.slo_step].iops;
+			slo_band[nslo] = record.steps[verdict.slo_step].iops_band_pct;
+			slo_at[nslo++] = step_at(&record, &record.steps[verdict.slo_step]);
+		}
+		if (verdict.max_step >= 0)
+		{
+			max[nmax] = record.steps[verdict.max_step].iops;
+			max_band[nmax] = record.steps[verdict.max_step].iops_band_pct;
+			max_at[nmax++] = step_at(&record, &record.steps[verdict.max_step]);
+		}
+		if (verdict.knee_step >= 0)
+			knee_at[nknee++] = step_at(&record, &record.steps[verdict.knee_step]);
+	}
+	initStringInfo(&out);
+	appendStringInfo(&out, "Sweeps " INT64_FORMAT " to " INT64_FORMAT ". ", sweeps[0], sweeps[count - 1]);
+	if (nslo > 0)
+	{
+		appendStringInfoString(&out, "Highest within the SLO: ");
+		append_spread(&out, slo, slo_band, slo_at, nslo, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nslo < count)
+		appendStringInfo(&out, "In %d of %d sweeps no step met the SLO. ", count - nslo, count);
+	if (nmax > 0)
+	{
+		appendStringInfoString(&out, "Highest IOPS: ");
+		append_spread(&out, max, max_band, max_at, nmax, count);
+		appendStringInfoString(&out, ". ");
+	}
+	if (nknee > 0)
+	{
+		int			same;
+		const char *place = most_common(knee_at, nknee, &same);
+
+		appendStringInfo(&out, "Knee at %s in %d of %d sweeps.", place, same, count);
+	}
+	return out.data;
+}
+
+/*
+ * The status and stop rule of a sweep as they stand: as recorded once it
+ * ended by itself, else read from its session and its last step.
+ */
+static void
+current_status(const RanreadSweepRecord *record, const char **status, const char **stop_rule)
+{
+	const char *last_status = record->count > 0 ? record->steps[record->count - 1].status : "";
+
+	*status = record->status;
+	*stop_rule = record->stop_rule;
+	if (strcmp(record->status, "running") != 0)
+	{
+		if (*stop_rule == NULL && record->count > 0)
+			*stop_rule = ranread_sweep_stop_rule_name(ranread_sweep_stop_after(record->steps, record->count,
+																			   &record->rules), record);
+		return;
+	}
+	if (ranread_running_sweep(record->sweep, false, NULL, NULL) == record->sweep)
+		*stop_rule = NULL;
+	else if (strcmp(last_status, "cancelled") == 0 || strcmp(last_status, "stopped") == 0)
+		*status = *stop_rule = last_status;
+	else
+		*status = *stop_rule = "interrupted";
+}
+
+/* ranread_sweep_verdict(sweep): what sweep `sweep` found and why it ended. */
+Datum
+ranread_sweep_verdict(PG_FUNCTION_ARGS)
+{
+	int64		sweep = PG_GETARG_INT64(0);
+	RanreadSweepRecord record;
+	RanreadSweepVerdict verdict;
+	TupleDesc	desc;
+	Datum		values[VERDICT_COLUMNS];
+	bool		nulls[VERDICT_COLUMNS] = {0};
+	const char *status;
+	const char *stop_rule;
+	const RanreadSweepStep *max_step;
+	const RanreadSweepStep *slo_step;
+	const RanreadSweepStep *knee_step;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (!ranread_sweep_read(sweep, false, &record))
+		PG_RETURN_NULL();
+	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+	current_status(&record, &status, &stop_rule);
+	max_step = verdict.max_step >= 0 ? &record.steps[verdict.max_step] : NULL;
+	slo_step = verdict.slo_step >= 0 ? &record.steps[verdict.slo_step] : NULL;
+	knee_step = verdict.knee_step >= 0 ? &record.steps[verdict.knee_step] : NULL;
+
+	values[0] = CStringGetTextDatum(status);
+	values[1] = Int32GetDatum(record.count);
+	values[2] = Float8GetDatum(max_step ? max_step->iops : 0);
+	values[3] = Int32GetDatum(max_step ? max_step->processes : 0);
+	nulls[2] = nulls[3] = max_step == NULL;
+	values[4] = Float8GetDatum(slo_step ? slo_step->iops : 0);
+	values[5] = Int32GetDatum(slo_step ? slo_step->processes : 0);
+	nulls[4] = nulls[5] = slo_step == NULL;
+	values[6] = Int32GetDatum(knee_step ? knee_step->processes : 0);
+	nulls[6] = knee_step == NULL;
+	values[7] = Int32GetDatum(verdict.memory_steps);
+	values[8] = CStringGetTextDatum(stop_rule ? stop_rule : "");
+	nulls[8] = stop_rule == NULL;
+	values[9] = CStringGetTextDatum(ranread_sweep_verdict_text(&record, stop_rule, &verdict));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}

@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep_verdict.h
+ *		What a sweep's recorded steps say (sweep_verdict.c), read by the
+ *		sweep itself (sweep.c), its views, charts, comparisons and exports.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RANREAD_SWEEP_VERDICT_H
+#define RANREAD_SWEEP_VERDICT_H
+
+#include "rules/sweep_rules.h"
+
+/* A sweep as ranread_sweep_runs and ranread_batches recorded it. */
+typedef struct RanreadSweepRecord
+{
+	int64		sweep;
+	char	   *status;			/* as recorded: 'running', 'completed' or 'stopped' */
+	char	   *stop_rule;		/* as recorded; NULL while running */
+	char	   *max_processes_by;	/* 'argument' or 'worker slots' */
+	bool		open_loop;
+	RanreadSweepRules rules;
+	int			count;			/* steps recorded */
+	RanreadSweepStep *steps;
+	int64	   *batches;		/* each step's batch */
+} RanreadSweepRecord;
+
+extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
+extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record);
+extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
+										const RanreadSweepVerdict *verdict);
+extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
+extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int step);
+extern void ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat,
+									  char **message, char **detail);
+extern char *ranread_sweep_repeats_text(const int64 *sweeps, int count);
+
+#endif							/* RANREAD_SWEEP_VERDICT_H */
