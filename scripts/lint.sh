@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # lint.sh: static analysis of src/ with cppcheck and clang-tidy (config in
 # .clang-tidy) against the headers of $PG_CONFIG (default pg_config), checks
-# that only src/compat.h knows PostgreSQL's versions and that a read path's
-# ops table is named only in its file and the table, and a check of
+# that only src/compat.h knows PostgreSQL's versions, the layer rules of
+# src/'s folders stated as paths (docs/architecture.md), and a check of
 # META.json and of debian/pgversions against tested-majors.  Fails on any
 # finding.  Needs cppcheck, clang-tidy and postgresql-server-dev-15
-# (scripts/install-deps.sh installs them).
+# (scripts/install-deps.sh installs them).  lint.sh --layout runs the
+# checks of paths alone, in a second, with nothing but python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pg_config=${PG_CONFIG:-pg_config}
@@ -18,16 +19,92 @@ if [ -n "$version_tests" ]; then
 	exit 1
 fi
 
-# A read path is its own file, its declaration in readpath.h and a line in
-# readpath.c's table: its ops table is named nowhere else.
-for path_file in src/readpath/readpath_*.c; do
-	ops=$(basename "$path_file" .c)
-	elsewhere=$(grep -rln --include='*.[ch]' "ranread_$ops\b" src | grep -v -e "^$path_file\$" -e '^src/readpath/readpath\.[ch]$' || true)
-	if [ -n "$elsewhere" ]; then
-		echo "lint.sh: ranread_$ops is named outside $path_file and src/readpath/readpath.[ch]: $elsewhere" >&2
-		exit 1
-	fi
-done
+# The layer rules, as paths.  Each folder of src/ stands on a floor and
+# includes only its own headers, the shared headers at src/'s root and the
+# headers of folders on lower floors; docs/architecture.md has a paragraph
+# for each.  An include of one of ranread's headers names its folder
+# ("rules/histogram.h"), so the rule reads off the #include line.
+python3 - <<'PY'
+import glob, os, re, sys
+
+# From the ground up; folders on one floor do not include each other.
+FLOORS = [["rules", "os"], ["stats"], ["readpath"], ["record"], ["run"],
+          ["sweep", "setup", "programs", "admin"], ["history"]]
+floor_of = {folder: n for n, folders in enumerate(FLOORS) for folder in folders}
+# The root's own: the shared headers and their small .c files stand on
+# rules/ and os/ (ranread.h holds their types); init.c, the library's entry
+# (_PG_init), may include any folder.
+ROOT_ENTRY = {"src/init.c"}
+# What rules/ may include besides rules/: it is pure, and test/unit builds
+# each of its files alone (test/t/005_unit.pl).
+PURE = re.compile(r"(postgres\.h|c\.h|port/.*|common/.*)$")
+# Known exceptions, each with the reason it stands; none is added lightly.
+UPWARD = {
+    ("src/readpath/readpath_direct.c", "run/worker.h"):
+        "read_or_stop() asks ranread_worker_stop_requested() whether to retry a pread interrupted by a signal",
+}
+
+problems = []
+headers_in_folders = {os.path.basename(h): h[len("src/"):] for h in glob.glob("src/*/*.h")}
+for path in sorted(glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")):
+    parts = path.split("/")
+    folder = parts[1] if len(parts) == 3 else None
+    if folder is not None and folder not in floor_of:
+        problems.append(f"{path}: src/{folder}/ is on no floor: add it to FLOORS in scripts/lint.sh and a paragraph to docs/architecture.md")
+        continue
+    for n, line in enumerate(open(path), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if not m:
+            continue
+        inc = m.group(1)
+        where = f"{path}:{n}: #include \"{inc}\""
+        ours = os.path.exists("src/" + inc)
+        target = inc.split("/")[0] if "/" in inc and ours else None
+        if not ours and "/" not in inc and inc in headers_in_folders:
+            problems.append(f"{where}: name its folder: \"{headers_in_folders[inc]}\"")
+            continue
+        if folder == "rules":
+            if (ours and target != "rules") or (not ours and not PURE.match(inc)):
+                problems.append(f"{where}: src/rules/ is pure: it includes only src/rules/, postgres.h and PostgreSQL's port/ and common/ headers")
+            continue
+        if not ours or target == folder or (path, inc) in UPWARD:
+            continue
+        if folder is None:
+            if path in ROOT_ENTRY or target is None or target in ("rules", "os"):
+                continue
+            problems.append(f"{where}: the shared files at src/'s root stand on src/rules/ and src/os/ only")
+        elif target is None:
+            if folder == "os" and inc != "compat.h":
+                problems.append(f"{where}: src/os/ includes from src/'s root only compat.h (ranread.h stands on src/os/)")
+        elif floor_of.get(target, len(FLOORS)) >= floor_of[folder]:
+            problems.append(f"{where}: src/{folder}/ (floor {floor_of[folder] + 1}) may not include src/{target}/ (floor {floor_of.get(target, -1) + 1}): includes go down")
+
+# A read path is one file of src/readpath/, its declaration in readpath.h and
+# its line in readpath.c's table: no other file names or defines an ops table.
+sources = {p: open(p).read() for p in glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")}
+for path, text in sorted(sources.items()):
+    for m in re.finditer(r"\bRanreadReadPath\s+(ranread_readpath_\w+)\s*=", text):
+        if not re.fullmatch(r"src/readpath/readpath_\w+\.c", path):
+            problems.append(f"{path}: defines the read path {m.group(1)}: a read path is a file src/readpath/readpath_<name>.c")
+    for m in set(re.findall(r"\branread_readpath_(\w+)", text)):
+        own = f"src/readpath/readpath_{m}.c"
+        if path not in (own, "src/readpath/readpath.c", "src/readpath/readpath.h") and os.path.exists(own):
+            problems.append(f"{path}: names ranread_readpath_{m}, a read path's ops table: only {own} and src/readpath/readpath.[ch] may")
+
+# A unit test tests a pure rule of the same name.
+for test in sorted(glob.glob("test/unit/*_test.c")):
+    name = os.path.basename(test)[:-len("_test.c")]
+    if not os.path.exists(f"src/rules/{name}.c"):
+        problems.append(f"{test}: test/t/005_unit.pl builds it with src/rules/{name}.c, which does not exist")
+
+if problems:
+    print("\n".join(problems))
+    sys.exit("lint.sh: the layout's rules are broken (above); docs/architecture.md says why each holds")
+PY
+if [ "${1:-}" = --layout ]; then
+	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/"
+	exit 0
+fi
 
 includes=(-I. -Isrc -I"$($pg_config --includedir-server)" -I"$($pg_config --includedir)/internal")
 # the Makefile passes the extension's version to the compiler; so must the analysers
@@ -87,4 +164,4 @@ if packaged != tested:
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY
-echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; META.json has PGXN's required keys; debian/pgversions is tested-majors"
+echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; src/ keeps its layer rules; META.json has PGXN's required keys; debian/pgversions is tested-majors"
