@@ -51,7 +51,7 @@ echo "load:         $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m
 
 # In the chroot: the pairs, one line per run: "MAJOR SOURCE NS".
 # shellcheck disable=SC2016 # expanded by the inner shell
-"$here/../scripts/chroot.sh" run sid bash -c '
+runs=$("$here/../scripts/chroot.sh" run sid bash -c '
     pairs=$1 duration=$2
     measure() {
         /usr/lib/postgresql/$1/bin/pg_test_timing -d "$duration" | awk -v major="$1" "
@@ -62,7 +62,10 @@ echo "load:         $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m
     }
     for ((i = 0; i < pairs; i++)); do
         if ((i % 2 == 0)); then measure 18; measure 19; else measure 19; measure 18; fi
-    done' _ "$PAIRS" "$DURATION" | tee /dev/stderr | python3 -c '
+    done' _ "$PAIRS" "$DURATION")
+echo "runs, in order (major, clock, ns per loop):"
+while read -r line; do echo "  $line"; done <<<"$runs"
+python3 -c '
 import collections, statistics, sys
 runs = collections.defaultdict(list)
 for line in sys.stdin:
@@ -84,5 +87,5 @@ for key in sorted(median):
     per_read = 2 * median[key]
     shares = ", ".join(f"{100 * per_read / (us * 1000):.3f} % of {us} us" for us in (20, 100, 1000))
     print(f"  {key[0]} {key[1]:<7} {per_read:6.1f} ns: {shares}")
-'
+' <<<"$runs"
 echo "load:         $(cut -d' ' -f1-3 /proc/loadavg) at end"
