@@ -295,6 +295,28 @@ ranread_sweep_doubt(const RanreadSweepStep *steps, int count, const RanreadSweep
 	return doubt;
 }
 
+/* The mean of values[0..n-1], n > 0. */
+static double
+mean_of(const double *values, int n)
+{
+	double		sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += values[i];
+	return sum / n;
+}
+
+/* The sample standard deviation of values[0..n-1] around their mean, n >= 2. */
+static double
+standard_deviation(const double *values, int n, double mean)
+{
+	double		squares = 0;
+
+	for (int i = 0; i < n; i++)
+		squares += (values[i] - mean) * (values[i] - mean);
+	return sqrt(squares / (n - 1));
+}
+
 /*
  * One measure of the completed runs combined: their mean, and its band, the
  * larger of the runs' own bands combined (sum in quadrature over the number
@@ -303,14 +325,10 @@ ranread_sweep_doubt(const RanreadSweepStep *steps, int count, const RanreadSweep
 static void
 combine_measure(const double *values, const double *bands, int n, double *value, double *band_pct)
 {
-	double		sum = 0;
 	double		within = 0;
-	double		squares = 0;
 	bool		known = false;
 
-	for (int i = 0; i < n; i++)
-		sum += values[i];
-	*value = sum / n;
+	*value = mean_of(values, n);
 	for (int i = 0; i < n; i++)
 	{
 		if (bands[i] >= 0)
@@ -318,7 +336,6 @@ combine_measure(const double *values, const double *bands, int n, double *value,
 			known = true;
 			within += (bands[i] * values[i]) * (bands[i] * values[i]);
 		}
-		squares += (values[i] - *value) * (values[i] - *value);
 	}
 	if (*value <= 0 || (!known && n < 2))
 	{
@@ -327,7 +344,7 @@ combine_measure(const double *values, const double *bands, int n, double *value,
 	}
 	*band_pct = sqrt(within) / n / *value;
 	if (n >= 2)
-		*band_pct = Max(*band_pct, 100 * RANREAD_SWEEP_BAND_ERRORS * sqrt(squares / (n - 1)) /
+		*band_pct = Max(*band_pct, 100 * RANREAD_SWEEP_BAND_ERRORS * standard_deviation(values, n, *value) /
 						sqrt((double) n) / *value);
 }
 
@@ -490,19 +507,13 @@ chi_ratio_95(int df)
 void
 ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *spread)
 {
-	double		squares = 0;
-	double		mean = 0;
 	int			known = 0;
 
 	spread->median = median_of(values, n);
 	spread->low = values[0];
 	spread->high = values[n - 1];
-	for (int i = 0; i < n; i++)
-		mean += values[i] / n;
-	for (int i = 0; i < n; i++)
-		squares += (values[i] - mean) * (values[i] - mean);
 	spread->between_band_pct = n >= 2 && spread->median > 0 ?
-		100 * RANREAD_SWEEP_BAND_ERRORS * sqrt(squares / (n - 1)) / spread->median : -1;
+		100 * RANREAD_SWEEP_BAND_ERRORS * standard_deviation(values, n, mean_of(values, n)) / spread->median : -1;
 	for (int i = 0; i < n; i++)
 		if (bands[i] >= 0)
 			bands[known++] = bands[i];
