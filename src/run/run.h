@@ -27,7 +27,7 @@ typedef struct RanreadBatchOutcome
 extern void ranread_check_batch_target(const RanreadParams *params, Relation target);
 extern void ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 							  RanreadBatchOutcome *outcome);
-extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset,
+extern Size ranread_shared_layout(const RanreadParams *params, Size *service_offset, Size *writer_offset,
 								  Size *series_offset, int *series_capacity);
 
 #endif							/* RANREAD_RUN_H */

@@ -344,6 +344,54 @@ read_start_at_argument(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * writers and write_rate_iops: writers beside the readers, writing open loop
+ * at write_rate_iops all together, to write_target (which must not be the
+ * read target).  A rate without writers, or writers without a rate, is a
+ * mistake rather than a default.
+ */
+static void
+read_writer_arguments(const RanreadRunArgs *args, RanreadParams *params)
+{
+	if (args->isnull[RUN_ARG_WRITERS] || args->isnull[RUN_ARG_WRITE_TARGET])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("writers and write_target must not be null")));
+	params->writers = DatumGetInt32(args->value[RUN_ARG_WRITERS]);
+	if (params->writers < 0 || params->writers > RANREAD_MAX_PROCESSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers must be between 0 and %d", RANREAD_MAX_PROCESSES),
+				 errdetail("The value given is %d.", params->writers)));
+	if (params->writers == 0)
+	{
+		if (!args->isnull[RUN_ARG_WRITE_RATE_IOPS])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("write_rate_iops needs writers"),
+					 errhint("Give writers => N as well, or leave write_rate_iops out.")));
+		return;
+	}
+	if (args->isnull[RUN_ARG_WRITE_RATE_IOPS])
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers need a write_rate_iops"),
+				 errhint("Writers write open loop: give write_rate_iops, the writes per second of all writers together.")));
+	params->write_rate_iops = DatumGetFloat8(args->value[RUN_ARG_WRITE_RATE_IOPS]);
+	/* (NaN fails every comparison, so it is refused too) */
+	if (!(params->write_rate_iops > 0 && params->write_rate_iops <= RANREAD_MAX_RATE_IOPS))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_rate_iops must be positive and at most %.0f", RANREAD_MAX_RATE_IOPS),
+				 errdetail("The value given is %g.", params->write_rate_iops)));
+	namestrcpy((Name) params->write_target_name, NameStr(*DatumGetName(args->value[RUN_ARG_WRITE_TARGET])));
+	if (strcmp(params->write_target_name, params->target_name) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_target must not be the read target \"%s\"", params->target_name),
+				 errhint("Writers write only to a write target made by ranread_setup_writes().")));
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -420,6 +468,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	ranread_distribution_parse(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_DISTRIBUTION])),
 							   &params->distribution);
 	read_start_at_argument(args, params);
+	read_writer_arguments(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

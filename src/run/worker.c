@@ -113,6 +113,25 @@ handle_sigint(SIGNAL_ARGS)
 		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
 }
 
+/*
+ * The signals of a worker or a writer (writer.c), as above; called before
+ * BackgroundWorkerUnblockSignals().
+ */
+void
+ranread_worker_set_signals(void)
+{
+	pqsignal(SIGTERM, handle_sigterm);
+	pqsignal(SIGINT, handle_sigint);
+	pqsignal(RANREAD_STOP_SIGNAL, handle_stop_signal);
+}
+
+/* From here on, SIGTERM and SIGINT stop the loop (gently) rather than end the process, or no longer. */
+void
+ranread_worker_stop_gently(bool gently)
+{
+	stop_gently = gently;
+}
+
 /* Whether this worker has been told to stop (for a read path whose read was interrupted). */
 bool
 ranread_worker_stop_requested(void)
@@ -138,9 +157,12 @@ withdraw_from_barrier(RanreadShared *shared)
 	return false;
 }
 
-/* Wait for the leader to release the barrier; false if this worker withdrew first. */
-static bool
-wait_for_release(RanreadShared *shared)
+/*
+ * Wait for the leader to release the barrier; false if this worker (or
+ * writer, writer.c) withdrew first.
+ */
+bool
+ranread_worker_wait_for_release(RanreadShared *shared)
 {
 	for (;;)
 	{
@@ -703,7 +725,7 @@ run_worker(RanreadShared *shared, int worker)
 	CHECK_FOR_INTERRUPTS();
 	pg_atomic_add_fetch_u32(&shared->barrier, 1);
 	SetLatch(&leader->procLatch);
-	if (!wait_for_release(shared))
+	if (!ranread_worker_wait_for_release(shared))
 	{
 		stop_gently = false;
 		path->close(state);
@@ -781,9 +803,7 @@ ranread_worker_main(Datum main_arg)
 	volatile bool released;
 	MemoryContext worker_context = CurrentMemoryContext;
 
-	pqsignal(SIGTERM, handle_sigterm);
-	pqsignal(SIGINT, handle_sigint);
-	pqsignal(RANREAD_STOP_SIGNAL, handle_stop_signal);
+	ranread_worker_set_signals();
 	BackgroundWorkerUnblockSignals();
 
 	/* The leader may already be gone: then there is nothing to do. */

@@ -8,7 +8,12 @@
 #ifndef RANREAD_WORKER_H
 #define RANREAD_WORKER_H
 
+#include "ranread.h"
+
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
 extern bool ranread_worker_stop_requested(void);
+extern void ranread_worker_set_signals(void);
+extern void ranread_worker_stop_gently(bool gently);
+extern bool ranread_worker_wait_for_release(RanreadShared *shared);
 
 #endif							/* RANREAD_WORKER_H */

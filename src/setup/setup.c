@@ -47,6 +47,7 @@
 #include "extension.h"
 #include "os/osstats.h"
 #include "os/segments.h"
+#include "setup/setup.h"
 #include "setup/setup_progress.h"
 #include "run/target.h"
 
@@ -273,15 +274,15 @@ run_sql(const char *sql, int expected)
 }
 
 /*
- * Refuse a caller who may not create relations in the tablespace the target
- * would land in (`tablespace`, or else default_tablespace), as CREATE TABLE
- * would; the database's own tablespace needs no privilege.
+ * Refuse a caller who may not create relations in the tablespace a target of
+ * this persistence would land in (`tablespace`, or else default_tablespace),
+ * as CREATE TABLE would; the database's own tablespace needs no privilege.
  */
-static void
-check_may_create_in_tablespace(const char *tablespace)
+void
+ranread_check_may_create_in_tablespace(const char *tablespace, char persistence)
 {
 	Oid			spc = tablespace != NULL ? get_tablespace_oid(tablespace, false) :
-		GetDefaultTablespace(RELPERSISTENCE_UNLOGGED, false);
+		GetDefaultTablespace(persistence, false);
 	AclResult	aclresult;
 
 	if (!OidIsValid(spc) || spc == MyDatabaseTableSpace)
@@ -311,7 +312,7 @@ create_target_table(const char *schema, const char *name, const char *tablespace
 	int			security_context;
 	Oid			relid;
 
-	check_may_create_in_tablespace(tablespace);
+	ranread_check_may_create_in_tablespace(tablespace, RELPERSISTENCE_UNLOGGED);
 	GetUserIdAndSecContext(&caller, &security_context);
 	SetUserIdAndSecContext(ranread_extension_owner(),
 						   security_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
