@@ -77,13 +77,13 @@ is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege('upgrade_b
 	'ranread_fleet_check(int, bigint, name, text, interval)', 'ranread_fleet_wait(bigint, text[], name[], name[])']) f}),
 	'true false,true false,true false', "the update grants the fleet's new functions to the roles that had the one they replace, not to PUBLIC");
 $node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_fleet_connect(text, name), ranread_fleet_check(int, bigint, name, text, interval), ranread_fleet_wait(bigint, text[], name[], name[]) FROM upgrade_bench');
-is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)', 'EXECUTE')
-	|| ' ' || has_function_privilege('public', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)', 'EXECUTE')}),
+is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name)', 'EXECUTE')
+	|| ' ' || has_function_privilege('public', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name)', 'EXECUTE')}),
 	'true false', 'the update grants EXECUTE on the new ranread_run to the roles that had it on the old one, not to PUBLIC');
 is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int)', 'EXECUTE')
 	|| ' ' || has_function_privilege('public', 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int)', 'EXECUTE')}),
 	'true false', 'and EXECUTE on the new ranread_sweep likewise');
-$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) FROM upgrade_bench');
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM upgrade_bench');
 $node->safe_psql('old', 'REVOKE EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) FROM upgrade_bench');
 is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
 is($node->safe_psql('old', $sweeps), '1 completed 1', "1.1's sweep is intact after the update");

@@ -280,7 +280,7 @@ $sweeps_before = $node->safe_psql('postgres', $count);
 like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/, 'without the grants a sweep needs: 42501, saying which');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
 $node->safe_psql('postgres', q{
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) TO sweeper;
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO sweeper;
 	GRANT SELECT ON ranread_summary TO sweeper;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO sweeper;
 	GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
@@ -297,7 +297,7 @@ like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call
 
 # a hostile search_path: its own ranread_run, now() and tables are not used
 $node->safe_psql('postgres', q{CREATE SCHEMA evil;
-	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)
+	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name)
 		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
 	CREATE TABLE evil.ranread_sweep_runs (LIKE public.ranread_sweep_runs);
 	CREATE TABLE evil.ranread_batches (LIKE public.ranread_batches);});
@@ -316,9 +316,9 @@ is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorde
 
 # EXECUTE is checked on the extension's own ranread_run(), not on one of the same signature that the search_path finds
 $node->safe_psql('postgres', q{GRANT UPDATE ON ranread_sweep_runs TO sweeper;
-	REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) FROM sweeper;
+	REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM sweeper;
 	GRANT USAGE ON SCHEMA evil TO sweeper;
-	GRANT EXECUTE ON FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz) TO sweeper;});
+	GRANT EXECUTE ON FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO sweeper;});
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; SET search_path = evil, public; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($e, qr/42501: permission denied to run a sweep\nDETAIL:  A sweep runs ranread_run\(\) as its caller/,

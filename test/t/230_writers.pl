@@ -1,0 +1,104 @@
+# Reads under writes: ranread_run(writers => N, write_rate_iops => R).
+# Refusals before anything is written, the GRANT writing needs, a small run
+# (its writes counted and recorded, WAL grown by at least its rows, the read
+# target untouched) and a cancel that leaves the write target whole.  Nothing
+# here asserts a speed.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $node = new_node('writers');
+$node->safe_psql('postgres', q{SELECT ranread_setup('16 MB', log_level => 0)});
+
+# Run $sql; return its SQLSTATE and stderr.
+sub refused
+{
+	my ($sql, %opt) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', $sql, extra_params => [ '-v', 'VERBOSITY=verbose', @{ $opt{as} // [] } ]);
+	return (sqlstate_of($err), $err);
+}
+
+my $read_md5 = q{SELECT md5(string_agg(md5(filler), '' ORDER BY ctid)) FROM ranread_target};
+my $read_before = $node->safe_psql('postgres', $read_md5);
+
+# No write target yet
+my ($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10)});
+is($state, '42704', 'without a write target: 42704');
+like($err, qr/HINT:  Create it with ranread_setup_writes\(target => 'ranread_write_target'\)\./, 'with a hint');
+
+is($node->safe_psql('postgres', q{SELECT ranread_setup_writes('2 MB')}),
+	'ranread write target "ranread_write_target": 256 rows, one a page (2 MB), in tablespace pg_default',
+	'ranread_setup_writes makes a write target of one row a page');
+is($node->safe_psql('postgres', q{SELECT relpersistence::text || ' ' || (SELECT count(*) FROM ranread_write_target)
+	FROM pg_class WHERE relname = 'ranread_write_target'}), 'p 256', 'logged, with its rows');
+my $write_md5 = q{SELECT md5(string_agg(md5(filler), '' ORDER BY id)) FROM ranread_write_target};
+my $write_before = $node->safe_psql('postgres', $write_md5);
+
+# Bad arguments: 22023, nothing written
+for my $case ([ 'writers => 1, write_rate_iops => 0', 'a zero rate' ],
+	[ q{writers => 1, write_rate_iops => 'NaN'}, 'a NaN rate' ],
+	[ 'writers => -1, write_rate_iops => 10', 'negative writers' ],
+	[ 'writers => 1', 'writers without a rate' ],
+	[ 'write_rate_iops => 10', 'a rate without writers' ],
+	[ q{writers => 1, write_rate_iops => 10, write_target => 'ranread_target'}, 'the read target as write target' ])
+{
+	($state, $err) = refused("SELECT * FROM ranread_run(1, 10, $case->[0])");
+	is($state, '22023', "$case->[1]: 22023");
+}
+($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10, write_target => 'pg_class')});
+is($state, '42704', 'a write target that is no relation of the schema: 42704');
+($state, $err) = refused(q{SELECT ranread_setup_writes('2 MB', target => 'ranread_target')});
+is($state, '42809', 'setup_writes refuses to replace a read target: 42809');
+# more writers than free worker slots (max_worker_processes = 32)
+($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 40, write_rate_iops => 10)});
+is($state, '53000', 'more writers than worker slots: 53000, as for readers');
+is($node->safe_psql('postgres', 'SELECT (SELECT count(*) FROM ranread_batches)::text || (SELECT count(*) FROM ranread_write_results)'),
+	'00', 'no refused run recorded anything');
+is($node->safe_psql('postgres', $write_md5), $write_before, 'and none wrote');
+
+# Writing needs its own GRANT
+$node->safe_psql('postgres', q{CREATE ROLE reader LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO reader;
+	GRANT SELECT ON ranread_summary, ranread_targets, ranread_target TO reader;
+	GRANT USAGE ON SEQUENCE ranread_batch_seq TO reader;
+	GRANT SELECT, INSERT ON ranread_results, ranread_batches, ranread_intervals, ranread_write_results, ranread_db_activity TO reader;});
+($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10)}, as => [ '-U', 'reader' ]);
+is($state, '42501', 'a role that may read but not write the write target: 42501');
+like($err, qr/HINT:  Run GRANT SELECT, UPDATE ON public\.ranread_write_target TO reader/, 'with the GRANT in a hint');
+is($node->safe_psql('postgres', $write_md5), $write_before, 'nothing written');
+
+# A small run: 2 readers, 2 writers
+my $lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(2, NULL, duration => '2 s', rate_iops => 200,
+	writers => 2, write_rate_iops => 50)}), 'completed', 'a run with two writers completes');
+my $wal = $node->safe_psql('postgres', "SELECT pg_current_wal_lsn() - '$lsn'");
+my ($writers, $writes, $statuses) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT count(*), sum(writes), string_agg(DISTINCT status, ',') FROM ranread_write_results});
+is($writers, 2, 'each writer recorded its row');
+is($statuses, 'completed', 'completed');
+ok($writes > 0, "they committed writes ($writes)");
+ok($wal >= $writes * 3840, "WAL grew by at least the rows written ($wal bytes for $writes writes)");
+is($node->safe_psql('postgres', 'SELECT writes = ' . $writes . ' AND wal_bytes > 0 AND wal_syncs IS NOT NULL FROM ranread_write_summary'),
+	't', 'ranread_write_summary merges them, with what the database did');
+isnt($node->safe_psql('postgres', $write_md5), $write_before, 'the write target changed');
+is($node->safe_psql('postgres', $read_md5), $read_before, 'the read target did not');
+
+# A cancelled run: the writers record how it ended, the write target stays whole
+my ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
+	writers => 1, write_rate_iops => 20)});
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer writes');
+sleep 1;
+interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_run(1, NULL');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM ranread_write_results}), 'the writer recorded its row');
+is($node->safe_psql('postgres', q{SELECT status FROM ranread_write_results WHERE batch = (SELECT max(batch) FROM ranread_write_results)}),
+	'cancelled', 'as cancelled');
+is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
+	FROM ranread_write_target}), '256 3840 3840', 'every row of the write target is whole');
+
+$node->stop;
+done_testing();
