@@ -322,32 +322,35 @@ ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
 
 /*
  * What the database did during a batch with writers (db_activity.c): one row
- * of its cumulative counters, in this order: WAL bytes, full-page images,
- * WAL syncs and their time (ms), checkpoints timed and requested, buffers
- * written by the checkpointer, the background writer and every other
- * process.  17 moved the checkpointer's counters to pg_stat_checkpointer and
- * left backends' writes to pg_stat_io; 18 moved WAL syncs and their time
- * from pg_stat_wal to pg_stat_io (object "wal").
+ * of its cumulative counters, each column named as ranread_db_activity's:
+ * WAL bytes, full-page images, WAL syncs and their time (ms), checkpoints
+ * timed and requested, buffers written by the checkpointer, the background
+ * writer and every other process.  17 moved the checkpointer's counters to
+ * pg_stat_checkpointer and left backends' writes to pg_stat_io; 18 moved WAL
+ * syncs and their time from pg_stat_wal to pg_stat_io (object "wal").
  */
 #define RANREAD_DB_ACTIVITY_BACKEND_WRITES \
 	"(SELECT sum(writes) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'relation' " \
-	"AND backend_type OPERATOR(pg_catalog.<>) ALL ('{checkpointer,background writer}'))::pg_catalog.int8"
+	"AND backend_type OPERATOR(pg_catalog.<>) ALL ('{checkpointer,background writer}'))::pg_catalog.int8 AS buffers_backend"
 #if PG_VERSION_NUM >= 180000
 #define RANREAD_DB_ACTIVITY_SQL \
-	"SELECT w.wal_bytes::pg_catalog.float8, w.wal_fpi, " \
-	"(SELECT sum(fsyncs) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.int8, " \
-	"(SELECT sum(fsync_time) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.float8, " \
-	"c.num_timed, c.num_requested, c.buffers_written, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, " \
+	"(SELECT sum(fsyncs) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.int8 AS wal_syncs, " \
+	"(SELECT sum(fsync_time) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.float8 AS wal_sync_ms, " \
+	"c.num_timed AS checkpoints_timed, c.num_requested AS checkpoints_requested, " \
+	"c.buffers_written AS buffers_checkpoint, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
 	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_checkpointer c, pg_catalog.pg_stat_bgwriter b"
 #elif PG_VERSION_NUM >= 170000
 #define RANREAD_DB_ACTIVITY_SQL \
-	"SELECT w.wal_bytes::pg_catalog.float8, w.wal_fpi, w.wal_sync, w.wal_sync_time, " \
-	"c.num_timed, c.num_requested, c.buffers_written, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, w.wal_sync AS wal_syncs, w.wal_sync_time AS wal_sync_ms, " \
+	"c.num_timed AS checkpoints_timed, c.num_requested AS checkpoints_requested, " \
+	"c.buffers_written AS buffers_checkpoint, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
 	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_checkpointer c, pg_catalog.pg_stat_bgwriter b"
 #else
 #define RANREAD_DB_ACTIVITY_SQL \
-	"SELECT w.wal_bytes::pg_catalog.float8, w.wal_fpi, w.wal_sync, w.wal_sync_time, " \
-	"b.checkpoints_timed, b.checkpoints_req, b.buffers_checkpoint, b.buffers_clean, b.buffers_backend" \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, w.wal_sync AS wal_syncs, w.wal_sync_time AS wal_sync_ms, " \
+	"b.checkpoints_timed, b.checkpoints_req AS checkpoints_requested, b.buffers_checkpoint, b.buffers_clean, " \
+	"b.buffers_backend" \
 	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_bgwriter b"
 #endif
 

@@ -47,6 +47,14 @@
 #define RANREAD_WRITE_ROW_BYTES		(BLCKSZ / 2 - 256)
 
 /*
+ * The most WAL one write logs, for the space check before writers start
+ * (write_target.c): a full-page image of its page (the first change of the
+ * page after a checkpoint; otherwise the row's new version, under half a
+ * page), its record's headers and its commit record, with room to spare.
+ */
+#define RANREAD_WRITE_WAL_BYTES		(BLCKSZ + 512)
+
+/*
  * ranread_stop()'s request to a worker: stop reading (or withdraw from the
  * barrier) and record.  Unlike SIGTERM it never ends a worker that records.
  */

@@ -28,46 +28,32 @@
 #include "utils/timestamp.h"
 
 #include "compat.h"
+#include "spi_columns.h"
 #include "record/catch_error.h"
 #include "record/db_activity.h"
-
-/* Column i of the one row, as int8 (0 when NULL). */
-static int64
-int64_column(int i)
-{
-	bool		isnull;
-	Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i, &isnull);
-
-	return isnull ? 0 : DatumGetInt64(value);
-}
-
-/* Column i of the one row, as float8 (0 when NULL). */
-static double
-float8_column(int i)
-{
-	bool		isnull;
-	Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i, &isnull);
-
-	return isnull ? 0 : DatumGetFloat8(value);
-}
 
 /* The server's counters now; the caller is in a transaction. */
 void
 ranread_db_activity_take(RanreadDbActivity *activity)
 {
+	HeapTuple	row;
+	TupleDesc	desc;
+
 	pgstat_clear_snapshot();	/* a fresh reading, not the transaction's cached one */
 	SPI_connect();
 	if (SPI_execute(RANREAD_DB_ACTIVITY_SQL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the server's WAL and checkpoint statistics");
-	activity->wal_bytes = float8_column(1);
-	activity->wal_fpi = int64_column(2);
-	activity->wal_syncs = int64_column(3);
-	activity->wal_sync_ms = float8_column(4);
-	activity->checkpoints_timed = int64_column(5);
-	activity->checkpoints_requested = int64_column(6);
-	activity->buffers_checkpoint = int64_column(7);
-	activity->buffers_clean = int64_column(8);
-	activity->buffers_backend = int64_column(9);
+	row = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	activity->wal_bytes = ranread_spi_float_named(row, desc, "wal_bytes", 0);
+	activity->wal_fpi = ranread_spi_int_named(row, desc, "wal_fpi", 0);
+	activity->wal_syncs = ranread_spi_int_named(row, desc, "wal_syncs", 0);
+	activity->wal_sync_ms = ranread_spi_float_named(row, desc, "wal_sync_ms", 0);
+	activity->checkpoints_timed = ranread_spi_int_named(row, desc, "checkpoints_timed", 0);
+	activity->checkpoints_requested = ranread_spi_int_named(row, desc, "checkpoints_requested", 0);
+	activity->buffers_checkpoint = ranread_spi_int_named(row, desc, "buffers_checkpoint", 0);
+	activity->buffers_clean = ranread_spi_int_named(row, desc, "buffers_clean", 0);
+	activity->buffers_backend = ranread_spi_int_named(row, desc, "buffers_backend", 0);
 	SPI_finish();
 	pgstat_clear_snapshot();
 	activity->at = GetCurrentTimestamp();

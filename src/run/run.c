@@ -457,7 +457,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	ranread_check_can_read_summary();
 	target = ranread_target_open_for_run(params->target_name);
 	ranread_check_batch_target(params, target);
-	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params->write_target_name) : NULL;
+	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params) : NULL;
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(params, &service_offset, &writer_offset, &series_offset, &series_capacity);

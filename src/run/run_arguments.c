@@ -376,6 +376,12 @@ read_writer_arguments(const RanreadRunArgs *args, RanreadParams *params)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("writers need a write_rate_iops"),
 				 errhint("Writers write open loop: give write_rate_iops, the writes per second of all writers together.")));
+	if (params->duration_ns == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers need a duration"),
+				 errdetail("The WAL they may generate, write_rate_iops for the whole duration, is checked against the free space of pg_wal before they start."),
+				 errhint("Give duration as well; iterations may still end the run earlier.")));
 	params->write_rate_iops = DatumGetFloat8(args->value[RUN_ARG_WRITE_RATE_IOPS]);
 	/* (NaN fails every comparison, so it is refused too) */
 	if (!(params->write_rate_iops > 0 && params->write_rate_iops <= RANREAD_MAX_RATE_IOPS))

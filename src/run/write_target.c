@@ -29,10 +29,13 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "compat.h"
 #include "extension.h"
+#include "os/osstats.h"
+#include "ranread.h"
 #include "run/target.h"
 #include "run/write_target.h"
 
@@ -76,13 +79,42 @@ ranread_write_target_lookup(const char *name, LOCKMODE lockmode)
 }
 
 /*
+ * Refuse writers whose WAL might not fit: at most RANREAD_WRITE_WAL_BYTES a
+ * write, at write_rate_iops for the whole duration, against the free space
+ * of the file system that holds pg_wal.  Checkpoints recycle WAL beyond
+ * max_wal_size, but archiving, replication slots and wal_keep_size can keep
+ * all of it, so the estimate is the whole run's.
+ */
+static void
+check_wal_space(const RanreadParams *params)
+{
+	const char *wal_dir = psprintf("%s/pg_wal", DataDir);
+	double		seconds = (double) params->duration_ns / 1e9;
+	double		estimate = (double) RANREAD_WRITE_WAL_BYTES * params->write_rate_iops * seconds;
+	uint64		free_bytes = ranread_free_bytes(wal_dir);
+
+	if (estimate > (double) free_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_DISK_FULL),
+				 errmsg("not enough free space for the WAL the writers may generate"),
+				 errdetail("At most %d bytes a write (a full-page image and its commit) at %g writes/s for %.0f s is %.0f MB; "
+						   "the file system of \"%s\" has %.0f MB free, and max_wal_size is %s. Nothing was read or written.",
+						   RANREAD_WRITE_WAL_BYTES, params->write_rate_iops, seconds, estimate / BYTES_PER_MB,
+						   wal_dir, (double) free_bytes / BYTES_PER_MB,
+						   GetConfigOptionByName("max_wal_size", NULL, false)),
+				 errhint("Lower write_rate_iops or duration, or free space for pg_wal.")));
+}
+
+/*
  * Open the write target of a batch with writers, refusing before any worker
- * starts: on a standby, without the target, or without the privileges its
- * writers use (they write as the role that runs the batch).
+ * starts: on a standby, without the target, without the privileges its
+ * writers use (they write as the role that runs the batch), or without the
+ * space for their WAL.
  */
 Relation
-ranread_write_target_open_for_run(const char *name)
+ranread_write_target_open_for_run(const RanreadParams *params)
 {
+	const char *name = params->write_target_name;
 	Oid			relid;
 	AclResult	aclresult;
 
@@ -108,6 +140,7 @@ ranread_write_target_open_for_run(const char *name)
 				 errhint("Run GRANT SELECT, UPDATE ON %s TO %s as the write target's owner or a superuser.",
 						 quote_qualified_identifier(ranread_extension_schema(), name),
 						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+	check_wal_space(params);
 	return relation_open(relid, NoLock);
 }
 

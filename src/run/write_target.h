@@ -12,8 +12,10 @@
 #include "storage/lockdefs.h"
 #include "utils/rel.h"
 
+#include "ranread.h"
+
 extern Oid	ranread_write_target_lookup(const char *name, LOCKMODE lockmode);
-extern Relation ranread_write_target_open_for_run(const char *name);
+extern Relation ranread_write_target_open_for_run(const RanreadParams *params);
 extern int32 ranread_write_target_rows(Relation write_target);
 extern void ranread_write_target_drop(Oid relid, const char *name);
 

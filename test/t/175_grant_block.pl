@@ -33,8 +33,6 @@ $node->safe_psql('postgres', qq{
 
 my ($ret, $out, $err) = $node->psql('postgres', $block, on_error_stop => 1);
 is($ret, 0, 'a superuser runs the block without an error') or diag($err);
-# the block's comment for a write target another role made
-$node->safe_psql('postgres', "GRANT SELECT, UPDATE ON ranread_write_target TO $role");
 
 # Run $sql connected as the role; each statement must succeed.
 sub as_bench

@@ -25,8 +25,11 @@ sub refused
 my $read_md5 = q{SELECT md5(string_agg(md5(filler), '' ORDER BY ctid)) FROM ranread_target};
 my $read_before = $node->safe_psql('postgres', $read_md5);
 
+# A batch with writers has a duration (their WAL is checked against it).
+my $run = q{SELECT * FROM ranread_run(1, NULL, duration => '1 s', rate_iops => 20, };
+
 # No write target yet
-my ($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10)});
+my ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
 is($state, '42704', 'without a write target: 42704');
 like($err, qr/HINT:  Create it with ranread_setup_writes\(target => 'ranread_write_target'\)\./, 'with a hint');
 
@@ -46,16 +49,24 @@ for my $case ([ 'writers => 1, write_rate_iops => 0', 'a zero rate' ],
 	[ 'write_rate_iops => 10', 'a rate without writers' ],
 	[ q{writers => 1, write_rate_iops => 10, write_target => 'ranread_target'}, 'the read target as write target' ])
 {
-	($state, $err) = refused("SELECT * FROM ranread_run(1, 10, $case->[0])");
+	($state, $err) = refused($run . "$case->[0])");
 	is($state, '22023', "$case->[1]: 22023");
 }
-($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10, write_target => 'pg_class')});
+($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10)});
+is($state, '22023', 'writers without a duration: 22023');
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10, write_target => 'pg_class')});
 is($state, '42704', 'a write target that is no relation of the schema: 42704');
 ($state, $err) = refused(q{SELECT ranread_setup_writes('2 MB', target => 'ranread_target')});
 is($state, '42809', 'setup_writes refuses to replace a read target: 42809');
 # more writers than free worker slots (max_worker_processes = 32)
-($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 40, write_rate_iops => 10)});
+($state, $err) = refused($run . q{writers => 40, write_rate_iops => 10)});
 is($state, '53000', 'more writers than worker slots: 53000, as for readers');
+# more WAL than pg_wal's file system holds: 8,704 bytes x 10,000,000 writes/s x 7 days
+($state, $err) = refused(q{SELECT * FROM ranread_run(1, NULL, duration => '7 days', rate_iops => 20,
+	writers => 1, write_rate_iops => 10000000)});
+is($state, '53100', 'more WAL than pg_wal has room for: 53100');
+like($err, qr/DETAIL:  At most \d+ bytes a write \(a full-page image and its commit\) at 1e\+07 writes\/s for 604800 s is \d+ MB; the file system of ".*pg_wal" has \d+ MB free, and max_wal_size is \S+\./,
+	'stating the estimate, the free space and max_wal_size');
 is($node->safe_psql('postgres', 'SELECT (SELECT count(*) FROM ranread_batches)::text || (SELECT count(*) FROM ranread_write_results)'),
 	'00', 'no refused run recorded anything');
 is($node->safe_psql('postgres', $write_md5), $write_before, 'and none wrote');
@@ -66,7 +77,7 @@ $node->safe_psql('postgres', q{CREATE ROLE reader LOGIN;
 	GRANT SELECT ON ranread_summary, ranread_targets, ranread_target TO reader;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO reader;
 	GRANT SELECT, INSERT ON ranread_results, ranread_batches, ranread_intervals, ranread_write_results, ranread_db_activity TO reader;});
-($state, $err) = refused(q{SELECT * FROM ranread_run(1, 10, writers => 1, write_rate_iops => 10)}, as => [ '-U', 'reader' ]);
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)}, as => [ '-U', 'reader' ]);
 is($state, '42501', 'a role that may read but not write the write target: 42501');
 like($err, qr/HINT:  Run GRANT SELECT, UPDATE ON public\.ranread_write_target TO reader/, 'with the GRANT in a hint');
 is($node->safe_psql('postgres', $write_md5), $write_before, 'nothing written');
