@@ -455,9 +455,10 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
+	/* first the writers' refusals: on a standby, the read target cannot be opened either */
+	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params) : NULL;
 	target = ranread_target_open_for_run(params->target_name);
 	ranread_check_batch_target(params, target);
-	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params) : NULL;
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(params, &service_offset, &writer_offset, &series_offset, &series_capacity);
