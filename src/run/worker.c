@@ -70,7 +70,10 @@
 /* How often the read loop checks that the postmaster is alive. */
 #define POSTMASTER_CHECK_INTERVAL	1024
 
-/* The longest a worker waits for a lock (to record its rows, say). */
+/*
+ * The longest a worker or a writer waits for a lock (to record its rows, or
+ * for a row another session holds).
+ */
 #define WORKER_LOCK_TIMEOUT		"10s"
 
 static volatile sig_atomic_t stop_requested = false;
@@ -117,8 +120,8 @@ handle_sigint(SIGNAL_ARGS)
  * The signals of a worker or a writer (writer.c), as above; called before
  * BackgroundWorkerUnblockSignals().
  */
-void
-ranread_worker_set_signals(void)
+static void
+set_signals(void)
 {
 	pqsignal(SIGTERM, handle_sigterm);
 	pqsignal(SIGINT, handle_sigint);
@@ -793,6 +796,51 @@ log_results_at_exit(int code, Datum arg)
 							   "the worker was told to exit (SIGTERM) while recording; the batch will have no summary row");
 }
 
+/*
+ * The start of a worker, or of a writer (writer.c): signals, the run's shared
+ * memory attached and checked, the leader's lock group joined and a
+ * connection as the caller.  Sets *seg and *index (from 0 among the readers,
+ * or among the writers) and returns the shared memory; exits quietly when
+ * the leader is already gone.  The slot's pid and pgprocno are set for the
+ * leader to signal it.
+ */
+RanreadShared *
+ranread_worker_start(Datum main_arg, bool writer, dsm_segment **seg, int *index)
+{
+	RanreadShared *shared;
+	int			count;
+
+	set_signals();
+	BackgroundWorkerUnblockSignals();
+
+	*seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (*seg == NULL)
+		proc_exit(0);
+	shared = dsm_segment_address(*seg);
+	memcpy(index, MyBgworkerEntry->bgw_extra, sizeof(int));
+	count = writer ? shared->params.writers : shared->params.processes;
+	if (shared->magic != RANREAD_SHARED_MAGIC || *index < 0 || *index >= count)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread %s started with bad shared memory", writer ? "writer" : "worker")));
+	if (writer)
+		ranread_writer_slot(shared, *index)->pid = MyProcPid;
+	else
+		shared->slots[*index].pid = MyProcPid;
+
+	/* before any heavyweight lock, as a parallel worker does */
+	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
+		proc_exit(0);			/* the leader is gone */
+	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
+	if (writer)
+		ranread_writer_slot(shared, *index)->pgprocno = ranread_my_proc_number();
+	else
+		shared->slots[*index].pgprocno = ranread_my_proc_number();
+	return shared;
+}
+
 void
 ranread_worker_main(Datum main_arg)
 {
@@ -803,29 +851,8 @@ ranread_worker_main(Datum main_arg)
 	volatile bool released;
 	MemoryContext worker_context = CurrentMemoryContext;
 
-	ranread_worker_set_signals();
-	BackgroundWorkerUnblockSignals();
-
-	/* The leader may already be gone: then there is nothing to do. */
-	seg = dsm_attach(DatumGetUInt32(main_arg));
-	if (seg == NULL)
-		proc_exit(0);
-	shared = dsm_segment_address(seg);
-	memcpy(&worker, MyBgworkerEntry->bgw_extra, sizeof(int));
-	if (shared->magic != RANREAD_SHARED_MAGIC || worker < 0 || worker >= shared->params.processes)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ranread worker started with bad shared memory")));
+	shared = ranread_worker_start(main_arg, false, &seg, &worker);
 	slot = &shared->slots[worker];
-	slot->pid = MyProcPid;
-
-	/* before any heavyweight lock, as a parallel worker does */
-	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
-		proc_exit(0);			/* the leader is gone */
-	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
-	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
-	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
-	slot->pgprocno = ranread_my_proc_number();
 	ranread_hist_init(&slot->hist);
 
 	PG_TRY();

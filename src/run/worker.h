@@ -8,11 +8,13 @@
 #ifndef RANREAD_WORKER_H
 #define RANREAD_WORKER_H
 
+#include "storage/dsm.h"
+
 #include "ranread.h"
 
 extern PGDLLEXPORT void ranread_worker_main(Datum main_arg);
 extern bool ranread_worker_stop_requested(void);
-extern void ranread_worker_set_signals(void);
+extern RanreadShared *ranread_worker_start(Datum main_arg, bool writer, dsm_segment **seg, int *index);
 extern void ranread_worker_stop_gently(bool gently);
 extern bool ranread_worker_wait_for_release(RanreadShared *shared);
 

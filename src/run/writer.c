@@ -57,9 +57,6 @@
 #include "run/worker.h"
 #include "run/writer.h"
 
-/* The longest a writer waits for a lock (a row another session holds, say). */
-#define WRITER_LOCK_TIMEOUT		"10s"
-
 /* A writer's prepared UPDATE and the bytes it writes next. */
 typedef struct WriteLoop
 {
@@ -240,31 +237,10 @@ ranread_writer_main(Datum main_arg)
 	volatile bool released;
 	MemoryContext writer_context = CurrentMemoryContext;
 
-	ranread_worker_set_signals();
-	BackgroundWorkerUnblockSignals();
-
-	/* The leader may already be gone: then there is nothing to do. */
-	seg = dsm_attach(DatumGetUInt32(main_arg));
-	if (seg == NULL)
-		proc_exit(0);
-	shared = dsm_segment_address(seg);
-	memcpy(&writer, MyBgworkerEntry->bgw_extra, sizeof(int));
-	if (shared->magic != RANREAD_SHARED_MAGIC || writer < 0 || writer >= shared->params.writers)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ranread writer started with bad shared memory")));
+	shared = ranread_worker_start(main_arg, true, &seg, &writer);
 	slot = ranread_writer_slot(shared, writer);
-	slot->pid = MyProcPid;
-
-	/* before any heavyweight lock, as a parallel worker does */
-	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
-		proc_exit(0);			/* the leader is gone */
-	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
-	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
-	SetConfigOption("lock_timeout", WRITER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
 	/* a write's time includes its commit's WAL flush, whatever the server's default */
 	SetConfigOption("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION);
-	slot->pgprocno = ranread_my_proc_number();
 
 	PG_TRY();
 	{

@@ -9,6 +9,7 @@
 #ifndef RANREAD_SETUP_H
 #define RANREAD_SETUP_H
 
-extern void ranread_check_may_create_in_tablespace(const char *tablespace, char persistence);
+extern Oid	ranread_setup_create_table(const char *schema, const char *name, const char *tablespace,
+									   char persistence, const char *create, const char *alter);
 
 #endif							/* RANREAD_SETUP_H */

@@ -35,7 +35,6 @@
 #include "compat.h"
 #include "extension.h"
 #include "ranread.h"
-#include "run/target.h"
 #include "run/write_target.h"
 #include "setup/setup.h"
 
@@ -43,43 +42,21 @@
 
 PG_FUNCTION_INFO_V1(ranread_setup_writes);
 
-/* Run one utility statement through SPI. */
-static void
-run_utility(const char *sql)
-{
-	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "could not run: %s", sql);
-}
-
-/* Create the empty write target as the extension's owner, owned by the caller; returns its OID. */
+/* Create the empty write target (ranread_setup_create_table()); returns its OID. */
 static Oid
 create_write_target(const char *schema, const char *name, const char *tablespace)
 {
 	const char *table = quote_qualified_identifier(schema, name);
 	const char *in_tablespace = tablespace != NULL ?
 		psprintf(" TABLESPACE %s", quote_identifier(tablespace)) : "";
-	Oid			caller;
-	int			security_context;
-	Oid			relid;
 
-	ranread_check_may_create_in_tablespace(tablespace, RELPERSISTENCE_PERMANENT);
-	GetUserIdAndSecContext(&caller, &security_context);
-	SetUserIdAndSecContext(ranread_extension_owner(),
-						   security_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	SPI_connect();
-	run_utility(psprintf("CREATE TABLE %s (id pg_catalog.int4 NOT NULL, filler pg_catalog.bytea NOT NULL, "
-						 "PRIMARY KEY (id)%s) "
-						 "WITH (fillfactor = 50, autovacuum_enabled = false, vacuum_truncate = false)%s",
-						 table, tablespace != NULL ? psprintf(" USING INDEX%s", in_tablespace) : "",
-						 in_tablespace));
-	run_utility(psprintf("ALTER TABLE %s ALTER COLUMN filler SET STORAGE PLAIN", table));
-	run_utility(psprintf("ALTER TABLE %s OWNER TO %s", table,
-						 quote_identifier(GetUserNameFromId(caller, false))));
-	SPI_finish();
-	SetUserIdAndSecContext(caller, security_context);
-	relid = get_relname_relid(name, get_namespace_oid(schema, false));
-	ranread_target_adopt(relid);
-	return relid;
+	return ranread_setup_create_table(schema, name, tablespace, RELPERSISTENCE_PERMANENT,
+									  psprintf("CREATE TABLE %s (id pg_catalog.int4 NOT NULL, filler pg_catalog.bytea NOT NULL, "
+											   "PRIMARY KEY (id)%s) "
+											   "WITH (fillfactor = 50, autovacuum_enabled = false, vacuum_truncate = false)%s",
+											   table, tablespace != NULL ? psprintf(" USING INDEX%s", in_tablespace) : "",
+											   in_tablespace),
+									  psprintf("ALTER TABLE %s ALTER COLUMN filler SET STORAGE PLAIN", table));
 }
 
 /* Insert rows 1 to rows, each with fresh pseudo-random bytes. */
