@@ -71,10 +71,12 @@ ranread_sweep_step_valid(const RanreadSweepStep *step)
 		(step->physical_pct < 0 || step->physical_pct >= RANREAD_SWEEP_MIN_PHYSICAL_PCT);
 }
 
-/* Each SLO bound that is set holds. */
+/* Each SLO bound that is set holds, and every part of the step met it. */
 bool
 ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules)
 {
+	if (step->part_outside_slo)
+		return false;
 	if (rules->slo_mean_ms > 0 && !(step->mean_ms <= rules->slo_mean_ms))
 		return false;
 	if (rules->slo_p99_ms > 0 && !(step->p99_ms <= rules->slo_p99_ms))
@@ -361,6 +363,7 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 	double		bands[3][RANREAD_SWEEP_MAX_REPEATS + 1];
 	double		p999 = 0;
 	double		physical = 0;
+	int			outside = 0;
 	int			n = 0;
 
 	*step = runs[0];
@@ -381,6 +384,7 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 			bands[2][n] = runs[i].p99_band_pct;
 			p999 += runs[i].p999_ms;
 			physical += runs[i].physical_pct;
+			outside += runs[i].part_outside_slo;
 			step->max_ms = Max(step->max_ms, runs[i].max_ms);
 			n++;
 		}
@@ -389,12 +393,41 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 	memcpy(step->status, runs[count - 1].status, sizeof(step->status));
 	if (n < 2)
 		return;
+	/* as its figures are the runs' mean: outside when half its runs or more were */
+	step->part_outside_slo = 2 * outside >= n;
 	combine_measure(values[0], bands[0], n, &step->iops, &step->iops_band_pct);
 	combine_measure(values[1], bands[1], n, &step->mean_ms, &step->mean_band_pct);
 	combine_measure(values[2], bands[2], n, &step->p99_ms, &step->p99_band_pct);
 	step->p999_ms = p999 / n;
 	if (step->physical_pct >= 0)
 		step->physical_pct = physical / n;
+}
+
+/*
+ * The runs of a sweep, in order, as its steps (returned: how many):
+ * consecutive runs of one step number (step_of[i]; < 0: a run of no step,
+ * a step alone) combined by ranread_sweep_combine(), at most
+ * RANREAD_SWEEP_MAX_REPEATS + 1 runs a step; first[k] is step k's first run.
+ * steps and first hold n each.
+ */
+int
+ranread_sweep_group_runs(const RanreadSweepStep *runs, const int *step_of, int n,
+						 RanreadSweepStep *steps, int *first)
+{
+	int			count = 0;
+
+	for (int i = 0; i < n;)
+	{
+		int			end = i + 1;
+
+		while (end < n && step_of[i] >= 0 && step_of[end] == step_of[i] &&
+			   end - i < RANREAD_SWEEP_MAX_REPEATS + 1)
+			end++;
+		ranread_sweep_combine(&runs[i], end - i, &steps[count]);
+		first[count++] = i;
+		i = end;
+	}
+	return count;
 }
 
 /*
