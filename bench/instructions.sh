@@ -16,9 +16,10 @@
 # the short run is subtracted from the long one's, so what the loop spends
 # once (its permutation, residency map) cancels and what is left is the cost
 # of the extra reads.
-# fio (--thread, counted under its job's thread_main()) and t/io_uring
-# (under submitter_uring_fn()) run under callgrind the same way, their reads
-# counted by the device (/proc/diskstats).  Each instruction is counted in
+# fio (--thread, the whole process: Debian's binary has no symbol for its
+# job's loop, so its helper thread's per-second work is in, a little) and
+# t/io_uring (counted under submitter_uring_fn()) run under callgrind the
+# same way, their reads counted by the device (/proc/diskstats).  Each instruction is counted in
 # the function that executes it, grouped by object: ranread.so, postgres,
 # libc, liburing, the tool (fio or t/io_uring), other; the groups add up.
 #
@@ -172,9 +173,9 @@ measure() {
         fio-psync|fio-uring)
             local eng=(--ioengine=psync)
             [[ $c == fio-psync ]] || eng=(--ioengine=io_uring --iodepth=32)
-            s=$(tool_profile "$work/fio.s" --toggle-collect=thread_main fio --name=twin --thread --rw=randread --bs=8k --direct=1 \
+            s=$(tool_profile "$work/fio.s" fio --name=twin --thread --rw=randread --bs=8k --direct=1 \
                 --norandommap --randrepeat=0 --filename="$file" --number_ios="$SHORT" "${eng[@]}")
-            l=$(tool_profile "$work/fio.l" --toggle-collect=thread_main fio --name=twin --thread --rw=randread --bs=8k --direct=1 \
+            l=$(tool_profile "$work/fio.l" fio --name=twin --thread --rw=randread --bs=8k --direct=1 \
                 --norandommap --randrepeat=0 --filename="$file" --number_ios="$LONG" "${eng[@]}")
             ;;
         tio1|tio32)
