@@ -615,9 +615,10 @@ read_streamed(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadP
  * The timed loop, until the iterations are counted, the duration has passed
  * (checked against the clock read that ends each read, so it costs
  * nothing), or the worker is told to stop.  Reads that begin before
- * count_from (the ramp) are read but not counted.
+ * count_from (the ramp) are read but not counted.  Never inlined:
+ * bench/instructions.sh counts the instructions under this function.
  */
-static void
+static pg_noinline void
 read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				  const RanreadReadPath *path, void *state, int worker)
 {
