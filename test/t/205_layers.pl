@@ -63,7 +63,7 @@ is(sqlstate_of($out), '22023', 'more reads than units are refused before the fir
 like($out, qr/re-read a unit read earlier in the run/, 'for the re-reads of the layers that may not re-read');
 $node->safe_psql('postgres', q{
 	CREATE ROLE layman LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval) TO layman;
+	GRANT EXECUTE ON FUNCTION ranread_layers TO layman;
 });
 my ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM ranread_layers(1, 100)', extra_params => [ '-U', 'layman' ]);
 like($stderr, qr/ERROR:  permission denied to run ranread_layers/, 'a role that may not run ranread_run() may not run layers');

@@ -194,7 +194,7 @@ foreach my $case (
 }
 $coordinator->safe_psql('postgres', q{
 	CREATE ROLE fleeter LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) TO fleeter;
+	GRANT EXECUTE ON FUNCTION ranread_fleet_run TO fleeter;
 	GRANT USAGE ON FOREIGN SERVER node1 TO fleeter;
 });
 like(shown($coordinator, q{SET ROLE fleeter; SELECT * FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, 100)}, verbose => 1),
@@ -226,7 +226,7 @@ my ($sh, $stop_out, $stop_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, 'direct', duration => '60 s')});
 $_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
-$coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop() TO fleeter});
+$coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop TO fleeter});
 is($coordinator->safe_psql('postgres', q{SET ROLE fleeter; SELECT ranread_stop()}), '0',
 	"another role's ranread_stop() leaves the fleet run alone, without an error");
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', "ranread_stop() on the coordinator asks the fleet run's session");
