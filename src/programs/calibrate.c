@@ -18,7 +18,7 @@
  *	 2. with io_workers => true, under io_method = worker: the same random
  *		reads through a read stream at the recommended look-ahead, with
  *		io_workers at 1, 2, 3, 4, 6, 8, 12, 16, 32 (up to its maximum), up
- *		and down again (io_workers.c sets and restores it); under io_method
+ *		and down, twice (io_workers.c sets and restores it); under io_method
  *		= io_uring, the series' own figure at that look-ahead is the
  *		comparison, since io_method takes a restart;
  *	 3. pairs in ABBA order, a sequential batch (consecutive blocks through
@@ -87,8 +87,8 @@ PG_FUNCTION_INFO_V1(ranread_calibrate);
 #define CALIBRATE_MAX_DEPTHS			12		/* 0, 1, 2, 4 ... 1000 */
 /* The look-ahead series runs up, down and up: a drift favours no depth, and the median pick is one of them. */
 #define CALIBRATE_DEPTH_PASSES			3
-/* The I/O worker counts stepped, up to io_workers' maximum; up, then down. */
-#define CALIBRATE_IO_WORKER_PASSES		2
+/* The I/O worker counts stepped, up to io_workers' maximum; up, down, up, down. */
+#define CALIBRATE_IO_WORKER_PASSES		4
 #define CALIBRATE_COLUMNS				25
 
 static const int io_worker_counts[] = {1, 2, 3, 4, 6, 8, 12, 16, 32};
@@ -126,11 +126,12 @@ typedef struct DepthSeries
 	int			pick_high;
 } DepthSeries;
 
-/* The I/O worker counts stepped, their IOPS (mean of the passes), the pick. */
+/* The I/O worker counts stepped, their IOPS (median of the passes), the pick. */
 typedef struct IoWorkerSteps
 {
 	int			counts[lengthof(io_worker_counts)];
 	int			count;
+	double		pass_iops[lengthof(io_worker_counts)][CALIBRATE_IO_WORKER_PASSES];
 	double		iops[lengthof(io_worker_counts)];
 	int			pick;
 	RanreadIoWorkers state;
@@ -318,7 +319,7 @@ run_depth_series(const RanreadParams *params, bool stream, int64 calibration,
 
 /*
  * Step io_workers up and down with one read stream at look-ahead depth;
- * each count's IOPS is the mean of its passes.  The caller restores.
+ * each count's IOPS is the median of its passes.  The caller restores.
  */
 static void
 step_io_workers(RanreadRunArgs *run_args, int64 iterations, int depth, int64 calibration,
@@ -331,24 +332,23 @@ step_io_workers(RanreadRunArgs *run_args, int64 iterations, int depth, int64 cal
 	steps->count = 0;
 	for (int i = 0; i < lengthof(io_worker_counts) && io_worker_counts[i] <= max; i++)
 		steps->counts[steps->count++] = io_worker_counts[i];
-	memset(steps->iops, 0, sizeof(steps->iops));
 	for (int pass = 0; pass < CALIBRATE_IO_WORKER_PASSES; pass++)
 	{
 		for (int n = 0; n < steps->count; n++)
 		{
 			int			i = pass % 2 == 0 ? n : steps->count - 1 - n;
-			double		iops;
 
 			ranread_io_workers_set(&steps->state, steps->counts[i]);
-			iops = run_calibration_batch(&params, calibration, batches);
-			steps->iops[i] += iops / CALIBRATE_IO_WORKER_PASSES;
+			steps->pass_iops[i][pass] = run_calibration_batch(&params, calibration, batches);
 			step_notice(calibration,
 						psprintf("io_workers = %d, pass %d of %d: %s IOPS of one read stream at look-ahead %d",
 								 steps->counts[i], pass + 1, CALIBRATE_IO_WORKER_PASSES,
-								 ranread_format_rate(iops), depth),
+								 ranread_format_rate(steps->pass_iops[i][pass]), depth),
 						NULL);
 		}
 	}
+	for (int i = 0; i < steps->count; i++)
+		steps->iops[i] = ranread_median(steps->pass_iops[i], CALIBRATE_IO_WORKER_PASSES);
 	steps->pick = steps->counts[ranread_least_within(steps->iops, steps->count, RANREAD_CALIBRATE_SHORT_PCT)];
 }
 
@@ -411,7 +411,7 @@ io_workers_notice(int64 calibration, const CalibrateArgs *args, const DepthSerie
 			(errmsg("calibration " INT64_FORMAT ": io_workers = %d, the least within %.0f%% of the most IOPS of one read stream at look-ahead %d (%s with %d)",
 					calibration, steps->pick, RANREAD_CALIBRATE_SHORT_PCT, series->pick,
 					ranread_format_rate(steps->iops[best]), steps->counts[best]),
-			 errdetail("IOPS by io_workers, the mean of %d passes (up, then down): %s. After each reload the postmaster took %.0f to %.0f ms to run that many. io_workers is back as it was (%s).",
+			 errdetail("IOPS by io_workers, the median of %d passes (up and down, twice): %s. After each reload the postmaster took %.0f to %.0f ms to run that many. io_workers is back as it was (%s).",
 					   CALIBRATE_IO_WORKER_PASSES, settings_text(steps->counts, steps->iops, steps->count),
 					   steps->state.wait_min_ms, steps->state.wait_max_ms,
 					   steps->state.previous == NULL ? "not set by ALTER SYSTEM" :
