@@ -167,10 +167,14 @@ is($node->safe_psql('postgres', qq{SELECT count(*) FROM ranread_batches WHERE ca
 is($node->safe_psql('postgres', q{SELECT spcoptions IS NULL FROM pg_tablespace WHERE spcname = 'fast vol'}), 't',
 	'nothing was applied');
 
-# cached_pct => 0: the raw ratio
-is($node->safe_psql('postgres', q{SELECT abs(random_page_cost - greatest(1.0, ratio)) <= 0.06
+# cached_pct => 0: the raw ratio, and its band's ends give the range (6
+# pairs always have a band)
+is($node->safe_psql('postgres', q{SELECT pairs = 6 AND abs(random_page_cost_low - greatest(1.0, ratio_low)) <= 0.06
+		AND abs(random_page_cost_high - greatest(1.0, ratio_high)) <= 0.06
+		AND (random_page_cost IS NULL) = NOT steady
+		AND (NOT steady OR abs(random_page_cost - greatest(1.0, ratio)) <= 0.06)
 	FROM ranread_calibrate('cal', iterations => 500, max_pairs => 6, max_depth => 1, cached_pct => 0, band_pct => 100)}),
-	't', 'with cached_pct => 0 (and a band of 100 %), random_page_cost is the measured ratio');
+	't', 'with cached_pct => 0, random_page_cost is the measured ratio (when steady), and its range the band\'s');
 
 # the statement applies; on 18 the stream's look-ahead then follows the tablespace, not the series
 $node->safe_psql('postgres', $statement);
