@@ -24,13 +24,15 @@
  *	 3. pairs in ABBA order, a sequential batch (consecutive blocks through
  *		the storage manager with the kernel's readahead, as a sequential
  *		scan reads them) and a random one (no unit twice), cold, until the
- *		95 % band of their ratios' median lies within band_pct, or
- *		max_pairs or max_duration is reached.
+ *		95 % band of their ratios' median lies within band_pct (or its
+ *		ends give the same random_page_cost), or max_pairs or max_duration
+ *		is reached.
  *
  * A page's cost is the time one process takes per page (1 / IOPS), so the
  * random/sequential ratio of a pair is the sequential batch's IOPS over the
  * random one's.  The rules (src/rules/calibrate_rules.c): random_page_cost
- * is recommended from a steady ratio only, with the range its band gives;
+ * is recommended from a steady ratio only (or a band whose every ratio
+ * gives the same value), with the range its band gives;
  * effective_io_concurrency (and io_workers) is the least setting within
  * RANREAD_CALIBRATE_SHORT_PCT of the most IOPS any reached: the median of
  * the passes' picks, with their range.  Each pass, step and pair says what
@@ -422,17 +424,18 @@ io_workers_notice(int64 calibration, const CalibrateArgs *args, const DepthSerie
 
 /* The ratio's NOTICE: with its band and the recommendation, or why there is none. */
 static void
-ratio_notice(int64 calibration, const CalibrateArgs *args, const RanreadRatioBand *band, int pairs,
-			 const char *why_stopped, double random_iops, double sequential_iops, double page_cost,
+ratio_notice(int64 calibration, const CalibrateArgs *args, const RanreadRatioBand *band, bool decided,
+			 int pairs, const char *why_stopped, double random_iops, double sequential_iops, double page_cost,
 			 const char *statement)
 {
 	char	   *message;
 
-	if (band->steady)
-		message = psprintf("a random page costs %.1f sequential ones (95%% band %.1f to %.1f, ± %.0f %%, over %d pairs); random_page_cost = %.1f (%.1f to %.1f)",
+	if (decided)
+		message = psprintf("a random page costs %.1f sequential ones (95%% band %.1f to %.1f, ± %.0f %%, over %d pairs); random_page_cost = %.1f (%.1f to %.1f)%s",
 						   band->median, band->low, band->high, band->reached_pct, pairs, page_cost,
 						   ranread_page_cost(band->low, args->cached_pct),
-						   ranread_page_cost(band->high, args->cached_pct));
+						   ranread_page_cost(band->high, args->cached_pct),
+						   band->steady ? "" : ": the band is wide, but every ratio in it gives that");
 	else if (band->banded)
 		message = psprintf("a random page costs %.1f sequential ones, but the volume was too unsteady to recommend random_page_cost: its 95%% band %.1f to %.1f is ± %.0f %% after %d pairs, wider than ± %.0f %%",
 						   band->median, band->low, band->high, band->reached_pct, pairs, args->band_pct);
@@ -506,6 +509,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	BlockNumber blocks;
 	Oid			tablespace;
 	RanreadRatioBand band = {0};
+	bool		decided = false;
 	int			pairs = 0;
 	const char *why_stopped;
 	double		page_cost;
@@ -577,9 +581,11 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
 							 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
 					NULL);
-		if (band.steady)
+		decided = ranread_page_cost_decided(&band, args.cached_pct);
+		if (decided)
 		{
-			why_stopped = psprintf("when the band was within %.0f%%", args.band_pct);
+			why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
+				pstrdup("when every ratio in the band gave the same random_page_cost");
 			break;
 		}
 		if (pairs == args.max_pairs)
@@ -597,7 +603,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	random_median = ranread_median(random_iops, pairs);
 	sequential_median = ranread_median(sequential_iops, pairs);
 	page_cost = ranread_page_cost(band.median, args.cached_pct);
-	statement = band.steady ?
+	statement = decided ?
 		psprintf("ALTER TABLESPACE %s SET (random_page_cost = %.1f, effective_io_concurrency = %d);",
 				 quote_identifier(get_tablespace_name(tablespace)), page_cost, series.pick) :
 		psprintf("ALTER TABLESPACE %s SET (effective_io_concurrency = %d);",
@@ -611,7 +617,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 					   settings_text(series.depths, series.median_iops, series.count))));
 	if (args.io_workers)
 		io_workers_notice(calibration, &args, &series, &steps);
-	ratio_notice(calibration, &args, &band, pairs, why_stopped, random_median, sequential_median,
+	ratio_notice(calibration, &args, &band, decided, pairs, why_stopped, random_median, sequential_median,
 				 page_cost, statement);
 
 	values[0] = Int64GetDatum(calibration);
@@ -628,7 +634,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	values[9] = Float8GetDatum(ranread_round(ratios[0], 2));
 	values[10] = Float8GetDatum(ranread_round(ratios[pairs - 1], 2));
 	values[11] = Float8GetDatum(page_cost);
-	nulls[11] = !band.steady;
+	nulls[11] = !decided;
 	values[12] = Float8GetDatum(ranread_page_cost(band.low, args.cached_pct));
 	values[13] = Float8GetDatum(ranread_page_cost(band.high, args.cached_pct));
 	nulls[12] = nulls[13] = !band.banded;

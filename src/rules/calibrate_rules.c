@@ -7,7 +7,9 @@
  * A volume drifts between batches, so one pair says little: the pairs go on
  * until the 95 % band of their median (order_statistics.c) lies within
  * band_pct of the median on both sides, and a recommendation is made from
- * a steady ratio only.
+ * a steady ratio only -- or from a band whose every ratio recommends the
+ * same random_page_cost (rounded to 0.1, at least 1): then how unsteady
+ * the volume is changes nothing a DBA would set.
  *
  * PostgreSQL's default random_page_cost of 4 models random reads as 40
  * times slower than sequential ones with 90 % of them cached (its
@@ -70,4 +72,15 @@ double
 ranread_page_cost(double ratio, double cached_pct)
 {
 	return Max(1.0, rint(10.0 * ratio * (1.0 - cached_pct / 100.0)) / 10.0);
+}
+
+/*
+ * Whether the band decides random_page_cost: it is steady, or both its ends
+ * recommend the same value.
+ */
+bool
+ranread_page_cost_decided(const RanreadRatioBand *band, double cached_pct)
+{
+	return band->steady ||
+		(band->banded && ranread_page_cost(band->low, cached_pct) == ranread_page_cost(band->high, cached_pct));
 }

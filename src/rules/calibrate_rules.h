@@ -3,8 +3,8 @@
  * calibrate_rules.h
  *		What a calibration's measurements recommend: the least setting that
  *		reached within a share of the best (look-ahead, I/O workers), when the
- *		random/sequential ratio's band is narrow enough to stop and to
- *		recommend, and random_page_cost from a ratio.  Pure
+ *		random/sequential ratio's band is narrow enough, random_page_cost from
+ *		a ratio, and when that is decided.  Pure
  *		(calibrate_rules.c), so that test/unit/calibrate_rules_test.c checks
  *		them on constructed numbers; calibrate.c measures and applies them.
  *
@@ -34,5 +34,6 @@ typedef struct RanreadRatioBand
 extern int	ranread_least_within(const double *iops, int count, double short_pct);
 extern void ranread_ratio_band(double *ratios, int pairs, double band_pct, RanreadRatioBand *band);
 extern double ranread_page_cost(double ratio, double cached_pct);
+extern bool ranread_page_cost_decided(const RanreadRatioBand *band, double cached_pct);
 
 #endif							/* RANREAD_CALIBRATE_RULES_H */

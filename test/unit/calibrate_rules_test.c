@@ -4,7 +4,8 @@
  * of the best (a plateau, a noisy dip after it, the best first, a tie);
  * the ratio's band and when it is steady (too few pairs, a steady volume,
  * the demo's unsteady one, exactly at the target); and random_page_cost
- * from a ratio (the documented 40 x 10 % = 4, the floor of 1, rounding).
+ * from a ratio (the documented 40 x 10 % = 4, the floor of 1, rounding),
+ * and when a wide band still decides it (both ends give the same value).
  * Prints TAP.  Built and run by test/t/005_unit.pl.
  */
 #include "postgres.h"
@@ -33,7 +34,7 @@ main(void)
 	double		kept[] = {3, 1, 2, 1, 1, 1};
 	RanreadRatioBand band;
 
-	printf("1..12\n");
+	printf("1..14\n");
 	ok(ranread_least_within(plateau, 7, RANREAD_CALIBRATE_SHORT_PCT) == 3,
 	   "on a plateau, the first setting within 10 % of the best (9,500 against 10,000)");
 	ok(ranread_least_within(dip, 4, RANREAD_CALIBRATE_SHORT_PCT) == 1,
@@ -64,5 +65,14 @@ main(void)
 	   "PostgreSQL's model: 40 x 10 % = 4; the demo's 18.7 gives 1.9");
 	ok(ranread_page_cost(5, 90) == 1.0 && ranread_page_cost(3.2, 0) == 3.2,
 	   "at least seq_page_cost (1); with nothing cached, the ratio");
+
+	ranread_ratio_band(demo, 6, 20, &band);
+	ok(!ranread_page_cost_decided(&band, 90),
+	   "the demo's band 6.1 to 20.5 recommends 1.0 to 2.1 at 90 % cached: not decided");
+	band.low = 4.7;
+	band.high = 9.2;
+	band.steady = false;
+	ok(ranread_page_cost_decided(&band, 90) && !ranread_page_cost_decided(&band, 0),
+	   "a wide band 4.7 to 9.2 gives 1.0 at either end at 90 % cached: decided; with nothing cached, not");
 	return failures > 0;
 }
