@@ -130,8 +130,17 @@ foreach my $how ('pg_cancel_backend', 'ranread_stop')
 	my ($h, $o, $e) = start_psql($node, $call);
 	ok($node->poll_query_until('postgres', q{SELECT count(*) FILTER (WHERE setting IS NOT NULL) > 0
 		FROM pg_file_settings WHERE name = 'io_workers'}), "$how: the calibration is stepping io_workers");
-	$node->safe_psql('postgres', $how eq 'ranread_stop' ? 'SELECT ranread_stop()' :
-		q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%io_workers => true%' AND pid <> pg_backend_pid()});
+	if ($how eq 'ranread_stop')
+	{
+		# ranread_stop() stops the batch that runs: between two batches (a
+		# reload and its wait) there is none, so call it until it signals one
+		ok($node->poll_query_until('postgres', 'SELECT ranread_stop() > 0'), 'ranread_stop() stopped a step\'s batch');
+	}
+	else
+	{
+		$node->safe_psql('postgres',
+			q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%io_workers => true%' AND pid <> pg_backend_pid()});
+	}
 	$h->finish;
 	like($$e, $how eq 'ranread_stop' ? qr/ERROR:  57014: calibration \d+ ended at batch \d+, which did not complete/
 		: qr/ERROR:  57014: canceling statement due to user request|ERROR:  57014: calibration \d+ ended at batch/,
