@@ -264,6 +264,22 @@ settings_text(const int *settings, const double *iops, int count)
 	return text.data;
 }
 
+/* Where a calibration is, for the CONTEXT of an error (a cancel included) that ends it. */
+typedef struct CalibrateProgress
+{
+	int64		calibration;
+	const char *step;
+} CalibrateProgress;
+
+static void
+calibrate_error_context(void *arg)
+{
+	const CalibrateProgress *progress = arg;
+
+	errcontext("calibration " INT64_FORMAT ", cut %s; the batches it ran are kept (ranread_batches.calibration)",
+			   progress->calibration, progress->step);
+}
+
 /* One step's NOTICE: what it measured, in one line (and its detail). */
 static void
 step_notice(int64 calibration, const char *message, const char *detail)
@@ -516,6 +532,8 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	double		random_median,
 				sequential_median;
 	char	   *statement;
+	CalibrateProgress progress;
+	ErrorContextCallback context;
 	TupleDesc	desc;
 	Datum		values[CALIBRATE_COLUMNS];
 	bool		nulls[CALIBRATE_COLUMNS] = {0};
@@ -559,12 +577,22 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	sequential_iops = palloc(sizeof(double) * args.max_pairs);
 	random_iops = palloc(sizeof(double) * args.max_pairs);
 
+	progress.calibration = calibration;
+	progress.step = "in its look-ahead series";
+	context.callback = calibrate_error_context;
+	context.arg = &progress;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
 	run_depth_series(depth_params, stream, calibration, &batches, &series);
 	if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
+	{
+		progress.step = "while it stepped io_workers (put back as it was)";
 		run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
+	}
 
 	for (;;)
 	{
+		progress.step = psprintf("in pair %d", pairs + 1);
 		/* ABBA: sequential first in even pairs, random first in odd ones */
 		if (pairs % 2 == 0)
 			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
@@ -599,6 +627,8 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 			break;
 		}
 	}
+
+	error_context_stack = context.previous;
 
 	random_median = ranread_median(random_iops, pairs);
 	sequential_median = ranread_median(sequential_iops, pairs);

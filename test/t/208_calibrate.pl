@@ -257,6 +257,8 @@ wait_for_readers($node, 1);
 $node->safe_psql('postgres', 'SELECT ranread_stop()');
 $h->finish;
 like($$err, qr/ERROR:  57014: calibration (\d+) ended at batch (\d+), which did not complete/, 'a stopped calibration ends with an error');
+like($$err, qr/CONTEXT:  calibration \d+, cut in its look-ahead series; the batches it ran are kept \(ranread_batches\.calibration\)/,
+	'and says what it cut');
 my ($stopped) = $$err =~ /calibration (\d+) ended/;
 is($node->safe_psql('postgres', qq{SELECT count(*), min(status) FROM ranread_batches WHERE calibration = $stopped}),
 	'1|stopped', 'and the batch it stopped is kept, marked with the calibration');
