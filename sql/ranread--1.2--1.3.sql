@@ -660,6 +660,60 @@ END
 $fleet_sweep$;
 REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8, int) FROM PUBLIC;
 
+-- insight: ranread_calibrate() repeats its sequential and random pairs until
+-- the ratio's 95 % band is narrow enough (band_pct) or a cap (max_pairs,
+-- max_duration) is reached, gives each recommendation with its range, and
+-- on PostgreSQL 18 (io_workers => true, superuser) steps io_workers.  The
+-- argument repetitions gives way to max_pairs, so the function is made
+-- anew; the roles that could call the old one may call the new one.
+SELECT pg_catalog.set_config('ranread_update.calibrate_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+DROP FUNCTION ranread_calibrate(name, bigint, int, int, float8);
+
+CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
+								  iterations bigint DEFAULT 5000,	-- random reads per batch
+								  max_pairs int DEFAULT 30,		-- sequential and random pairs at most (6 to 200)
+								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
+								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
+								  band_pct float8 DEFAULT 20,		-- pairs stop when the ratio's 95 % band is within this (1 to 100)
+								  max_duration interval DEFAULT '5 min',	-- or when the calibration has run this long
+								  io_workers boolean DEFAULT false,	-- 18, superuser: step io_workers too
+								  OUT calibration bigint,
+								  OUT random_ms float8,
+								  OUT sequential_ms float8,
+								  OUT ratio float8,
+								  OUT ratio_low float8,
+								  OUT ratio_high float8,
+								  OUT band_pct_reached float8,
+								  OUT steady boolean,
+								  OUT pairs int,
+								  OUT ratio_min float8,
+								  OUT ratio_max float8,
+								  OUT random_page_cost float8,
+								  OUT random_page_cost_low float8,
+								  OUT random_page_cost_high float8,
+								  OUT effective_io_concurrency int,
+								  OUT effective_io_concurrency_low int,
+								  OUT effective_io_concurrency_high int,
+								  OUT depths int[],
+								  OUT depth_iops float8[],
+								  OUT io_method text,
+								  OUT io_workers_recommended int,
+								  OUT io_workers_steps int[],
+								  OUT io_workers_iops float8[],
+								  OUT statement text,
+								  OUT batches bigint[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_calibrate'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean) FROM PUBLIC;
+
 DO $$
 DECLARE
 	grantee name;
@@ -668,6 +722,11 @@ BEGIN
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, '
 								  'text, name, float8, float8, float8, float8, int) TO %I', grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.calibrate_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, '
+								  'float8, interval, boolean) TO %I', grantee);
 	END LOOP;
 END
 $$;

@@ -61,6 +61,7 @@
 
 #include <math.h>
 
+#include "rules/order_statistics.h"
 #include "rules/sweep_rules.h"
 
 /* The step read everything it was asked to and the device answered it. */
@@ -489,25 +490,6 @@ ranread_sweep_judge(const RanreadSweepStep *steps, int count, const RanreadSweep
 }
 
 /*
- * The median of values[0..n-1], n > 0, which it sorts (by insertion: n is
- * a few sweeps, and this file stays free of the server's qsort).
- */
-static double
-median_of(double *values, int n)
-{
-	for (int i = 1; i < n; i++)
-	{
-		double		value = values[i];
-		int			j = i;
-
-		for (; j > 0 && values[j - 1] > value; j--)
-			values[j] = values[j - 1];
-		values[j] = value;
-	}
-	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-/*
  * The 95th percentile of sqrt(chi^2(df) / df): how much wider than its true
  * value a standard deviation estimated from df + 1 values is, 1 time in 20.
  * df from 1 to 9 (2 to 10 sweeps, repeat's range); more sweeps use 9's.
@@ -542,7 +524,7 @@ ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *s
 {
 	int			known = 0;
 
-	spread->median = median_of(values, n);
+	spread->median = ranread_median(values, n);
 	spread->low = values[0];
 	spread->high = values[n - 1];
 	spread->between_band_pct = n >= 2 && spread->median > 0 ?
@@ -550,7 +532,7 @@ ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *s
 	for (int i = 0; i < n; i++)
 		if (bands[i] >= 0)
 			bands[known++] = bands[i];
-	spread->within_band_pct = known > 0 ? median_of(bands, known) : -1;
+	spread->within_band_pct = known > 0 ? ranread_median(bands, known) : -1;
 	if (spread->between_band_pct < 0 || spread->within_band_pct < 0)
 		spread->drift_band_pct = -1;
 	else if (spread->between_band_pct <= spread->within_band_pct * chi_ratio_95(n - 1))

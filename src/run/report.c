@@ -105,14 +105,14 @@ ranread_warn_about_rereads(const RanreadShared *shared)
 }
 
 /*
- * The level of the batch's plain NOTICEs: within a sweep, which reports
- * each step in one line of its own, they go to the server log at DEBUG1;
- * WARNINGs are sent either way.
+ * The level of the batch's plain NOTICEs: within a sweep or a calibration,
+ * which report each step in one line of their own, they go to the server
+ * log at DEBUG1; WARNINGs are sent either way.
  */
 static int
 report_level(const RanreadShared *shared)
 {
-	return shared->params.sweep != 0 ? DEBUG1 : NOTICE;
+	return shared->params.sweep != 0 || shared->params.calibration != 0 ? DEBUG1 : NOTICE;
 }
 
 /*

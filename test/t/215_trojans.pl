@@ -421,7 +421,7 @@ my @recipes = (
 	[ 'ranread_sweep_verdict', 'its verdict', sub { 'SELECT * FROM public.ranread_sweep_verdict(sweep => ' . last_sweep() . '::bigint)' } ],
 	[ 'ranread_verdict', 'in lines', sub { 'SELECT * FROM public.ranread_verdict(sweep => ' . last_sweep() . '::bigint)' } ],
 	[ 'ranread_layers', 'the layers', q{SELECT * FROM public.ranread_layers(processes => 1, iterations => 100::bigint)} ],
-	[ 'ranread_calibrate', 'a tiny calibration', q{SELECT * FROM public.ranread_calibrate(iterations => 100::bigint, repetitions => 1, max_depth => 2)} ],
+	[ 'ranread_calibrate', 'a tiny calibration', q{SELECT * FROM public.ranread_calibrate(iterations => 100::bigint, max_depth => 2, max_duration => '1 s'::interval)} ],
 	[ 'ranread_fleet_run', 'a fleet run on self',
 	  qq{SELECT * FROM public.ranread_fleet_run(servers => $fleet, processes => 1, iterations => 200::bigint, start_delay => '0.5 s'::interval)} ],
 	[ 'ranread_fleet_sweep', 'a two-step fleet sweep',
