@@ -91,6 +91,14 @@ for path, text in sorted(sources.items()):
         if path not in (own, "src/readpath/readpath.c", "src/readpath/readpath.h") and os.path.exists(own):
             problems.append(f"{path}: names ranread_readpath_{m}, a read path's ops table: only {own} and src/readpath/readpath.[ch] may")
 
+# A query's columns are read by name (src/spi_columns.h), so that a SELECT
+# list reordered or grown cannot be read as another column.
+for path, text in sorted(sources.items()):
+    if path != "src/spi_columns.h":
+        for m in re.finditer(r"\bSPI_get(binval|value)\s*\(", text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{path}:{line}: SPI_get{m.group(1)}() reads a column by number: read it by name through src/spi_columns.h")
+
 # A unit test tests a pure rule of the same name.
 for test in sorted(glob.glob("test/unit/*_test.c")):
     name = os.path.basename(test)[:-len("_test.c")]

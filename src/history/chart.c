@@ -131,19 +131,9 @@ ranread_chart_processes_text(int processes, int iodepth)
 static int64 *
 sweeps_of(const char *sql, int *n)
 {
-	int64	   *sweeps;
-
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the sweeps");
-	*n = (int) SPI_processed;
-	sweeps = palloc(sizeof(int64) * Max(1, *n));
-	for (int i = 0; i < *n; i++)
-	{
-		bool		isnull;
-
-		sweeps[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	return sweeps;
+	return ranread_spi_int_column("sweep", n);
 }
 
 /*
@@ -199,29 +189,29 @@ sweep_title(const char *schema, int64 sweep, BarChart *chart)
 	TupleDesc	desc;
 	char	   *devices;
 	int			block_size;
-	bool		isnull;
 
-	if (SPI_execute_with_args(psprintf("SELECT r.target::pg_catalog.text, r.mode, r.block_size, "
-									   "pg_catalog.to_char(r.started_at, 'YYYY-MM-DD HH24:MI'), "
+	if (SPI_execute_with_args(psprintf("SELECT r.target::pg_catalog.text AS target, r.mode, r.block_size, "
+									   "pg_catalog.to_char(r.started_at, 'YYYY-MM-DD HH24:MI') AS started, "
 									   "(SELECT pg_catalog.string_agg(DISTINCT b.device, ', ' ORDER BY b.device) "
-									   "FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep), "
+									   "FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep) AS devices, "
 									   "(SELECT pg_catalog.count(DISTINCT b.device) "
-									   "FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep) "
+									   "FROM %s.ranread_batches b WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep) AS ndevices "
 									   "FROM %s.ranread_sweep_runs r WHERE r.sweep OPERATOR(pg_catalog.=) $1",
 									   schema, schema, schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
-	block_size = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
-	devices = ranread_spi_text(row, desc, 5, NULL);
+	block_size = (int) ranread_spi_int_named(row, desc, "block_size", 0);
+	devices = ranread_spi_text_named(row, desc, "devices", NULL);
 	chart->title = psprintf("ranread sweep " INT64_FORMAT ": target \"%s\", %s, %s blocks",
-							sweep, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
+							sweep, ranread_spi_text_named(row, desc, "target", ""),
+							ranread_spi_text_named(row, desc, "mode", ""),
 							block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) :
 							psprintf("%d-byte", block_size));
 	chart->subtitle = psprintf("%s %s, %s",
-							   DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull)) > 1 ? "devices" : "device",
-							   devices ? devices : "unknown", ranread_spi_text(row, desc, 4, ""));
+							   ranread_spi_int_named(row, desc, "ndevices", 0) > 1 ? "devices" : "device",
+							   devices ? devices : "unknown", ranread_spi_text_named(row, desc, "started", ""));
 }
 
 /* Sweep `sweep`'s steps, rules and verdict, into `chart`; false if there is no such sweep. */
@@ -271,15 +261,14 @@ read_all_batches(const char *schema, BarChart *chart)
 		HeapTuple	row = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		RanreadSweepStep *step = &chart->steps[i];
-		bool		isnull;
-		char	   *status = ranread_spi_text(row, desc, 7, "");
+		char	   *status = ranread_spi_text_named(row, desc, "status", "");
 
-		chart->batches[i] = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		step->processes = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		step->iops = ranread_spi_float(row, desc, 3, 0);
-		step->mean_ms = ranread_spi_float(row, desc, 4, 0);
-		step->p99_ms = ranread_spi_float(row, desc, 5, 0);
-		step->physical_pct = ranread_spi_float(row, desc, 6, -1);
+		chart->batches[i] = ranread_spi_int_named(row, desc, "batch", 0);
+		step->processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
+		step->iops = ranread_spi_float_named(row, desc, "iops", 0);
+		step->mean_ms = ranread_spi_float_named(row, desc, "response_time_ms", 0);
+		step->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", 0);
+		step->physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
 		step->completed = strcmp(status, "completed") == 0;
 		strlcpy(step->status, status, sizeof(step->status));
 	}
@@ -643,11 +632,17 @@ ranread_chart_latest(const char *schema, const char *table, const char *column, 
 {
 	bool		isnull = true;
 
-	if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) FROM %s.%s", column, schema, table),
+	if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) AS latest FROM %s.%s", column, schema, table),
 					true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read %s", table);
 	if (SPI_processed == 1)
-		*number = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	{
+		Datum		latest = ranread_spi_datum_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "latest",
+													 &isnull);
+
+		if (!isnull)
+			*number = DatumGetInt64(latest);
+	}
 	return !isnull;
 }
 
@@ -774,16 +769,15 @@ latency_batches(FunctionCallInfo fcinfo, int *n)
 static char *
 curve_label(int64 batch, HeapTuple row, TupleDesc desc)
 {
-	bool		isnull;
-	int			processes = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
-	int			iodepth = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
-	bool		evicted = DatumGetBool(SPI_getbinval(row, desc, 6, &isnull)) || isnull;
-	double		physical_pct = ranread_spi_float(row, desc, 7, -1);
+	int			processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
+	int			iodepth = (int) ranread_spi_int_named(row, desc, "iodepth", 0);
+	bool		evicted = ranread_spi_bool_named(row, desc, "evicted", true);
+	double		physical_pct = ranread_spi_float_named(row, desc, "physical_pct", -1);
 	StringInfoData label;
 
 	initStringInfo(&label);
 	appendStringInfo(&label, "batch " INT64_FORMAT ": %s, %s", batch,
-					 ranread_chart_processes_text(processes, iodepth), ranread_spi_text(row, desc, 2, ""));
+					 ranread_chart_processes_text(processes, iodepth), ranread_spi_text_named(row, desc, "mode", ""));
 	if (!evicted)
 		appendStringInfoString(&label, ", evict => false");
 	if (physical_pct >= 0 && physical_pct < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
@@ -810,8 +804,8 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 	bool		isnull;
 	int			buckets;
 
-	if (SPI_execute_with_args(psprintf("SELECT b.processes, b.mode, b.histogram IS NULL, "
-									   "(SELECT pg_catalog.sum(c) FROM pg_catalog.unnest(b.histogram) c)::pg_catalog.float8, "
+	if (SPI_execute_with_args(psprintf("SELECT b.processes, b.mode, b.histogram IS NULL AS no_histogram, "
+									   "(SELECT pg_catalog.sum(c) FROM pg_catalog.unnest(b.histogram) c)::pg_catalog.float8 AS reads, "
 									   "b.iodepth, b.evicted, b.physical_pct, b.histogram "
 									   "FROM %s.ranread_batches b WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
@@ -823,14 +817,15 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 				 errhint("ranread_summary lists the batches recorded.")));
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
-	if (DatumGetBool(SPI_getbinval(row, desc, 3, &isnull)))
+	if (ranread_spi_bool_named(row, desc, "no_histogram", false))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " has no latency histogram", batch),
 				 errdetail("Batches recorded by ranread 1.0 without their workers' rows keep none.")));
-	(void) ranread_histogram_buckets(DatumGetArrayTypeP(SPI_getbinval(row, desc, 8, &isnull)), &buckets,
+	(void) ranread_histogram_buckets(DatumGetArrayTypeP(ranread_spi_datum_named(row, desc, "histogram", &isnull)),
+									 &buckets,
 									 psprintf("batch " INT64_FORMAT " in ranread_batches", batch));
-	reads = ranread_spi_float(row, desc, 4, 0);
+	reads = ranread_spi_float_named(row, desc, "reads", 0);
 	if (!(reads >= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -846,13 +841,13 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 	}
 	values[1] = PointerGetDatum(construct_array(fractions, CURVE_POINTS, FLOAT8OID, sizeof(float8),
 												FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_histogram_percentile(b.histogram, f.p) "
+	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_histogram_percentile(b.histogram, f.p) AS ms "
 									   "FROM %s.ranread_batches b, pg_catalog.unnest($2) WITH ORDINALITY f(p, n) "
 									   "WHERE b.batch OPERATOR(pg_catalog.=) $1 ORDER BY f.n", schema, schema),
 							  2, types, values, NULL, true, 0) != SPI_OK_SELECT || SPI_processed != CURVE_POINTS)
 		elog(ERROR, "could not read the percentiles of batch " INT64_FORMAT, batch);
 	for (int i = 0; i < CURVE_POINTS; i++)
-		curve->ms[i] = ranread_spi_float(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, 0);
+		curve->ms[i] = ranread_spi_float_named(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, "ms", 0);
 }
 
 /* The targets of the batches, each once, in the order of the batches. */
@@ -867,7 +862,7 @@ latency_title(const char *schema, const int64 *batches, int n)
 		elements[i] = Int64GetDatum(batches[i]);
 	values[0] = PointerGetDatum(construct_array(elements, n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 												TYPALIGN_DOUBLE));
-	if (SPI_execute_with_args(psprintf("SELECT pg_catalog.string_agg(t.target, ', ' ORDER BY t.first) "
+	if (SPI_execute_with_args(psprintf("SELECT pg_catalog.string_agg(t.target, ', ' ORDER BY t.first) AS targets "
 									   "FROM (SELECT b.target::pg_catalog.text AS target, pg_catalog.min(a.n) AS first "
 									   "FROM pg_catalog.unnest($1) WITH ORDINALITY a(batch, n) "
 									   "JOIN %s.ranread_batches b ON b.batch OPERATOR(pg_catalog.=) a.batch "
@@ -875,7 +870,7 @@ latency_title(const char *schema, const int64 *batches, int n)
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the targets of the batches");
 	return psprintf("ranread latency by percentile: %s",
-					ranread_spi_text(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, ""));
+					ranread_spi_text_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "targets", ""));
 }
 
 /* The x axis of percentiles: 0 %, 50 %, then 90 %, 99 %, 99.9 % ... up to `decades`. */

@@ -125,10 +125,11 @@ read_steps(const char *schema, FleetChart *chart)
 	HeapTuple	first;
 	TupleDesc	desc;
 	bool		isnull;
+	Datum		servers;
 
 	if (SPI_execute_with_args(psprintf("SELECT fleet, processes, status, iops, mean_ms, p99_ms, servers, "
-									   "target::pg_catalog.text, mode, "
-									   "pg_catalog.to_char(started_at, 'YYYY-MM-DD HH24:MI') "
+									   "target::pg_catalog.text AS target, mode, "
+									   "pg_catalog.to_char(started_at, 'YYYY-MM-DD HH24:MI') AS started "
 									   "FROM %s.ranread_fleet_runs WHERE fleet_sweep OPERATOR(pg_catalog.=) $1 "
 									   "ORDER BY sweep_step", schema),
 							  1, types, values, NULL, true, MAX_STEPS + 1) != SPI_OK_SELECT)
@@ -144,13 +145,14 @@ read_steps(const char *schema, FleetChart *chart)
 		return false;
 	desc = SPI_tuptable->tupdesc;
 	first = SPI_tuptable->vals[0];
-	read_server_names(chart, DatumGetArrayTypeP(SPI_getbinval(first, desc, 7, &isnull)),
-					  DatumGetInt64(SPI_getbinval(first, desc, 1, &isnull)));
+	servers = ranread_spi_datum_named(first, desc, "servers", &isnull);
+	read_server_names(chart, DatumGetArrayTypeP(servers), ranread_spi_int_named(first, desc, "fleet", 0));
 	chart->title = psprintf("ranread fleet sweep " INT64_FORMAT ": %d server%s, target \"%s\", %s",
 							chart->sweep, chart->servers, chart->servers == 1 ? "" : "s",
-							ranread_spi_text(first, desc, 8, ""), ranread_spi_text(first, desc, 9, ""));
+							ranread_spi_text_named(first, desc, "target", ""),
+							ranread_spi_text_named(first, desc, "mode", ""));
 	chart->subtitle = psprintf("IOPS stacked by server, the fleet's latency from the merged histograms, %s",
-							   ranread_spi_text(first, desc, 10, ""));
+							   ranread_spi_text_named(first, desc, "started", ""));
 
 	chart->fleets = palloc(sizeof(int64) * chart->steps);
 	chart->processes = palloc(sizeof(int) * chart->steps);
@@ -162,12 +164,12 @@ read_steps(const char *schema, FleetChart *chart)
 	{
 		HeapTuple	row = SPI_tuptable->vals[i];
 
-		chart->fleets[i] = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		chart->processes[i] = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		chart->status[i] = ranread_spi_text(row, desc, 3, "");
-		chart->iops[i] = ranread_spi_float(row, desc, 4, -1);
-		chart->mean_ms[i] = ranread_spi_float(row, desc, 5, -1);
-		chart->p99_ms[i] = ranread_spi_float(row, desc, 6, -1);
+		chart->fleets[i] = ranread_spi_int_named(row, desc, "fleet", 0);
+		chart->processes[i] = (int) ranread_spi_int_named(row, desc, "processes", 0);
+		chart->status[i] = ranread_spi_text_named(row, desc, "status", "");
+		chart->iops[i] = ranread_spi_float_named(row, desc, "iops", -1);
+		chart->mean_ms[i] = ranread_spi_float_named(row, desc, "mean_ms", -1);
+		chart->p99_ms[i] = ranread_spi_float_named(row, desc, "p99_ms", -1);
 	}
 	return true;
 }
@@ -190,7 +192,7 @@ read_servers(const char *schema, FleetChart *chart)
 		Oid			types[1] = {INT8OID};
 		Datum		values[1] = {Int64GetDatum(chart->fleets[i])};
 
-		if (SPI_execute_with_args(psprintf("SELECT server::pg_catalog.text, iops, status FROM %s.ranread_fleet_servers "
+		if (SPI_execute_with_args(psprintf("SELECT server::pg_catalog.text AS server, iops, status FROM %s.ranread_fleet_servers "
 										   "WHERE fleet OPERATOR(pg_catalog.=) $1", schema),
 								  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the servers of fleet run " INT64_FORMAT, chart->fleets[i]);
@@ -198,14 +200,14 @@ read_servers(const char *schema, FleetChart *chart)
 		{
 			HeapTuple	row = SPI_tuptable->vals[r];
 			TupleDesc	desc = SPI_tuptable->tupdesc;
-			char	   *server = ranread_spi_text(row, desc, 1, "");
+			char	   *server = ranread_spi_text_named(row, desc, "server", "");
 
 			for (int j = 0; j < chart->servers; j++)
 			{
 				if (strcmp(server, chart->server_names[j]) != 0)
 					continue;
-				chart->server_iops[cell(chart, i, j)] = ranread_spi_float(row, desc, 2, -1);
-				chart->server_status[cell(chart, i, j)] = ranread_spi_text(row, desc, 3, "");
+				chart->server_iops[cell(chart, i, j)] = ranread_spi_float_named(row, desc, "iops", -1);
+				chart->server_status[cell(chart, i, j)] = ranread_spi_text_named(row, desc, "status", "");
 			}
 		}
 	}

@@ -83,12 +83,12 @@ read_batch(const char *schema, IntervalChart *chart)
 	Datum		values[1] = {Int64GetDatum(chart->batch)};
 	HeapTuple	row;
 	TupleDesc	desc;
-	bool		isnull;
 	int			block_size;
 
-	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text, b.mode, b.block_size, b.processes, "
-									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI'), "
-									   "b.sweep::pg_catalog.text, b.sweep_step::pg_catalog.text FROM %s.ranread_batches b "
+	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text AS target, b.mode, b.block_size, b.processes, "
+									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI') AS started, "
+									   "b.sweep::pg_catalog.text AS sweep, b.sweep_step::pg_catalog.text AS sweep_step "
+									   "FROM %s.ranread_batches b "
 									   "WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read batch " INT64_FORMAT, chart->batch);
@@ -96,19 +96,21 @@ read_batch(const char *schema, IntervalChart *chart)
 		return false;
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
-	block_size = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
-	chart->processes = DatumGetInt32(SPI_getbinval(row, desc, 4, &isnull));
+	block_size = (int) ranread_spi_int_named(row, desc, "block_size", 0);
+	chart->processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
 	chart->title = psprintf("ranread batch " INT64_FORMAT " over time: target \"%s\", %s, %s blocks",
-							chart->batch, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
+							chart->batch, ranread_spi_text_named(row, desc, "target", ""),
+							ranread_spi_text_named(row, desc, "mode", ""),
 							block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) :
 							psprintf("%d-byte", block_size));
 	chart->subtitle = psprintf("%s, %s",
 							   ranread_chart_processes_text(chart->processes,
-															DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull))),
-							   ranread_spi_text(row, desc, 6, ""));
-	if (ranread_spi_text(row, desc, 7, NULL) != NULL)
-		chart->subtitle = psprintf("%s, sweep %s step %s", chart->subtitle, ranread_spi_text(row, desc, 7, ""),
-								   ranread_spi_text(row, desc, 8, "?"));
+															(int) ranread_spi_int_named(row, desc, "iodepth", 0)),
+							   ranread_spi_text_named(row, desc, "started", ""));
+	if (ranread_spi_text_named(row, desc, "sweep", NULL) != NULL)
+		chart->subtitle = psprintf("%s, sweep %s step %s", chart->subtitle,
+								   ranread_spi_text_named(row, desc, "sweep", ""),
+								   ranread_spi_text_named(row, desc, "sweep_step", "?"));
 	return true;
 }
 
@@ -131,16 +133,15 @@ read_intervals(const char *schema, IntervalChart *chart)
 		HeapTuple	row = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		RanreadInterval *interval = &chart->intervals[i];
-		bool		isnull;
 
-		interval->start_s = ranread_spi_float(row, desc, 1, 0);
-		interval->seconds = ranread_spi_float(row, desc, 2, 0);
-		interval->reads = DatumGetInt64(SPI_getbinval(row, desc, 3, &isnull));
-		interval->mean_ms = ranread_spi_float(row, desc, 4, -1);
-		interval->p50_ms = ranread_spi_float(row, desc, 5, -1);
-		interval->p99_ms = ranread_spi_float(row, desc, 6, -1);
-		interval->max_ms = ranread_spi_float(row, desc, 7, -1);
-		interval->reading = DatumGetInt32(SPI_getbinval(row, desc, 8, &isnull));
+		interval->start_s = ranread_spi_float_named(row, desc, "start_s", 0);
+		interval->seconds = ranread_spi_float_named(row, desc, "seconds", 0);
+		interval->reads = ranread_spi_int_named(row, desc, "reads", 0);
+		interval->mean_ms = ranread_spi_float_named(row, desc, "mean_ms", -1);
+		interval->p50_ms = ranread_spi_float_named(row, desc, "p50_ms", -1);
+		interval->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", -1);
+		interval->max_ms = ranread_spi_float_named(row, desc, "max_ms", -1);
+		interval->reading = (int) ranread_spi_int_named(row, desc, "workers_reading", 0);
 	}
 	chart->dropped = ranread_series_find_drop(chart->intervals, chart->count, chart->processes, &chart->drop);
 }
