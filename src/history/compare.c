@@ -447,6 +447,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 
 	ranread_check_sql_version();
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, COMPARE_COLUMNS);
 	read_batch_with_reads(number_a, &a);
 	read_batch_with_reads(number_b, &b);
 
@@ -656,6 +657,7 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 
 	ranread_check_sql_version();
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, COMPARE_COLUMNS);
 	read_sweep(sweep_a, &a, &verdict_a, &settings_a);
 	read_sweep(sweep_b, &b, &verdict_b, &settings_b);
 

@@ -683,7 +683,10 @@ ranread_export(PG_FUNCTION_ARGS)
 	csv = bool_argument(fcinfo, 3, "csv");
 	svg = bool_argument(fcinfo, 4, "svg");
 	if (returns_set)
+	{
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+		ranread_check_result_columns(rsinfo->setDesc, 1);
+	}
 	/* the files, their contents and the list of left-out batches outlive SPI_finish() */
 	initStringInfo(&left_out);
 

@@ -51,6 +51,7 @@
 #include "utils/rel.h"
 
 #include "programs/batch_group.h"
+#include "extension.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
@@ -258,6 +259,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ranread_calibrate must return a row");
+	ranread_check_result_columns(desc, CALIBRATE_COLUMNS);
 	(void) ranread_group_start("ranread_calibrate", &run_args);
 	read_calibrate_arguments(fcinfo, &args);
 	run_args.value[RUN_ARG_TARGET] = args.target;

@@ -28,6 +28,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "extension.h"
 #include "ranread.h"
 #include "setup/setup_progress.h"
 #include "spi_columns.h"
@@ -155,6 +156,7 @@ ranread_setup_running(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, SETUP_RUNNING_COLUMNS);
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT objid::bigint AS handle FROM pg_catalog.pg_locks "
 							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
