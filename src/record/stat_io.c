@@ -35,7 +35,7 @@
 #include "spi_columns.h"
 
 /* Bytes background workers have read from relations, per pg_stat_io now; -1 before 16. */
-int64
+static int64
 ranread_stat_io_read_bytes(void)
 {
 	int64		bytes = 0;
