@@ -38,11 +38,6 @@ ROOT_ENTRY = {"src/init.c"}
 # What rules/ may include besides rules/: it is pure, and test/unit builds
 # each of its files alone (test/t/005_unit.pl).
 PURE = re.compile(r"(postgres\.h|c\.h|port/.*|common/.*)$")
-# Known exceptions, each with the reason it stands; none is added lightly.
-UPWARD = {
-    ("src/readpath/readpath_direct.c", "run/worker.h"):
-        "read_or_stop() asks ranread_worker_stop_requested() whether to retry a pread interrupted by a signal",
-}
 
 problems = []
 headers_in_folders = {os.path.basename(h): h[len("src/"):] for h in glob.glob("src/*/*.h")}
@@ -67,7 +62,7 @@ for path in sorted(glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")):
             if (ours and target != "rules") or (not ours and not PURE.match(inc)):
                 problems.append(f"{where}: src/rules/ is pure: it includes only src/rules/, postgres.h and PostgreSQL's port/ and common/ headers")
             continue
-        if not ours or target == folder or (path, inc) in UPWARD:
+        if not ours or target == folder:
             continue
         if folder is None:
             if path in ROOT_ENTRY or target is None or target in ("rules", "os"):
