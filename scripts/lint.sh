@@ -76,15 +76,20 @@ for path in sorted(glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")):
 
 # A read path is one file of src/readpath/, its declaration in readpath.h and
 # its line in readpath.c's table: no other file names or defines an ops table.
+# A chart kind likewise: one file of src/history/, chart_<kind>.c, its
+# declaration in chart.h and its line in chart.c's table.
 sources = {p: open(p).read() for p in glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")}
-for path, text in sorted(sources.items()):
-    for m in re.finditer(r"\bRanreadReadPath\s+(ranread_readpath_\w+)\s*=", text):
-        if not re.fullmatch(r"src/readpath/readpath_\w+\.c", path):
-            problems.append(f"{path}: defines the read path {m.group(1)}: a read path is a file src/readpath/readpath_<name>.c")
-    for m in set(re.findall(r"\branread_readpath_(\w+)", text)):
-        own = f"src/readpath/readpath_{m}.c"
-        if path not in (own, "src/readpath/readpath.c", "src/readpath/readpath.h") and os.path.exists(own):
-            problems.append(f"{path}: names ranread_readpath_{m}, a read path's ops table: only {own} and src/readpath/readpath.[ch] may")
+PLUGINS = [("RanreadReadPath", "ranread_readpath_", "src/readpath/readpath", "a read path's ops table"),
+           ("RanreadChart", "ranread_chart_kind_", "src/history/chart", "a chart kind")]
+for struct, prefix, stem, what in PLUGINS:
+    for path, text in sorted(sources.items()):
+        for m in re.finditer(rf"\b{struct}\s+({prefix}\w+)\s*=", text):
+            if not re.fullmatch(rf"{stem}_\w+\.c", path):
+                problems.append(f"{path}: defines {what}, {m.group(1)}: that is a file {stem}_<name>.c")
+        for m in set(re.findall(rf"\b{prefix}(\w+)", text)):
+            own = f"{stem}_{m}.c"
+            if path not in (own, f"{stem}.c", f"{stem}.h") and os.path.exists(own):
+                problems.append(f"{path}: names {prefix}{m}, {what}: only {own} and {stem}.[ch] may")
 
 # A query's columns are read by name (src/spi_columns.h), so that a SELECT
 # list reordered or grown cannot be read as another column.
@@ -105,7 +110,7 @@ if problems:
     sys.exit("lint.sh: the layout's rules are broken (above); docs/architecture.md says why each holds")
 PY
 if [ "${1:-}" = --layout ]; then
-	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/"
+	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name"
 	exit 0
 fi
 

@@ -10,7 +10,7 @@
  *
  * The data are ranread_fleet_runs (a row per step) and ranread_fleet_servers
  * (a row per step and server), as ranread_fleet_sweep() recorded them; the
- * drawing primitives are svg.c's, the size check chart.c's.  Values that are
+ * drawing primitives are svg.c's, the entry chart.c's.  Values that are
  * not numbers (a server that failed has no IOPS) are drawn as nothing.  The
  * rows are read as untrusted (roles that run fleets may write them): a
  * sweep of more steps, or a first step naming more servers, than a chart
@@ -30,12 +30,9 @@
 #include "utils/builtins.h"
 
 #include "history/chart.h"
-#include "extension.h"
 #include "format.h"
 #include "spi_columns.h"
 #include "history/svg.h"
-
-PG_FUNCTION_INFO_V1(ranread_chart_fleet);
 
 /* What one chart draws at most: ranread_fleet_run()'s servers, a bar a pixel wide at the widest. */
 #define MAX_SERVERS			64
@@ -406,40 +403,30 @@ render(StringInfo out, const FleetChart *chart, int width, int height)
 }
 
 /*
- * ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL, width int DEFAULT 960,
- * height int DEFAULT 540): a fleet sweep as an SVG chart.  Without a fleet
- * sweep, the latest.
+ * The fleet sweep call->number (without a number, the latest); false if it
+ * has no step.
  */
-Datum
-ranread_chart_fleet(PG_FUNCTION_ARGS)
+static bool
+draw_fleet(StringInfo out, const RanreadChartCall *call)
 {
-	int			width;
-	int			height;
-	const char *schema;
 	FleetChart	chart = {0};
-	StringInfoData svg;
 
-	ranread_check_sql_version();
-	width = ranread_chart_size_argument(fcinfo, 1, "width");
-	height = ranread_chart_size_argument(fcinfo, 2, "height");
-	schema = quote_identifier(ranread_extension_schema());
-	initStringInfo(&svg);
-
-	SPI_connect();
-	if (!PG_ARGISNULL(0))
-		chart.sweep = PG_GETARG_INT64(0);
-	else if (!ranread_chart_latest(schema, "ranread_fleet_runs", "fleet_sweep", &chart.sweep))
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
-				 errmsg("no fleet sweep to chart"),
-				 errhint("Run CALL ranread_fleet_sweep() first.")));
-	if (!read_steps(schema, &chart))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("fleet sweep " INT64_FORMAT " does not exist", chart.sweep),
-				 errhint("The view ranread_fleet_summary lists the fleet sweeps recorded.")));
-	read_servers(schema, &chart);
-	render(&svg, &chart, width, height);
-	SPI_finish();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(svg.data, svg.len));
+	chart.sweep = *call->number;
+	if (!read_steps(call->schema, &chart))
+		return false;
+	read_servers(call->schema, &chart);
+	render(out, &chart, call->width, call->height);
+	return true;
 }
+
+const RanreadChart ranread_chart_kind_fleet = {
+	.name = "fleet",
+	.numbered = true,
+	.noun = "fleet sweep",
+	.listed_in = "The view ranread_fleet_summary lists the fleet sweeps recorded.",
+	.latest_table = "ranread_fleet_runs",
+	.latest_column = "fleet_sweep",
+	.nothing = "no fleet sweep to chart",
+	.nothing_hint = "Run CALL ranread_fleet_sweep() first.",
+	.draw = draw_fleet,
+};

@@ -11,9 +11,10 @@
  * The rule is series_rules.c's ranread_series_find_drop(), applied to the
  * rows as recorded, so the chart and the WARNING cannot disagree; the IOPS
  * drawn are ranread_interval_iops(), as the rule sees them.  The drawing
- * primitives are svg.c's, the size check chart.c's.  Rows that are not
- * numbers (NaN, infinities, negative values, which only a hand-edited
- * table holds) leave a gap in the lines rather than break the chart.  A
+ * primitives are svg.c's, the entry (the number or the latest, the size)
+ * chart.c's.  Rows that are not numbers (NaN, infinities, negative values,
+ * which only a hand-edited table holds) leave a gap in the lines rather
+ * than break the chart.  A
  * long series is drawn in at most MAX_POINTS points, each the reads of
  * consecutive intervals together.
  *
@@ -30,13 +31,10 @@
 #include "utils/builtins.h"
 
 #include "history/chart.h"
-#include "extension.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
 #include "spi_columns.h"
 #include "history/svg.h"
-
-PG_FUNCTION_INFO_V1(ranread_chart_intervals);
 
 /* Most points drawn along each line; longer series are merged into this many. */
 #define MAX_POINTS			1000
@@ -344,45 +342,36 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 }
 
 /*
- * ranread_chart_intervals(batch bigint DEFAULT NULL, width int DEFAULT 960,
- * height int DEFAULT 540): a batch over time as an SVG chart, from its rows
- * of ranread_intervals.  Without a batch, the latest that has any.
+ * The batch call->number over time, from its rows of ranread_intervals
+ * (without a number, the latest batch that has any); false if there is no
+ * such batch.
  */
-Datum
-ranread_chart_intervals(PG_FUNCTION_ARGS)
+static bool
+draw_intervals(StringInfo out, const RanreadChartCall *call)
 {
-	int			width;
-	int			height;
-	const char *schema;
 	IntervalChart chart = {0};
-	StringInfoData svg;
 
-	ranread_check_sql_version();
-	width = ranread_chart_size_argument(fcinfo, 1, "width");
-	height = ranread_chart_size_argument(fcinfo, 2, "height");
-	schema = quote_identifier(ranread_extension_schema());
-	initStringInfo(&svg);
-
-	SPI_connect();
-	if (!PG_ARGISNULL(0))
-		chart.batch = PG_GETARG_INT64(0);
-	else if (!ranread_chart_latest(schema, "ranread_intervals", "batch", &chart.batch))
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
-				 errmsg("no ranread batch has intervals to chart"),
-				 errhint("Run ranread_run() or CALL ranread_sweep() first.")));
-	if (!read_batch(schema, &chart))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("batch " INT64_FORMAT " does not exist", chart.batch),
-				 errhint("ranread_summary lists the batches recorded.")));
-	read_intervals(schema, &chart);
+	chart.batch = *call->number;
+	if (!read_batch(call->schema, &chart))
+		return false;
+	read_intervals(call->schema, &chart);
 	if (chart.count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),
 				 errmsg("batch " INT64_FORMAT " has no interval to chart", chart.batch),
 				 errdetail("Batches recorded by ranread 1.0 keep no rows in ranread_intervals.")));
-	render(&svg, &chart, width, height);
-	SPI_finish();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(svg.data, svg.len));
+	render(out, &chart, call->width, call->height);
+	return true;
 }
+
+const RanreadChart ranread_chart_kind_intervals = {
+	.name = "intervals",
+	.numbered = true,
+	.noun = "batch",
+	.listed_in = "ranread_summary lists the batches recorded.",
+	.latest_table = "ranread_intervals",
+	.latest_column = "batch",
+	.nothing = "no ranread batch has intervals to chart",
+	.nothing_hint = "Run ranread_run() or CALL ranread_sweep() first.",
+	.draw = draw_intervals,
+};
