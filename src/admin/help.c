@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "extension.h"
 #include "readpath/readpath.h"
 
 PG_FUNCTION_INFO_V1(ranread_help);
@@ -71,6 +72,7 @@ ranread_help(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	ranread_check_result_columns(rsinfo->setDesc, 1);
 	for (int i = 0; i < lengthof(help_lines); i++)
 	{
 		if (help_lines[i] != HELP_MODES)

@@ -65,6 +65,7 @@
 
 #include "programs/batch_group.h"
 #include "programs/io_workers.h"
+#include "extension.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
@@ -540,6 +541,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ranread_calibrate must return a row");
+	ranread_check_result_columns(desc, CALIBRATE_COLUMNS);
 	(void) ranread_group_start("ranread_calibrate", &run_args);
 	read_calibrate_arguments(fcinfo, &args);
 	run_args.value[RUN_ARG_TARGET] = args.target;

@@ -33,6 +33,7 @@
 #include "utils/wait_event.h"
 
 #include "programs/io_workers.h"
+#include "spi_columns.h"
 
 /* How long the postmaster may take to match a setting. */
 #define IO_WORKERS_WAIT_MS		10000
@@ -79,26 +80,25 @@ ranread_io_workers_check(void)
 	return RANREAD_IO_WORKERS_STEP;
 }
 
-/* One integer from a query of one row and column. */
+/* The integer column "n" of a query of one row (-1 when NULL). */
 static int
 query_int(const char *query)
 {
-	int			value;
-	bool		isnull;
+	int64		value;
 
 	SPI_connect();
 	if (SPI_execute(query, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not run \"%s\"", query);
-	value = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	value = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "n", -1);
 	SPI_finish();
-	return isnull ? -1 : value;
+	return (int) value;
 }
 
 /* The largest io_workers this server takes. */
 int
 ranread_io_workers_max(void)
 {
-	return query_int("SELECT max_val::pg_catalog.int4 FROM pg_catalog.pg_settings WHERE name OPERATOR(pg_catalog.=) 'io_workers'");
+	return query_int("SELECT max_val::pg_catalog.int4 AS n FROM pg_catalog.pg_settings WHERE name OPERATOR(pg_catalog.=) 'io_workers'");
 }
 
 /* How many I/O workers run now (a fresh look, not the transaction's snapshot). */
@@ -106,7 +106,7 @@ static int
 running(void)
 {
 	pgstat_clear_snapshot();
-	return query_int("SELECT count(*)::pg_catalog.int4 FROM pg_catalog.pg_stat_activity "
+	return query_int("SELECT count(*)::pg_catalog.int4 AS n FROM pg_catalog.pg_stat_activity "
 					 "WHERE backend_type OPERATOR(pg_catalog.=) 'io worker'");
 }
 
@@ -183,7 +183,7 @@ ranread_io_workers_save(RanreadIoWorkers *state)
 		elog(ERROR, "could not read pg_file_settings");
 	if (SPI_processed == 1)
 	{
-		char	   *value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		char	   *value = ranread_spi_output_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "setting");
 
 		state->previous = value == NULL ? NULL : MemoryContextStrdup(context, value);
 	}

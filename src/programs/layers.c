@@ -27,6 +27,7 @@
 #include "utils/tuplestore.h"
 
 #include "programs/batch_group.h"
+#include "extension.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
@@ -127,6 +128,8 @@ ranread_layers(PG_FUNCTION_ARGS)
 	uint64		seed = pg_prng_uint64(&pg_global_prng_state) | 1;
 
 	(void) ranread_group_start("ranread_layers", &args);
+	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, LAYER_COLUMNS);
 	args.isnull[RUN_ARG_PROCESSES] = PG_ARGISNULL(0);
 	args.value[RUN_ARG_PROCESSES] = PG_GETARG_DATUM(0);
 	args.isnull[RUN_ARG_ITERATIONS] = PG_ARGISNULL(1);
@@ -152,7 +155,6 @@ ranread_layers(PG_FUNCTION_ARGS)
 		relation_close(target, NoLock);
 	}
 
-	InitMaterializedSRF(fcinfo, 0);
 	run = ranread_group_number();
 	for (int i = 0; i < lengthof(layers); i++)
 	{

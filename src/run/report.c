@@ -30,7 +30,6 @@
 #include "readpath/readpath.h"
 #include "run/report.h"
 #include "record/results.h"
-#include "run/run.h"
 #include "rules/run_rules.h"
 #include "record/series.h"
 #include "rules/series_rules.h"

@@ -86,7 +86,7 @@ PG_FUNCTION_INFO_V1(ranread_run);
  * per-interval series with room for every interval of the run (a run
  * without a duration gets RANREAD_SERIES_ITERATIONS_CAPACITY).
  */
-Size
+static Size
 ranread_shared_layout(const RanreadParams *params, Size *service_offset,
 					  Size *series_offset, int *series_capacity)
 {

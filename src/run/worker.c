@@ -113,13 +113,6 @@ handle_sigint(SIGNAL_ARGS)
 		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
 }
 
-/* Whether this worker has been told to stop (for a read path whose read was interrupted). */
-bool
-ranread_worker_stop_requested(void)
-{
-	return stop_requested;
-}
-
 /*
  * Leave the barrier before the leader releases it.  False if the release came
  * first: then this worker is part of the run (and will read nothing, since it
@@ -693,7 +686,7 @@ run_worker(RanreadShared *shared, int worker)
 	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
 
 	StartTransactionCommand();
-	state = path->open(shared);
+	state = path->open(shared, &stop_requested);
 	registration = path->buffer_registration != NULL ? path->buffer_registration(state) : -1;
 	slot->uring_opened = registration >= 0;
 	slot->unregistered_errno = Max(registration, 0);

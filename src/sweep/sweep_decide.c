@@ -36,6 +36,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "extension.h"
 #include "rules/sweep_rules.h"
 #include "sweep/sweep_verdict.h"
 
@@ -264,8 +265,9 @@ ranread_sweep_decide(PG_FUNCTION_ARGS)
 	Datum		values[DECIDE_COLUMNS];
 	bool		nulls[DECIDE_COLUMNS] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != DECIDE_COLUMNS)
-		elog(ERROR, "return type must be a row type of %d columns", DECIDE_COLUMNS);
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	ranread_check_result_columns(desc, DECIDE_COLUMNS);
 	for (int arg = FIRST_ARRAY; arg < END_ARRAYS; arg++)
 	{
 		read_array(fcinfo, arg, &arrays[arg]);
