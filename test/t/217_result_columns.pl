@@ -21,10 +21,11 @@ my %filled = (
 	ranread_running => [ 18, '' ],
 	ranread_setup_running => [ 8, '' ],
 	ranread_layers => [ 10, "4, 100, 'ranread_target', NULL" ],
-	ranread_calibrate => [ 12, "'ranread_target', NULL, NULL, NULL, NULL" ],
+	ranread_calibrate => [ 25, "'ranread_target', NULL, NULL, NULL, NULL, NULL, NULL, NULL" ],
 	ranread_compare => [ 6, '1, 2' ],
 	ranread_compare_sweeps => [ 6, '1, 2' ],
 	ranread_sweep_verdict => [ 10, '1' ],
+	ranread_sweep_decide => [ 9, join(', ', ('NULL') x 20) ],
 	ranread_help => [ 1, '' ],
 	ranread_export => [ 1, "'/tmp', 'tsv', NULL, false, false" ],
 );
