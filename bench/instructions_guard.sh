@@ -9,8 +9,9 @@
 # this is a test, not a benchmark; the margin is set from the spread measured
 # over repeated runs (docs/benchmarks.md, "Instructions per read").
 #
-# Opt-in (it needs root and valgrind, and takes 3 to 6 minutes: the server
-# runs under callgrind); not part of scripts/test.sh.  After a change that
+# Opt-in (it needs root and valgrind; the server runs under callgrind):
+# not part of scripts/test.sh.  It took TIMING on the 2-vCPU development
+# VM under a load of 15.  After a change that
 # is meant to cost more, or less, record the new figure in the file, with
 # the commit that measured it.
 #
