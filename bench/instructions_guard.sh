@@ -10,10 +10,10 @@
 # over repeated runs (docs/benchmarks.md, "Instructions per read").
 #
 # Opt-in (it needs root and valgrind; the server runs under callgrind):
-# not part of scripts/test.sh.  It took TIMING on the 2-vCPU development
-# VM under a load of 15.  After a change that
-# is meant to cost more, or less, record the new figure in the file, with
-# the commit that measured it.
+# not part of scripts/test.sh.  One run took 57 s on 18 and 35 s on 15 on
+# the 2-vCPU development VM under a load of 8 to 12.  After a change that is
+# meant to cost more, or less, record the new figure in the file, with the
+# commit that measured it.
 #
 # Usage:
 #   PG_CONFIG=... bench/instructions_guard.sh
