@@ -30,7 +30,13 @@
 # Cases: ranread direct iodepth 1 and 32, smgr, buffer, stream (18,
 # iodepth 32) on a cold 1 GB target on a RAM-backed device; fio psync and
 # io_uring (iodepth 32), O_DIRECT, and t/io_uring -t 1 at depth 1 and 32, on
-# the target's file.
+# the target's file.  stream's twin in PostgreSQL itself (18): stream-seq is
+# ranread stream with distribution => 'sequential' (the target's first
+# blocks, in order), prewarm is pg_prewarm(target, 'buffer') of the same
+# blocks, which reads through a read_stream too, counted under pg_prewarm()
+# in its backend, after evicting the target from shared buffers
+# (pg_buffercache_evict_relation()) and the page cache, as ranread's run
+# does.  On 18 io_combine_limit = 1, so that each I/O is one block.
 #
 # Usage:
 #   make install PG_CONFIG=...
@@ -42,8 +48,11 @@
 #   --short N   reads in the short run (default 2000)
 #   --long N    reads in the long run (default 22000)
 #   --cases L   which cases, from: direct1 direct32 smgr buffer stream
-#               fio-psync fio-uring tio1 tio32 (default all)
+#               stream-seq prewarm fio-psync fio-uring tio1 tio32
+#               (default all)
 #   --repeat K  measure each case K times (the spread of the count)
+#   --keep DIR  keep the callgrind files in DIR (CASE.K.short, CASE.K.long),
+#               for callgrind_annotate (--tree=caller: who calls what)
 #
 # Needs: root (the RAM-backed device, the cluster as postgres), valgrind,
 # fio, python3, mkfs.ext4, Debian's fio source (fetched and built once for
@@ -59,8 +68,10 @@ die() { echo "instructions: $*" >&2; exit 1; }
 
 SHORT=2000
 LONG=22000
-CASES="direct1 direct32 smgr buffer stream fio-psync fio-uring tio1 tio32"
+CASES="direct1 direct32 smgr buffer stream stream-seq prewarm fio-psync fio-uring tio1 tio32"
 REPEAT=1
+KEEP=
+CASES_ALL=$CASES
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) bench_usage 0 ;;
@@ -68,14 +79,16 @@ while [[ $# -gt 0 ]]; do
         --long) LONG=${2:?}; shift 2 ;;
         --cases) CASES=${2:?}; shift 2 ;;
         --repeat) REPEAT=${2:?}; shift 2 ;;
+        --keep) KEEP=${2:?}; shift 2 ;;
         *) echo "instructions: unknown argument $1" >&2; bench_usage 1 ;;
     esac
 done
 [[ $SHORT =~ ^[1-9][0-9]*$ && $LONG =~ ^[1-9][0-9]*$ ]] && (( LONG > SHORT )) ||
     die "--short and --long must be positive integers, --long the larger"
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a positive integer"
+[[ -z $KEEP || -d $KEEP ]] || die "--keep $KEEP: no such directory"
 for c in $CASES; do
-    [[ " direct1 direct32 smgr buffer stream fio-psync fio-uring tio1 tio32 " == *" $c "* ]] ||
+    [[ " $CASES_ALL " == *" $c "* ]] ||
         die "unknown case $c"
 done
 [[ $(id -u) -eq 0 ]] || die "needs root, to make a RAM-backed block device and run the cluster as postgres"
@@ -104,11 +117,13 @@ cluster_init "$work"
     echo "max_connections = 10"           # a pin limit above a stream's depth of 32
     echo "max_worker_processes = 8"
     (( major < 18 )) || echo "io_method = sync"
+    (( major < 18 )) || echo "io_combine_limit = 1"  # one block per I/O, for ranread and pg_prewarm alike
 } >"$work/settings.conf"
 cluster_start "$work"
 mkdir "$ram_mount/ts" && chown postgres "$ram_mount/ts"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
 "${PSQL[@]}" -c "CREATE TABLESPACE fast LOCATION '$ram_mount/ts'" -c "CREATE EXTENSION ranread"
+(( major < 18 )) || "${PSQL[@]}" -c "CREATE EXTENSION pg_prewarm" -c "CREATE EXTENSION pg_buffercache"
 setup_out=$("${PSQL[@]}" -c "SELECT ranread_setup('1GB', tablespace => 'fast', log_level => 0)" 2>"$work/setup.err") ||
     { cat "$work/setup.err" >&2; die "ranread_setup failed"; }
 file=$("${PSQL[@]}" -c "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('ranread_target')")
@@ -133,20 +148,39 @@ results=$work/results.tsv
 # The profile of the ranread worker of a run of N reads: its callgrind file
 # (written when the worker exits); prints "file reads".
 ranread_profile() {
-    local n=$1 mode=$2 depth=$3 before reads f i
+    local n=$1 mode=$2 depth=$3 extra=${4:-} before reads
     before=$(ls "$cg")
-    reads=$("${PSQL[@]}" -c "SELECT reads FROM ranread_run(1, $n, mode => '$mode', iodepth => $depth)")
+    reads=$("${PSQL[@]}" -c "SELECT reads FROM ranread_run(1, $n, mode => '$mode', iodepth => $depth$extra)")
+    echo "$(new_profile "$before" read_random_units) $reads"
+}
+
+# The callgrind file, not among BEFORE, of the process that ran function
+# FN (written when the process exits).
+new_profile() {
+    local before=$1 fn=$2 f i
     for i in $(seq 300); do
         for f in $(ls "$cg"); do
             [[ $'\n'$before$'\n' == *$'\n'$f$'\n'* ]] && continue
-            if grep -q '^totals:' "$cg/$f" && grep -q 'read_random_units' "$cg/$f"; then
-                echo "$cg/$f $reads"
+            if grep -q '^totals:' "$cg/$f" && grep -Eq "^c?fn=(\([0-9]+\) )?$fn\$" "$cg/$f"; then
+                echo "$cg/$f"
                 return 0
             fi
         done
         sleep 1
     done
-    die "no callgrind profile of the worker of ranread_run(mode => '$mode') appeared"
+    die "no callgrind profile of a process that ran $fn() appeared"
+}
+
+# The profile of the backend that ran pg_prewarm(target, 'buffer') of the
+# target's first N blocks, cold: evicted from shared buffers and from the
+# page cache first; prints "file blocks".
+prewarm_profile() {
+    local n=$1 before blocks
+    "${PSQL[@]}" -c "SELECT pg_buffercache_evict_relation('ranread_target')" >/dev/null
+    python3 -c "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$file"
+    before=$(ls "$cg")
+    blocks=$("${PSQL[@]}" -c "SELECT pg_prewarm('ranread_target', 'buffer', 'main', 0, $(( n - 1 )))")
+    echo "$(new_profile "$before" pg_prewarm) $blocks"
 }
 
 # The profile of a tool run under callgrind: prints "file reads", the reads
@@ -163,6 +197,14 @@ tool_profile() {
 measure() {
     local c=$1 s l
     case $c in
+        stream-seq)
+            s=$(ranread_profile "$SHORT" stream 32 ", distribution => 'sequential'")
+            l=$(ranread_profile "$LONG" stream 32 ", distribution => 'sequential'")
+            ;;
+        prewarm)
+            s=$(prewarm_profile "$SHORT")
+            l=$(prewarm_profile "$LONG")
+            ;;
         direct1|direct32|smgr|buffer|stream)
             local mode=${c%%[0-9]*} depth=${c#"${c%%[0-9]*}"}
             [[ -n $depth ]] || depth=1
@@ -187,14 +229,16 @@ measure() {
     esac
     # shellcheck disable=SC2086
     set -- $s $l
+    [[ -z $KEEP ]] || { cp "$1" "$KEEP/$c.$k.short"; cp "$3" "$KEEP/$c.$k.long"; }
     python3 "$(dirname "$SELF")/callgrind_split.py" "$1" "$3" $(( $4 - $2 )) "$c" >>"$results"
 }
 
 ranread_cases=
 for c in $CASES; do [[ $c == fio-* || $c == tio* ]] || ranread_cases+=" $c"; done
-[[ $major -ge 18 ]] || ranread_cases=${ranread_cases/ stream/}
-if [[ -n $ranread_cases ]]; then
-    cluster_start "$work" "${CALLGRIND[@]}" --callgrind-out-file="$cg/%p.out" --toggle-collect=read_random_units
+[[ $major -ge 18 ]] || ranread_cases=$(echo " $ranread_cases " | sed 's/ stream-seq / /; s/ stream / /; s/ prewarm / /')
+if [[ -n ${ranread_cases// } ]]; then
+    cluster_start "$work" "${CALLGRIND[@]}" --callgrind-out-file="$cg/%p.out" --toggle-collect=read_random_units \
+        --toggle-collect=pg_prewarm
 fi
 for (( k = 1; k <= REPEAT; k++ )); do
     for c in $CASES; do

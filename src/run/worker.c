@@ -234,7 +234,6 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 {
 	uint64		units = shared->target_units;
 	uint64		position = (uint64) i * shared->params.processes + worker;
-	uint64		position_pass = position / units;
 
 	if (loop->skew != NULL)
 		return (BlockNumber) ranread_permutation_map(order, ranread_rank_sample(loop->skew, worker, i));
@@ -244,13 +243,19 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 		uint64		first = worker * per_worker +
 			Min((uint64) worker, units % shared->params.processes);
 
-		*pass = position_pass;
+		*pass = position / units;
 		return (BlockNumber) ((first + (uint64) i) % units);
 	}
-	if (position_pass != *pass)
+
+	/*
+	 * A worker's positions only grow, so a pass ends where the position
+	 * reaches the next multiple of units: a comparison per read, the
+	 * division only once per pass.
+	 */
+	if (position - *pass * units >= units)
 	{
 		/* every unit has been read: the next pass has an order of its own */
-		*pass = position_pass;
+		*pass = position / units;
 		ranread_permutation_init(order, units,
 								 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
 	}
