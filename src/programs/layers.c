@@ -270,7 +270,8 @@ report_layers(const LayersRun *run, int max_rounds, double band_pct, bool settle
 		return;
 	}
 	if (cut != NULL)
-		appendStringInfo(&cut_text, "the figures are those of the %d complete rounds; ", run->rounds);
+		appendStringInfo(&cut_text, "the figures are those of the %d complete round%s; ", run->rounds,
+						 run->rounds == 1 ? "" : "s");
 	top = LAYER_MEAN(run, run->count - 1, mean_ms);
 	initStringInfo(&where);
 	appendStringInfo(&where, "device %s ms", ranread_format_ms(LAYER_MEAN(run, 0, mean_ms)));
