@@ -277,9 +277,8 @@ ranread_tablespace_create_aclcheck(Oid tablespace, Oid role)
 /*
  * Evict the relation's unpinned buffers from shared buffers (18:
  * EvictRelUnpinnedBuffers, as pg_buffercache_evict_relation() does); before
- * 18 there is no way to, and it does nothing (modes buffer and stream
- * ask for it: a buffer run on 15 to 17 reads through a buffer ring, which
- * keeps few of the target's blocks).
+ * 18 there is no way to, and it does nothing (only a read stream, 18 and
+ * later, asks for it).
  */
 static inline void
 ranread_evict_relation_buffers(Relation rel)

@@ -17,7 +17,8 @@
  * each, and iterations (or duration) / (2 max_rounds) of them: a layer
  * reads at most what the caller gave it over all its rounds.  Each batch is
  * an ordinary batch, recorded as any other and marked with the layers run's
- * number (batch_group.c); its own NOTICEs are DEBUG1 (report.c), and the
+ * number (batch_group.c), the target evicted from shared buffers before
+ * each batch of mode buffer; its own NOTICEs are DEBUG1 (report.c), and the
  * run says one NOTICE a round and one at the end.  A share whose band
  * contains zero is "not measurable here", never a negative time.  A batch
  * that does not complete ends the run: the complete rounds are reported,
@@ -38,6 +39,7 @@
 #include "utils/tuplestore.h"
 
 #include "programs/batch_group.h"
+#include "compat.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
@@ -326,6 +328,21 @@ put_layer(ReturnSetInfo *rsinfo, const LayersRun *run, int i)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/*
+ * Evict the target from shared buffers before a batch of mode buffer: a
+ * stream batch (18) leaves the units it read there, and every batch reads
+ * the same units.  Mode stream evicts them itself (run.c); before 18 there is
+ * no stream layer, and mode buffer's ring keeps few blocks.
+ */
+static void
+evict_from_shared_buffers(const char *target_name)
+{
+	Relation	target = ranread_target_open_for_run(target_name);
+
+	ranread_evict_relation_buffers(target);
+	relation_close(target, NoLock);
+}
+
 /* What a cancel or an error during the run cuts: said in its CONTEXT. */
 static void
 layers_context(void *arg)
@@ -394,6 +411,8 @@ ranread_layers(PG_FUNCTION_ARGS)
 			RanreadBatchOutcome outcome;
 
 			run->params[i].layers = run->number;
+			if (strcmp(layers[run->layer[i]].mode, "buffer") == 0)
+				evict_from_shared_buffers(run->params[i].target_name);
 			run->running = i;
 			ranread_run_batch(&run->params[i], NULL, &outcome);
 			run->running = -1;

@@ -16,8 +16,8 @@
  * fails before anything else is said or done; a run that would re-read
  * units (run_rules.c) is refused before that, unless allow_rereads.  While
  * the workers connect it warns about re-reads (if allowed) and evicts the
- * target from the OS page cache (and, for a path through shared buffers,
- * from shared buffers first, on PostgreSQL 18 and later).  No worker reads until every worker is connected and ready; the IOPS clock
+ * target from the OS page cache (and, for a path through asynchronous I/O,
+ * from shared buffers first).  No worker reads until every worker is connected and ready; the IOPS clock
  * starts when the leader releases them (counting, after the ramp if any).
  * While they read, it samples them at every interval boundary into the
  * batch's series (series.c) and applies the steady-state rule; then it waits
@@ -479,7 +479,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	BecomeLockGroupLeader();
 	register_workers(run, seg);
 	ranread_warn_about_rereads(shared);
-	if (shared->params.evict && (ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_COUNTS_BUFFER_HITS))
+	if (shared->params.evict && (ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO))
 		ranread_evict_relation_buffers(target);
 	if (shared->params.evict)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
