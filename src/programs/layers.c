@@ -154,24 +154,47 @@ read_round_arguments(FunctionCallInfo fcinfo, int *max_rounds, double *band_pct)
 				 errdetail("The value given is %g.", *band_pct)));
 }
 
-/* A layer's mean over the complete rounds of a figure of its batches; -1 if one is unknown. */
-static double
-layer_mean(const LayersRun *run, int i, size_t offset)
+/* The figures of a layer's result row (enum LayerFigure). */
+enum LayerFigure
 {
-	double		sum = 0;
+	FIGURE_IOPS,
+	FIGURE_MEAN,
+	FIGURE_P50,
+	FIGURE_P99,
+	FIGURE_COUNT
+};
 
+/*
+ * A layer's figures over the complete rounds: the means of its batches'
+ * IOPS, mean, p50 and p99 (each -1 if a batch's is unknown).
+ */
+static void
+layer_figures(const LayersRun *run, int i, double *figures)
+{
+	for (int f = 0; f < FIGURE_COUNT; f++)
+		figures[f] = 0;
 	for (int b = 0; b < 2 * run->rounds; b++)
 	{
-		double		value = *(const double *) ((const char *) &run->batches[i][b] + offset);
+		const RanreadBatchFigures *batch = &run->batches[i][b];
+		const double values[FIGURE_COUNT] = {batch->iops, batch->mean_ms, batch->p50_ms, batch->p99_ms};
 
-		if (value < 0)
-			return -1;
-		sum += value;
+		for (int f = 0; f < FIGURE_COUNT; f++)
+			figures[f] = figures[f] < 0 || values[f] < 0 ? -1 : figures[f] + values[f];
 	}
-	return sum / (2 * run->rounds);
+	for (int f = 0; f < FIGURE_COUNT; f++)
+		if (figures[f] >= 0)
+			figures[f] /= 2 * run->rounds;
 }
 
-#define LAYER_MEAN(run, i, field)	layer_mean(run, i, offsetof(RanreadBatchFigures, field))
+/* A layer's mean read time over the complete rounds. */
+static double
+layer_mean_ms(const LayersRun *run, int i)
+{
+	double		figures[FIGURE_COUNT];
+
+	layer_figures(run, i, figures);
+	return figures[FIGURE_MEAN];
+}
 
 /* The least physical_pct of a layer's batches; -1 if one is unknown. */
 static double
@@ -274,9 +297,9 @@ report_layers(const LayersRun *run, int max_rounds, double band_pct, bool settle
 	if (cut != NULL)
 		appendStringInfo(&cut_text, "the figures are those of the %d complete round%s; ", run->rounds,
 						 run->rounds == 1 ? "" : "s");
-	top = LAYER_MEAN(run, run->count - 1, mean_ms);
+	top = layer_mean_ms(run, run->count - 1);
 	initStringInfo(&where);
-	appendStringInfo(&where, "device %s ms", ranread_format_ms(LAYER_MEAN(run, 0, mean_ms)));
+	appendStringInfo(&where, "device %s ms", ranread_format_ms(layer_mean_ms(run, 0)));
 	for (int i = 1; i < run->count; i++)
 	{
 		appendStringInfoString(&where, i == run->count - 1 ? " and " : ", ");
@@ -300,19 +323,20 @@ put_layer(ReturnSetInfo *rsinfo, const LayersRun *run, int i)
 	Datum		values[LAYER_COLUMNS];
 	bool		nulls[LAYER_COLUMNS] = {0};
 	Datum	   *batch_datums = palloc(sizeof(Datum) * 2 * run->rounds);
-	double		figures[5] = {LAYER_MEAN(run, i, iops), LAYER_MEAN(run, i, mean_ms), LAYER_MEAN(run, i, p50_ms),
-	LAYER_MEAN(run, i, p99_ms), layer_physical_pct(run, i)};
+	double		figures[FIGURE_COUNT];
+	double		physical_pct = layer_physical_pct(run, i);
 	const RanreadLayerShare *shares[2] = {&run->mean_share[i], &run->p99_share[i]};
 
+	layer_figures(run, i, figures);
 	for (int b = 0; b < 2 * run->rounds; b++)
 		batch_datums[b] = Int64GetDatum(run->batches[i][b].batch);
 	values[0] = CStringGetTextDatum(layers[run->layer[i]].layer);
 	values[1] = CStringGetTextDatum(layers[run->layer[i]].mode);
 	values[2] = PointerGetDatum(construct_array(batch_datums, 2 * run->rounds, INT8OID, sizeof(int64),
 												FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	for (int f = 0; f < 4; f++)
+	for (int f = 0; f < FIGURE_COUNT; f++)
 	{
-		values[3 + f] = Float8GetDatum(ranread_round(figures[f], f == 0 ? 0 : RESULT_MS_DECIMALS));
+		values[3 + f] = Float8GetDatum(ranread_round(figures[f], f == FIGURE_IOPS ? 0 : RESULT_MS_DECIMALS));
 		nulls[3 + f] = figures[f] < 0;
 	}
 	/* each share: its value only when its band is above zero; its band when known */
@@ -323,8 +347,8 @@ put_layer(ReturnSetInfo *rsinfo, const LayersRun *run, int i)
 		values[8 + 2 * s] = Float8GetDatum(ranread_round(shares[s]->band, RESULT_MS_DECIMALS));
 		nulls[8 + 2 * s] = i == 0 || shares[s]->band < 0;
 	}
-	values[11] = Float8GetDatum(ranread_round(figures[4], 2));
-	nulls[11] = figures[4] < 0;
+	values[11] = Float8GetDatum(ranread_round(physical_pct, 2));
+	nulls[11] = physical_pct < 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -446,7 +470,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 		report_round(run, max_rounds);
 		settled = run->count < 2 ||
 			ranread_layers_settled(&run->mean_share[1], run->count - 1, run->rounds,
-								   LAYER_MEAN(run, run->count - 1, mean_ms), band_pct);
+								   layer_mean_ms(run, run->count - 1), band_pct);
 	}
 	error_context_stack = context.previous;
 

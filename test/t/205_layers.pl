@@ -22,11 +22,13 @@ my @modes = ('direct', 'smgr', 'buffer');
 push @modes, 'stream' if $node->pg_version >= 18;
 
 # rounds of short batches, up the layers and down again; 3 rounds of
-# 3000 / 6 = 500 reads per process and batch
+# 6000 / 6 = 1000 reads per process and batch (before 18 nothing evicts the
+# target from shared buffers, so the blocks a buffer batch leaves there are
+# hits in the next: its physical_pct is not checked)
 my $out = shown($node, q{
 	SELECT layer, mode, cardinality(batches) AS batches, adds_mean_ms IS NULL AND adds_mean_band_ms IS NULL AS first,
 	       physical_pct >= 95 AS physical
-	FROM ranread_layers(2, 3000, max_rounds => 3)});
+	FROM ranread_layers(2, 6000, max_rounds => 3)});
 my $words = qr/(?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\)|not measurable here \(mode \w+ read [0-9.]+ ± [0-9.]+ µs faster than mode \w+\))/;
 like($out, qr/NOTICE:  layers run \d+ after 3 rounds: of a mean [0-9.]+ ms through mode $modes[-1], device [0-9.]+ ms, page cache and storage manager $words/,
 	'a NOTICE says where the time goes, each share with its band or as not measurable here');
@@ -42,10 +44,11 @@ my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches'
 my $round = join(',', @modes, reverse @modes);
 is($node->safe_psql('postgres', qq{
 	SELECT string_agg(mode, ',' ORDER BY batch) || ' ' || count(DISTINCT seed) || ' ' || bool_and(batch > layers)
-	   || ' ' || bool_and(physical_pct >= 95) || ' ' || bool_and(status = 'completed') || ' ' || min(iterations)
+	   || ' ' || bool_and(physical_pct >= 95 OR (mode = 'buffer' AND current_setting('server_version_num')::int < 180000))
+	   || ' ' || bool_and(status = 'completed') || ' ' || min(iterations)
 	FROM ranread_batches WHERE layers = $run}),
-	"$round,$round,$round 1 true true true 500",
-	'its batches: up the layers and down again, three rounds, one seed for all, numbered after the run, physical, completed, 500 reads a process');
+	"$round,$round,$round 1 true true true 1000",
+	'its batches: up the layers and down again, three rounds, one seed for all, numbered after the run, physical, completed, 1000 reads a process');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE layers IS NULL}), '0',
 	'no other batch is marked');
 $node->safe_psql('postgres', q{SELECT ranread_run(1, 100)});

@@ -32,7 +32,9 @@ my $node = new_node('lab_layers', autovacuum => 'off');
 my $tablespace = "$lab_dir/226";
 mkdir $tablespace or die "mkdir $tablespace: $!";
 $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
-# 16 MB: 2,048 units; each batch reads 2 x 100
+# 16 MB: 2,048 units; each batch reads 2 x 1000 (before 18 the 32 blocks a
+# process's buffer ring leaves in shared buffers are hits in the next buffer
+# batch, which 18 evicts first: there the buffer layer's sign is not checked)
 $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', 'lab', 'lab_t', 0)");
 my $file = $node->safe_psql('postgres', "SELECT pg_relation_filenode('lab_t')");
 lab("clear count=$file");
@@ -42,21 +44,24 @@ my @modes = ('direct', 'smgr', 'buffer');
 push @modes, 'stream' if $node->pg_version >= 18;
 my $out = shown($node, q{
 	SELECT mode, cardinality(batches), adds_mean_band_ms IS NOT NULL, coalesce(adds_mean_ms > 0, true)
-	FROM ranread_layers(2, 1000, 'lab_t', max_rounds => 5)});
+	FROM ranread_layers(2, 10000, 'lab_t', max_rounds => 5)});
 my %stats = map { split /=/, $_, 2 } split /\n/, slurp_file($control);
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 my ($batches, $reads, $direct, $physical) = split /\|/, $node->safe_psql('postgres', qq{
-	SELECT count(*), sum(reads), count(*) FILTER (WHERE mode = 'direct'), bool_and(coalesce(physical_pct, 100) = 100)
+	SELECT count(*), sum(round(reads * physical_pct / 100)), count(*) FILTER (WHERE mode = 'direct'),
+	       bool_and(physical_pct = 100 OR (mode = 'buffer' AND current_setting('server_version_num')::int < 180000))
 	FROM ranread_batches WHERE layers = $run AND status = 'completed'});
 
 like($out, qr/NOTICE:  layers run $run after \d rounds: /, 'the layers run ends with its NOTICE');
 # the file system served every read of every batch, and the direct batches'
 # start-up probe of block 0 (src/readpath/readpath_direct.c)
-is($stats{reads}, $reads + $direct, "the file system served the $batches batches' $reads reads and $direct probes: every read reached it");
-ok($physical, 'no batch was answered from memory');
+is($stats{reads}, $reads + $direct, "the file system served the $batches batches' $reads physical reads and $direct probes");
+ok($physical, 'no batch was answered from memory (before 18, but for the buffer ring\'s blocks)');
 
 my %rows = map { my @f = split /\|/; ($f[0] => \@f) } grep { /\|/ } split /\n/, $out;
-foreach my $case ([ 'smgr', 'page cache and storage manager' ], [ 'buffer', 'buffer manager' ])
+my @cases = ([ 'smgr', 'page cache and storage manager' ]);
+push @cases, [ 'buffer', 'buffer manager' ] if $node->pg_version >= 18;
+foreach my $case (@cases)
 {
 	my ($mode, $layer) = @$case;
 	is($rows{$mode}[2], 't', "$layer: its band is stated (adds_mean_band_ms)");
@@ -64,7 +69,9 @@ foreach my $case ([ 'smgr', 'page cache and storage manager' ], [ 'buffer', 'buf
 	like($out, qr/(?:, | and )\Q$layer\E (?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\))/,
 		"$layer: the NOTICE gives a positive share with its band, or a band that contains zero");
 }
-unlike($out, qr/NOTICE:  layers run[^\n]*(?: -[0-9]|faster than mode)/, 'no share is a negative time, nor a band below zero');
+# (before 18 the buffer layer is left out: mode buffer may read faster than mode smgr there)
+my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
+unlike($out, qr/NOTICE:  layers run[^\n]*(?: -[0-9]|$below)/, 'no share is a negative time, nor a band below zero');
 
 lab('clear');
 ok(log_is_clean($node), 'the server log has no internal error');
