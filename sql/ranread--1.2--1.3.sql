@@ -714,6 +714,37 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean) FROM PUBLIC;
 
+-- ranread_layers() reads its layers in rounds, up the layers and down again,
+-- until each layer's share has a band (src/programs/layers.c): two more
+-- arguments, and the result gains each share's band and every batch of a
+-- layer.  A new signature, so the function is dropped and created again;
+-- the roles that could call the old one may call the new one.
+SELECT pg_catalog.set_config('ranread_update.layers_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+DROP FUNCTION ranread_layers(int, bigint, name, interval);
+
+-- insight: the latency each layer of the read path adds, the same units read
+-- through each read path in rounds (batches marked with their layers run);
+-- iterations and duration are each layer's, over all its rounds
+CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+							   iterations bigint DEFAULT 10000,
+							   target name DEFAULT 'ranread_target',
+							   duration interval DEFAULT NULL,
+							   max_rounds int DEFAULT 10,		-- rounds at most, 3 to 100
+							   band_pct float8 DEFAULT 5)		-- stop once every share's band is within this % of the top mean
+RETURNS TABLE(layer text, mode text, batches bigint[], iops float8, mean_ms float8, p50_ms float8,
+			  p99_ms float8, adds_mean_ms float8, adds_mean_band_ms float8, adds_p99_ms float8,
+			  adds_p99_band_ms float8, physical_pct float8)
+AS 'MODULE_PATHNAME', 'ranread_layers'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
+
 DO $$
 DECLARE
 	grantee name;
@@ -727,6 +758,11 @@ BEGIN
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, '
 								  'float8, interval, boolean) TO %I', grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.layers_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) TO %I',
+								  grantee);
 	END LOOP;
 END
 $$;

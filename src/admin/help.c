@@ -41,7 +41,7 @@ static const char *const help_lines[] = {
 	"ranread_running(), ranread_setup_running(): the functions ranread_progress reads",
 	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): SVG charts",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
-	"ranread_layers([processes, iterations, target, duration]): the same units through each read path, what each layer adds",
+	"ranread_layers([processes, iterations, ...]): the same units through each read path, each layer's share with its band",
 	"ranread_calibrate([target, ...]): random_page_cost, effective_io_concurrency with bands; io_workers on 18",
 	"ranread_fleet_run(servers [, processes, iterations, ...]): one run on many servers at once (dblink), gathered here",
 	"CALL ranread_fleet_sweep(servers [, start_processes, ...]): step processes on every server at once, a fleet verdict",
