@@ -139,3 +139,133 @@ io_worker_ticks() {
     done
     echo "$total"
 }
+
+# A RAM-backed block device of SIZE (e.g. 3G), ext4, mounted on a new
+# directory: a zram device that is not in use (disksize 0) or one added
+# through /sys/class/zram-control, else a loop device over a file in
+# /dev/shm.  Sets ram_device, ram_kind and ram_mount; ram_device_remove
+# undoes all of it and is safe to call at any point (put it in the trap
+# before calling this).  Only a device made here is ever reset or detached.
+ram_device=
+ram_kind=
+ram_mount=
+ram_backing=
+ram_device_remove() {
+    if [[ -n $ram_mount ]]; then
+        umount "$ram_mount" 2>/dev/null || true
+        rmdir "$ram_mount" 2>/dev/null || true
+    fi
+    if [[ $ram_device == /dev/zram* ]]; then
+        echo 1 >"/sys/block/${ram_device#/dev/}/reset" 2>/dev/null || true
+    elif [[ -n $ram_device ]]; then
+        losetup -d "$ram_device" 2>/dev/null || true
+    fi
+    [[ -z $ram_backing ]] || rm -f "$ram_backing"
+    ram_device= ram_mount= ram_backing=
+}
+make_ram_device() {
+    local size=$1 z zram=
+    ram_mount=$(mktemp -d /tmp/ranread_fastfs.XXXXXX)
+    for z in /sys/block/zram*; do
+        [[ -e $z/disksize && $(cat "$z/disksize") == 0 ]] && { zram=$(basename "$z"); break; }
+    done
+    if [[ -z $zram && -w /sys/class/zram-control/hot_add ]]; then
+        zram=zram$(cat /sys/class/zram-control/hot_add 2>/dev/null) || zram=
+    fi
+    # the disksize is set here: from now on the device is ours to reset
+    if [[ -n $zram && -e /dev/$zram ]] && echo "$size" >"/sys/block/$zram/disksize" 2>/dev/null; then
+        ram_device=/dev/$zram
+        ram_kind="zram, RAM-backed"
+    elif command -v losetup >/dev/null && ram_backing=$(mktemp /dev/shm/ranread_fast.XXXXXX) &&
+        truncate -s "$size" "$ram_backing" && ram_device=$(losetup --find --show "$ram_backing" 2>/dev/null); then
+        ram_kind="loop device over /dev/shm"
+    else
+        die "cannot make a RAM-backed block device here (no zram, and no loop device over /dev/shm)"
+    fi
+    mkfs.ext4 -q -F "$ram_device" || die "mkfs.ext4 $ram_device failed"
+    mount "$ram_device" "$ram_mount" || die "cannot mount $ram_device"
+}
+
+# The count of reads completed by block device DEV (/dev/zram1), from
+# /proc/diskstats.
+device_reads() {
+    awk -v d="${1#/dev/}" '$3 == d { print $4 }' /proc/diskstats
+}
+
+# A throwaway cluster of PG_CONFIG's own binaries (not Debian's, which
+# pg_virtualenv would start), owned by postgres, in DIR/data.
+# cluster_init DIR initdb's it; cluster_start DIR [WRAPPER...] starts it
+# (WRAPPER, e.g. valgrind and its options, runs the postmaster, whose
+# children it then follows) with the settings in DIR/settings.conf, and
+# exports PGHOST, PGPORT, PGUSER and PGDATABASE; cluster_stop DIR stops it
+# (fast: an unlogged target survives), and is safe to call when it is not running.
+cluster_as_pg() { runuser -u postgres -- env PATH="$($PG_CONFIG --bindir):$PATH" "$@"; }
+cluster_init() {
+    local dir=$1
+    chown postgres "$dir"
+    cluster_as_pg initdb -D "$dir/data" -A trust >"$dir/initdb.log" 2>&1 ||
+        { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+    cat >>"$dir/data/postgresql.conf" <<CONF
+unix_socket_directories = '$dir'
+listen_addresses = ''
+port = $(( 50000 + $$ % 5000 ))
+autovacuum = off
+include_if_exists = '$dir/settings.conf'
+CONF
+}
+cluster_start() {
+    local dir=$1 i wrapper=
+    shift
+    export PGHOST=$dir PGPORT=$(sed -n "s/^port = //p" "$dir/data/postgresql.conf") PGUSER=postgres PGDATABASE=postgres
+    (( $# == 0 )) || wrapper=$(printf '%q ' "$@")
+    cluster_as_pg bash -c "$wrapper'$($PG_CONFIG --bindir)/postgres' -D '$dir/data' >>'$dir/server.log' 2>&1 & echo \$! >'$dir/starter.pid'"
+    for i in $(seq 600); do
+        cluster_as_pg psql -XAtqc 'SELECT 1' >/dev/null 2>&1 && return 0
+        kill -0 "$(cat "$dir/starter.pid")" 2>/dev/null || break
+        sleep 1
+    done
+    tail -n 20 "$dir/server.log" >&2
+    die "the server did not start (log above)"
+}
+cluster_stop() {
+    local dir=$1 pid kids i
+    [[ -f $dir/data/postmaster.pid ]] || return 0
+    pid=$(head -n 1 "$dir/data/postmaster.pid")
+    kids=$(pgrep -P "$pid" || true)
+    cluster_as_pg pg_ctl -D "$dir/data" -m fast -w -t 60 stop >/dev/null 2>&1 || true
+    # a postmaster under valgrind may not finish: end it and its children by their ids
+    for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    # shellcheck disable=SC2086
+    kill -9 "$pid" $kids 2>/dev/null || true
+    rm -f "$dir/data/postmaster.pid"
+}
+
+# fio's minimal io_uring engine, t/io_uring, built from Debian's fio source
+# package (bookworm serves fio 3.33) into /var/cache/ranread-bench/fio and
+# kept there; the host's apt configuration is left alone (a private sources
+# list and lists directory).  Built without -march=native, which valgrind
+# (bench/instructions.sh) cannot always run.  Sets tio_uring to its path.
+tio_uring=${tio_uring:-}
+tio_uring_build() {
+    local cache=/var/cache/ranread-bench apt_opts src
+    tio_uring=$cache/fio/build/t/io_uring
+    [[ -x $tio_uring ]] && return 0
+    command -v apt-get >/dev/null || die "t/io_uring: needs apt-get to fetch Debian's fio source package"
+    command -v make >/dev/null && command -v gcc >/dev/null || die "t/io_uring: apt-get install build-essential"
+    mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/fio"
+    echo "deb-src http://deb.debian.org/debian bookworm main" >"$cache/apt/sources.list"
+    apt_opts=(-q -o "Dir::Etc::sourcelist=$cache/apt/sources.list" -o Dir::Etc::sourceparts=-
+              -o "Dir::State::Lists=$cache/apt/lists" -o "Dir::Cache=$cache/apt/cache"
+              -o APT::Get::List-Cleanup=0)
+    if ! ls "$cache"/fio/fio_*.orig.tar.* >/dev/null 2>&1; then
+        apt-get "${apt_opts[@]}" update >"$cache/fio/apt.log" 2>&1 &&
+            (cd "$cache/fio" && apt-get "${apt_opts[@]}" source --download-only fio >>"$cache/fio/apt.log" 2>&1) ||
+            { cat "$cache/fio/apt.log" >&2; die "t/io_uring: could not download Debian's fio source package"; }
+    fi
+    src=$(ls "$cache"/fio/fio_*.orig.tar.gz | head -n 1)
+    rm -rf "$cache/fio/build" && mkdir "$cache/fio/build"
+    tar -xf "$src" -C "$cache/fio/build" --strip-components=1 || die "t/io_uring: cannot unpack $src"
+    (cd "$cache/fio/build" && ./configure --disable-native >configure.log 2>&1 && make -j"$(nproc)" t/io_uring >make.log 2>&1) ||
+        die "t/io_uring: the build failed (logs in $cache/fio/build)"
+    [[ -x $tio_uring ]] || die "t/io_uring: no binary after the build"
+}

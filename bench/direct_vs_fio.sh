@@ -97,7 +97,7 @@
 # that owns the throwaway cluster, which pg_virtualenv does by default).
 # Runtime: setup (SIZE / write speed) + 2 * reps * (steps + 1) * duration,
 # plus about a second per run: about 4 minutes with the defaults.
-# Results and how to read them: docs/benchmarks.md.
+# Results and how to read them: docs/benchmarks-archive.md.
 
 set -euo pipefail
 

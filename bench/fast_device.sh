@@ -21,8 +21,13 @@
 # (ranread: the postmaster's reaped children plus the I/O workers over the
 # run; fio: getrusage of the fio command, bench/fio_run.py).
 #
-# The device: /dev/zram0 when the kernel has zram (reset and sized here,
-# ext4), else a loop device over a file in /dev/shm, else it says it cannot.
+# With --floor it compares direct with fio's minimal engine instead,
+# t/io_uring timing every read (-t 1, built from Debian's fio source by
+# common.sh), at iodepth 1, 8 and 32 (default 8 pairs).
+#
+# The device: a zram device not in use (sized here, ext4), else a loop
+# device over a file in /dev/shm, else it says it cannot (common.sh).  The
+# server: a throwaway cluster of PG_CONFIG's binaries.
 # Run it alone: it measures CPU.  Target (issue 19): every path >= 0.95 x
 # its twin in the median.
 #
@@ -30,12 +35,14 @@
 #   make install PG_CONFIG=...            # ranread installed for that server
 #   bench/fast_device.sh                  # 6 pairs of 4 s each
 #   bench/fast_device.sh --pairs 10 --duration 5
+#   bench/fast_device.sh --floor          # direct against t/io_uring
 #
 # Options:
-#   --pairs N            alternated pairs per comparison (default 6)
+#   --floor              direct against t/io_uring -t 1 at depth 1, 8, 32
+#   --pairs N            alternated pairs per comparison (default 6, 8 with --floor)
 #   --duration SECONDS   each run (default 4)
 #
-# Needs: root (zram or a loop device, mount), pg_virtualenv, fio, python3,
+# Needs: root (zram or a loop device, mount), PostgreSQL of PG_CONFIG, fio, python3,
 # mkfs.ext4, losetup if no zram, 4 GB of free memory.
 # Runtime: comparisons x pairs x 2 x (D + 1 s), plus setup: about 4 minutes.
 
@@ -51,16 +58,19 @@ die() { echo "fast_device: $*" >&2; exit 1; }
 . "$(dirname "$SELF")/common.sh"
 
 ARGS=("$@")
-PAIRS=6
+PAIRS=
 DURATION=4
+FLOOR=${FLOOR:-0}
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) bench_usage 0 ;;
+        --floor) FLOOR=1; shift ;;
         --pairs) PAIRS=${2:?}; shift 2 ;;
         --duration) DURATION=${2:?}; shift 2 ;;
         *) echo "fast_device: unknown argument $1" >&2; bench_usage 1 ;;
     esac
 done
+[[ -n $PAIRS ]] || PAIRS=$(( FLOOR ? 8 : 6 ))
 [[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "--pairs must be a positive integer"
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be whole seconds"
 
@@ -120,6 +130,40 @@ print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f
             printf '%s\t%s\t%s\n' "$name" "$a" "$b" >>"$results"
         done
     }
+    # tio_twin DEPTH -> "iops cpu_us_per_read": fio's t/io_uring, timing
+    # every read (-t 1), for DURATION whole seconds; IOPS the mean of the
+    # seconds it prints, CPU per read its getrusage over the reads the device
+    # counted
+    tio_twin() {
+        local r0 r1
+        r0=$(device_reads "$FAST_DEVICE")
+        python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stdout.write(p.stdout + "cpu %f\n" % (u.ru_utime + u.ru_stime))
+sys.exit(p.returncode)' "$tio_uring" -d "$1" -s "$1" -c "$1" -b 8192 -p 0 -t 1 -n 1 -O 1 \
+            -r $(( DURATION + 1 )) "${segs[0]}" >"$work/tio.out" 2>&1 ||
+            { cat "$work/tio.out" >&2; die "t/io_uring failed"; }
+        r1=$(device_reads "$FAST_DEVICE")
+        python3 - "$work/tio.out" $(( r1 - r0 )) <<'PY'
+import re, statistics, sys
+text, reads = open(sys.argv[1]).read(), int(sys.argv[2])
+unit = {"": 1, "K": 1e3, "M": 1e6}
+iops = [float(v) * unit[u] for v, u in re.findall(r"IOPS=([0-9.]+)([KM]?),", text)]
+cpu = float(re.search(r"^cpu (\S+)$", text, re.M).group(1))
+if not iops or reads <= 0:
+    sys.exit("t/io_uring printed no IOPS line, or the device counted no read")
+print(f"{statistics.mean(iops):.0f} {1e6 * cpu / reads:.2f}")
+PY
+    }
+    if (( FLOOR )); then
+        local d
+        for d in 1 8 32; do
+            run_pair "direct, iodepth $d / t/io_uring -d $d -t 1" "ranread direct $d" "tio_twin $d"
+        done
+        print_pairs
+        return
+    fi
     run_pair "direct, iodepth 1 / fio psync" "ranread direct 1" \
         "fio_twin --ioengine=psync --direct=1 --norandommap"
     run_pair "direct, iodepth 32 / fio io_uring" "ranread direct 32" \
@@ -131,6 +175,11 @@ print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f
         run_pair "stream, iodepth 32 / fio io_uring buffered (cold)" "ranread stream 32 $COLD_READS" \
             "fio_twin --ioengine=io_uring --direct=0 --iodepth=32 --fadvise_hint=random --invalidate=1 --number_ios=$COLD_READS"
     fi
+    print_pairs
+}
+
+# The pairs' medians, ratios and spreads, after the load at the end.
+print_pairs() {
     echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at end"
     echo
     python3 - "$results" <<'EOF'
@@ -140,7 +189,7 @@ for line in open(sys.argv[1]):
     name, a, b = line.rstrip("\n").split("\t")
     a, b = [float(x) for x in a.split()], [float(x) for x in b.split()]
     pairs.setdefault(name, []).append((a, b))
-print(f"{'ranread / fio twin':<52}{'IOPS':>16}{'ratio':>7}{'spread':>8}{'CPU us/read':>16}{'ratio':>7}{'spread':>8}")
+print(f"{'ranread / twin':<52}{'IOPS':>16}{'ratio':>7}{'spread':>8}{'CPU us/read':>16}{'ratio':>7}{'spread':>8}")
 for name, runs in pairs.items():
     iops = [a[0] / b[0] for a, b in runs]
     cpu = [a[1] / b[1] for a, b in runs]
@@ -156,42 +205,25 @@ if [[ -n ${FAST_DEVICE_INNER:-} ]]; then
     exit 0
 fi
 [[ $(id -u) -eq 0 ]] || die "needs root, to make a RAM-backed block device and mount it"
-check_benchmark_prerequisites
+for cmd in fio python3 mkfs.ext4 psql; do
+    command -v "$cmd" >/dev/null || die "$cmd not found: apt-get install ${cmd/mkfs.ext4/e2fsprogs}"
+done
+[[ -f "$($PG_CONFIG --pkglibdir)/ranread.so" ]] ||
+    die "ranread is not installed for $PG_CONFIG: make install PG_CONFIG=$PG_CONFIG"
+(( ! FLOOR )) || tio_uring_build
 
-# --- the RAM-backed device -------------------------------------------------
-mount_dir=$(mktemp -d /tmp/ranread_fastfs.XXXXXX)
-backing=
-device=
+# --- the RAM-backed device and a throwaway cluster of PG_CONFIG's server ----
+cluster=$(mktemp -d /tmp/ranread_fastpg.XXXXXX)
 cleanup() {
-    umount "$mount_dir" 2>/dev/null || true
-    rmdir "$mount_dir" 2>/dev/null || true
-    if [[ $device == /dev/zram* ]]; then
-        echo 1 >"/sys/block/${device#/dev/}/reset" 2>/dev/null || true
-    elif [[ -n $device ]]; then
-        losetup -d "$device" 2>/dev/null || true
-    fi
-    [[ -z $backing ]] || rm -f "$backing"
+    cluster_stop "$cluster"
+    ram_device_remove
+    rm -rf "$cluster"
 }
 trap cleanup EXIT
-# a zram device that is not in use (disksize 0), added if the kernel has zram but none is free
-zram=
-for z in /sys/block/zram*; do
-    [[ -e $z/disksize && $(cat "$z/disksize") == 0 ]] && { zram=$(basename "$z"); break; }
-done
-if [[ -z $zram && -w /sys/class/zram-control/hot_add ]]; then
-    zram=zram$(cat /sys/class/zram-control/hot_add 2>/dev/null) || zram=
-fi
-if [[ -n $zram && -e /dev/$zram ]] && echo 3G >"/sys/block/$zram/disksize" 2>/dev/null; then
-    device=/dev/$zram
-    kind="zram, RAM-backed"
-elif command -v losetup >/dev/null && backing=$(mktemp /dev/shm/ranread_fast.XXXXXX) &&
-    truncate -s 3G "$backing" && device=$(losetup --find --show "$backing" 2>/dev/null); then
-    kind="loop device over /dev/shm"
-else
-    die "cannot make a RAM-backed block device here (no zram, and no loop device over /dev/shm)"
-fi
-mkfs.ext4 -q -F "$device" || die "mkfs.ext4 $device failed"
-mount "$device" "$mount_dir" || die "cannot mount $device"
-export FAST_DEVICE=$device FAST_KIND=$kind FAST_MOUNT=$mount_dir
+trap 'exit 130' INT TERM
+make_ram_device 3G
+cluster_init "$cluster"
+cluster_start "$cluster"
+export FAST_DEVICE=$ram_device FAST_KIND=$ram_kind FAST_MOUNT=$ram_mount tio_uring FLOOR
 export PAIRS DURATION PG_CONFIG FAST_DEVICE_INNER=1
-pg_virtualenv -t -v "$pg_major" -o autovacuum=off "$SELF" "${ARGS[@]}"
+"$SELF" "${ARGS[@]}"

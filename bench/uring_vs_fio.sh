@@ -51,7 +51,7 @@
 #   --size SIZE        target size, pg_size_bytes syntax (default 8GB)
 #   --reps N           repetitions of each tool per step (default 2)
 #   --duration SECONDS length of every run (default 6; the VM's disk of
-#                      docs/benchmarks.md throttles long busy runs)
+#                      docs/benchmarks-archive.md throttles long busy runs)
 #   --steps "LIST"     N:Q pairs (default "1:1 1:4 1:16 1:32 1:64 2:32")
 #   --psync-jobs N     also run fio psync with N jobs (default 64; 0: no)
 #
@@ -62,7 +62,7 @@
 # the user that owns the throwaway cluster).
 # Runtime: setup (SIZE / write speed) + reps * (3 * steps + 1) * duration, plus
 # about a second per run: about 4 minutes with the defaults.
-# Results and how to read them: docs/benchmarks.md.
+# Results and how to read them: docs/benchmarks-archive.md.
 
 set -euo pipefail
 

@@ -38,11 +38,6 @@ ROOT_ENTRY = {"src/init.c"}
 # What rules/ may include besides rules/: it is pure, and test/unit builds
 # each of its files alone (test/t/005_unit.pl).
 PURE = re.compile(r"(postgres\.h|c\.h|port/.*|common/.*)$")
-# Known exceptions, each with the reason it stands; none is added lightly.
-UPWARD = {
-    ("src/readpath/readpath_direct.c", "run/worker.h"):
-        "read_or_stop() asks ranread_worker_stop_requested() whether to retry a pread interrupted by a signal",
-}
 
 problems = []
 headers_in_folders = {os.path.basename(h): h[len("src/"):] for h in glob.glob("src/*/*.h")}
@@ -67,7 +62,7 @@ for path in sorted(glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")):
             if (ours and target != "rules") or (not ours and not PURE.match(inc)):
                 problems.append(f"{where}: src/rules/ is pure: it includes only src/rules/, postgres.h and PostgreSQL's port/ and common/ headers")
             continue
-        if not ours or target == folder or (path, inc) in UPWARD:
+        if not ours or target == folder:
             continue
         if folder is None:
             if path in ROOT_ENTRY or target is None or target in ("rules", "os"):
@@ -81,15 +76,28 @@ for path in sorted(glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")):
 
 # A read path is one file of src/readpath/, its declaration in readpath.h and
 # its line in readpath.c's table: no other file names or defines an ops table.
+# A chart kind likewise: one file of src/history/, chart_<kind>.c, its
+# declaration in chart.h and its line in chart.c's table.
 sources = {p: open(p).read() for p in glob.glob("src/*.[ch]") + glob.glob("src/*/*.[ch]")}
+PLUGINS = [("RanreadReadPath", "ranread_readpath_", "src/readpath/readpath", "a read path's ops table"),
+           ("RanreadChart", "ranread_chart_kind_", "src/history/chart", "a chart kind")]
+for struct, prefix, stem, what in PLUGINS:
+    for path, text in sorted(sources.items()):
+        for m in re.finditer(rf"\b{struct}\s+({prefix}\w+)\s*=", text):
+            if not re.fullmatch(rf"{stem}_\w+\.c", path):
+                problems.append(f"{path}: defines {what}, {m.group(1)}: that is a file {stem}_<name>.c")
+        for m in set(re.findall(rf"\b{prefix}(\w+)", text)):
+            own = f"{stem}_{m}.c"
+            if path not in (own, f"{stem}.c", f"{stem}.h") and os.path.exists(own):
+                problems.append(f"{path}: names {prefix}{m}, {what}: only {own} and {stem}.[ch] may")
+
+# A query's columns are read by name (src/spi_columns.h), so that a SELECT
+# list reordered or grown cannot be read as another column.
 for path, text in sorted(sources.items()):
-    for m in re.finditer(r"\bRanreadReadPath\s+(ranread_readpath_\w+)\s*=", text):
-        if not re.fullmatch(r"src/readpath/readpath_\w+\.c", path):
-            problems.append(f"{path}: defines the read path {m.group(1)}: a read path is a file src/readpath/readpath_<name>.c")
-    for m in set(re.findall(r"\branread_readpath_(\w+)", text)):
-        own = f"src/readpath/readpath_{m}.c"
-        if path not in (own, "src/readpath/readpath.c", "src/readpath/readpath.h") and os.path.exists(own):
-            problems.append(f"{path}: names ranread_readpath_{m}, a read path's ops table: only {own} and src/readpath/readpath.[ch] may")
+    if path != "src/spi_columns.h":
+        for m in re.finditer(r"\bSPI_get(binval|value)\s*\(", text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{path}:{line}: SPI_get{m.group(1)}() reads a column by number: read it by name through src/spi_columns.h")
 
 # A unit test tests a pure rule of the same name.
 for test in sorted(glob.glob("test/unit/*_test.c")):
@@ -102,7 +110,7 @@ if problems:
     sys.exit("lint.sh: the layout's rules are broken (above); docs/architecture.md says why each holds")
 PY
 if [ "${1:-}" = --layout ]; then
-	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/"
+	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name"
 	exit 0
 fi
 

@@ -26,7 +26,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_connect(text, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_connect FROM PUBLIC;
 
 -- on each server: what its ranread_run() would refuse before it starts, and
 -- the cluster's identity
@@ -36,7 +36,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_fleet_check'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_check(int, bigint, name, text, interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_check FROM PUBLIC;
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
 CREATE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
@@ -44,7 +44,7 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_wait(bigint, text[], name[], name[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_wait FROM PUBLIC;
 
 DO $$
 DECLARE
@@ -52,12 +52,36 @@ DECLARE
 BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect(text, name), '
-								  'ranread_fleet_check(int, bigint, name, text, interval), '
-								  'ranread_fleet_wait(bigint, text[], name[], name[]) TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect, ranread_fleet_check, '
+								  'ranread_fleet_wait TO %I', grantee);
 	END LOOP;
 END
 $$;
+
+-- each fleet run's noise bands, as a batch has them (95 % half-widths, in
+-- percent): each server's from its batch, the fleet's from its servers'
+ALTER TABLE ranread_fleet_servers ADD COLUMN iops_band_pct float8, ADD COLUMN mean_band_pct float8,
+	ADD COLUMN p99_band_pct float8;
+ALTER TABLE ranread_fleet_runs ADD COLUMN iops_band_pct float8, ADD COLUMN mean_band_pct float8,
+	ADD COLUMN p99_band_pct float8;
+
+-- The sweep's rule book (src/rules/sweep_rules.c) for a fleet sweep's runs,
+-- given as arrays: go on, repeat the step or stop, why, and the words
+-- ranread_sweep() would say (src/sweep/sweep_decide.c).  A pure computation
+-- on its arguments, like the histogram functions, so left executable by
+-- PUBLIC.
+CREATE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], processes int[], status text[],
+									 iops float8[], mean_ms float8[], p99_ms float8[], p999_ms float8[],
+									 max_ms float8[], iops_band_pct float8[], mean_band_pct float8[],
+									 p99_band_pct float8[], part_outside_slo boolean[], max_processes int,
+									 max_processes_by text, stop_latency_ms float8, min_scaling_pct float8,
+									 slo_mean_ms float8, slo_p99_ms float8, ended_by text DEFAULT NULL,
+									 OUT decision text, OUT stop_rule text, OUT next_processes int,
+									 OUT step_text text, OUT step_detail text, OUT repeat_text text,
+									 OUT repeat_detail text, OUT verdict text, OUT sweeps_text text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_sweep_decide'
+LANGUAGE C STABLE PARALLEL SAFE;
 
 -- One benchmark across several servers: checks, one start_at, a wait that
 -- ranread_stop() and a cancel end, and each server's batch gathered and
@@ -321,9 +345,11 @@ BEGIN
 				FOR attempt IN 1 .. 50 LOOP
 					EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
 								   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
-								   'wall_s float8, start_skew_ms float8, histogram bigint[])', link) INTO r
+								   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
+								   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
 						USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
-											   'started_at, wall_s, start_skew_ms, histogram FROM %I.ranread_batches '
+											   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
+											   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
 											   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schemas[i],
 											   CASE WHEN returned IS NOT NULL
 													THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
@@ -347,6 +373,9 @@ BEGIN
 					WHEN NOT (coalesce(r.max_ms, 0) >= 0 AND coalesce(r.max_ms, 0) < 1e9) THEN 'max_ms'
 					WHEN NOT (r.started_at > '-infinity'::timestamptz AND r.started_at < 'infinity'::timestamptz) THEN 'started_at'
 					WHEN NOT (coalesce(abs(r.start_skew_ms), 0) < 1e9) THEN 'start_skew_ms'
+					WHEN NOT (coalesce(r.iops_band_pct, 0) >= 0 AND coalesce(r.iops_band_pct, 0) < 1e6) THEN 'iops_band_pct'
+					WHEN NOT (coalesce(r.mean_band_pct, 0) >= 0 AND coalesce(r.mean_band_pct, 0) < 1e6) THEN 'mean_band_pct'
+					WHEN NOT (coalesce(r.p99_band_pct, 0) >= 0 AND coalesce(r.p99_band_pct, 0) < 1e6) THEN 'p99_band_pct'
 					END;
 				IF unusable IS NULL AND r.histogram IS NOT NULL THEN
 					BEGIN
@@ -364,10 +393,11 @@ BEGIN
 				END IF;
 			END IF;
 			IF found_row THEN
-				EXECUTE format('INSERT INTO %I.ranread_fleet_servers VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)', own)
+				EXECUTE format('INSERT INTO %I.ranread_fleet_servers VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, '
+							   '$12, $13, $14, $15, $16, $17, $18)', own)
 					USING fleet_no, servers[i], r.batch, r.status, err, r.iops, r.mean_ms, r.p99_ms,
 						  r.max_ms, r.reads, r.started_at - offsets[i] * interval '1 ms', r.wall_s, r.start_skew_ms,
-						  offsets[i], r.histogram;
+						  offsets[i], r.histogram, r.iops_band_pct, r.mean_band_pct, r.p99_band_pct;
 			ELSE
 				EXECUTE format('INSERT INTO %I.ranread_fleet_servers (fleet, server, status, error, clock_offset_ms) '
 							   'VALUES ($1, $2, $3, $4, $5)', own)
@@ -393,7 +423,11 @@ BEGIN
 		END;
 	END LOOP;
 
-	-- the fleet: IOPS summed, percentiles of the merged histograms, overlap
+	-- the fleet: IOPS summed, percentiles of the merged histograms, overlap;
+	-- its noise bands from its servers' (each unknown while one is): the
+	-- IOPS and mean bands as independent errors of a sum add, in quadrature;
+	-- the p99 of the merged reads the widest of the servers' p99 bands, as a
+	-- percentile does not add up like a sum
 	EXECUTE format(
 		'INSERT INTO %1$I.ranread_fleet_runs '
 		'SELECT $1, $2, $3, $4, $5, $6, extract(epoch FROM $7), $8, $9, '
@@ -406,7 +440,12 @@ BEGIN
 		'	(array_agg(s.server ORDER BY s.p99_ms DESC) FILTER (WHERE s.p99_ms IS NOT NULL))[1], '
 		'	100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval ''1 s'') - max(s.started_at))) '
 		'		/ nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval ''1 s'') - min(s.started_at)), 0), '
-		'	%1$I.ranread_histogram_merge(s.histogram) '
+		'	%1$I.ranread_histogram_merge(s.histogram), NULL, NULL, '
+		'	CASE WHEN bool_and(s.iops_band_pct IS NOT NULL) FILTER (WHERE s.iops IS NOT NULL) THEN '
+		'		100 * sqrt(sum((s.iops * s.iops_band_pct / 100) ^ 2)) / nullif(sum(s.iops), 0) END, '
+		'	CASE WHEN bool_and(s.mean_band_pct IS NOT NULL) FILTER (WHERE s.mean_ms IS NOT NULL) THEN '
+		'		100 * sqrt(sum((s.reads * s.mean_ms * s.mean_band_pct / 100) ^ 2)) / nullif(sum(s.reads * s.mean_ms), 0) END, '
+		'	CASE WHEN bool_and(s.p99_band_pct IS NOT NULL) FILTER (WHERE s.p99_ms IS NOT NULL) THEN max(s.p99_band_pct) END '
 		'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
 		USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n, stopped;
 	EXECUTE format(
@@ -441,44 +480,59 @@ END
 $fleet$;
 
 -- A fleet sweep: processes stepped on every server at once, one fleet run a
--- step, committed after each, with the SLO judged on the fleet and on every
--- server; min_scaling_pct 0 turns the scaling rule off, as in ranread_sweep.
--- A step the servers' free worker slots refuse is cut to the slots they
--- have, or ends the sweep with its verdict.  No SET clause (a procedure with
--- one cannot COMMIT): it sets its search_path itself, again after each
--- COMMIT.
-CREATE OR REPLACE PROCEDURE ranread_fleet_sweep(servers name[],
-												start_processes int DEFAULT 2,
-												max_processes int DEFAULT 64,
-												iterations bigint DEFAULT NULL,
-												duration interval DEFAULT '10 s',
-												mode text DEFAULT 'smgr',
-												target name DEFAULT 'ranread_target',
-												stop_latency_ms float8 DEFAULT 10,
-												min_scaling_pct float8 DEFAULT 25,
-												slo_mean_ms float8 DEFAULT 2,
-												slo_p99_ms float8 DEFAULT 5)
+-- step, committed after each, stopped, repeated and judged by the sweep's
+-- rule book in C (ranread_sweep_decide(), src/rules/sweep_rules.c) as
+-- ranread_sweep() is, noise bands included, with the SLO judged on the fleet
+-- and on every server; repeat => N runs the whole sweep N times.  A step the
+-- servers' free worker slots refuse is cut to the slots they have, or ends
+-- the sweep with its verdict.  No SET clause (a procedure with one cannot
+-- COMMIT): it sets its search_path itself, again after each COMMIT.  1.3
+-- adds repeat: the procedure is made again, for the roles that could call
+-- it.
+SELECT pg_catalog.set_config('ranread_update.fleet_sweep_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+DROP PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8);
+
+CREATE PROCEDURE ranread_fleet_sweep(servers name[],
+									 start_processes int DEFAULT 2,
+									 max_processes int DEFAULT 64,
+									 iterations bigint DEFAULT NULL,
+									 duration interval DEFAULT '10 s',
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 stop_latency_ms float8 DEFAULT 10,
+									 min_scaling_pct float8 DEFAULT 25,
+									 slo_mean_ms float8 DEFAULT 2,
+									 slo_p99_ms float8 DEFAULT 5,
+									 repeat int DEFAULT 1)
 LANGUAGE plpgsql
 AS $fleet_sweep$
 DECLARE
 	own name;
+	sweeps bigint[] := '{}';
 	sweep_no bigint;
-	processes int := start_processes;
-	step int := 0;
+	processes int;
+	cap int;							-- max_processes, or the free worker slots
+	cap_by text;
+	ran int;							-- processes of the last step that ran
+	step int;
 	fleet_id bigint;
-	f record;
-	prev_iops float8;
-	prev_processes int;
-	servers_meet boolean;
-	stop_rule text;
-	v record;
+	d record;
 	refusal text;
 	slots int;
+	ended_by text;
+	ended text;
+	rule_book text;
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 	IF start_processes IS NULL OR max_processes IS NULL OR stop_latency_ms IS NULL OR min_scaling_pct IS NULL
-	   OR slo_mean_ms IS NULL OR slo_p99_ms IS NULL THEN
-		RAISE EXCEPTION 'start_processes, max_processes, stop_latency_ms, min_scaling_pct, slo_mean_ms and slo_p99_ms must not be null'
+	   OR slo_mean_ms IS NULL OR slo_p99_ms IS NULL OR repeat IS NULL THEN
+		RAISE EXCEPTION 'start_processes, max_processes, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms and repeat must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	IF start_processes < 1 OR max_processes < start_processes OR max_processes > 1024 THEN
@@ -494,137 +548,202 @@ BEGIN
 		RAISE EXCEPTION 'stop_latency_ms and the SLO bounds must be positive numbers, min_scaling_pct at least 0 and below 100'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	IF repeat < 1 OR repeat > 10 THEN
+		RAISE EXCEPTION 'repeat must be between 1 and 10'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The value given is %s.', repeat);
+	END IF;
 	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
 	WHERE e.extname = 'ranread';
-	sweep_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
-	LOOP
-		step := step + 1;
-		refusal := NULL;
-		BEGIN
-			EXECUTE format('SELECT max(r.fleet) FROM %I.ranread_fleet_run(servers => $1::name[], processes => $2::int, '
-						   'iterations => $3::bigint, mode => $4::text, target => $5::name, duration => $6::interval) r', own)
-				INTO fleet_id USING servers, processes, iterations, mode, target, duration;
-		EXCEPTION WHEN object_not_in_prerequisite_state THEN
-			GET STACKED DIAGNOSTICS refusal = PG_EXCEPTION_DETAIL;
-			-- every problem a server's free worker slots: the step cut to the fewest
-			IF step = 1 OR refusal !~ '^([^\n]*: \d+ free worker slots? for \d+ processes( \([^\n]*\))?(\n|$))+$' THEN
-				RAISE;
-			END IF;
-			SELECT min(m[1]::int) INTO slots
-			FROM regexp_matches(refusal, ': (\d+) free worker slots? for', 'g') m;
-		END;
-		IF refusal IS NOT NULL THEN
-			step := step - 1;
-			IF slots > prev_processes THEN
-				RAISE NOTICE 'fleet sweep %: % processes per server are more than the servers'' free worker slots, % from now on',
-					sweep_no, processes, slots
+	-- every fleet run of the sweeps so far ($1), in order, through the
+	-- sweep's rule book: a step with a server outside the SLO is outside it
+	rule_book := format(
+		'SELECT d.* FROM (SELECT array_agg(f.fleet_sweep ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS sweep, '
+		'	array_agg(f.sweep_step ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS step, '
+		'	array_agg(f.processes ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS processes, '
+		'	array_agg(f.status ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS status, '
+		'	array_agg(f.iops ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS iops, '
+		'	array_agg(f.mean_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS mean_ms, '
+		'	array_agg(f.p99_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p99_ms, '
+		'	array_agg(f.p999_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p999_ms, '
+		'	array_agg(f.max_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS max_ms, '
+		'	array_agg(f.iops_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS iops_band_pct, '
+		'	array_agg(f.mean_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS mean_band_pct, '
+		'	array_agg(f.p99_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p99_band_pct, '
+		'	array_agg(NOT coalesce((SELECT bool_and(s.status = ''completed'' AND s.mean_ms <= $2 AND s.p99_ms <= $3) '
+		'							FROM %1$I.ranread_fleet_servers s WHERE s.fleet = f.fleet), false) '
+		'			  ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS outside '
+		'	FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = ANY ($1)) a, '
+		'LATERAL %1$I.ranread_sweep_decide(sweep => a.sweep, step => a.step, processes => a.processes, '
+		'	status => a.status, iops => a.iops, mean_ms => a.mean_ms, p99_ms => a.p99_ms, p999_ms => a.p999_ms, '
+		'	max_ms => a.max_ms, iops_band_pct => a.iops_band_pct, mean_band_pct => a.mean_band_pct, '
+		'	p99_band_pct => a.p99_band_pct, part_outside_slo => a.outside, max_processes => $4::int, '
+		'	max_processes_by => $5::text, stop_latency_ms => $6::float8, min_scaling_pct => $7::float8, '
+		'	slo_mean_ms => $2::float8, slo_p99_ms => $3::float8, ended_by => $8::text) d', own);
+	FOR sweep_index IN 1 .. repeat LOOP
+		sweep_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
+		sweeps := sweeps || sweep_no;
+		processes := start_processes;
+		cap := max_processes;
+		cap_by := 'argument';
+		ran := NULL;
+		step := 1;
+		ended_by := NULL;
+		LOOP
+			refusal := NULL;
+			BEGIN
+				EXECUTE format('SELECT max(r.fleet) FROM %I.ranread_fleet_run(servers => $1::name[], processes => $2::int, '
+							   'iterations => $3::bigint, mode => $4::text, target => $5::name, duration => $6::interval) r', own)
+					INTO fleet_id USING servers, processes, iterations, mode, target, duration;
+			EXCEPTION WHEN object_not_in_prerequisite_state THEN
+				GET STACKED DIAGNOSTICS refusal = PG_EXCEPTION_DETAIL;
+				-- every problem a server's free worker slots: the step cut to the fewest
+				IF ran IS NULL OR refusal !~ '^([^\n]*: \d+ free worker slots? for \d+ processes( \([^\n]*\))?(\n|$))+$' THEN
+					RAISE;
+				END IF;
+				SELECT min(m[1]::int) INTO slots
+				FROM regexp_matches(refusal, ': (\d+) free worker slots? for', 'g') m;
+			END;
+			IF refusal IS NOT NULL THEN
+				IF slots > ran THEN
+					RAISE NOTICE 'fleet sweep %: % processes per server are more than the servers'' free worker slots, % from now on',
+						sweep_no, processes, slots
+						USING DETAIL = refusal;
+					processes := slots;
+					cap := slots;
+					cap_by := 'worker slots';
+					CONTINUE;
+				END IF;
+				RAISE NOTICE 'fleet sweep %: step % needs % processes per server, more than the servers'' free worker slots',
+					sweep_no, step, processes
 					USING DETAIL = refusal;
-				processes := slots;
-				max_processes := slots;
+				ended_by := 'worker slots';
+				EXIT;
+			END IF;
+			EXECUTE format('UPDATE %I.ranread_fleet_runs SET fleet_sweep = $1, sweep_step = $2 WHERE fleet = $3', own)
+				USING sweep_no, step, fleet_id;
+			ran := processes;
+			-- the rule book, on every run of the sweeps so far
+			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
+				NULL::text;
+			RAISE NOTICE 'fleet sweep % % (fleet run %)', sweep_no, d.step_text, fleet_id
+				USING DETAIL = d.step_detail;
+			COMMIT;
+			PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+			EXIT WHEN d.decision = 'stop';
+			IF d.decision = 'repeat' THEN
+				RAISE NOTICE 'fleet sweep %: %', sweep_no, d.repeat_text
+					USING DETAIL = d.repeat_detail;
 				CONTINUE;
 			END IF;
-			stop_rule := format('step %s needs %s processes per server, more than the servers'' free worker slots (%s)',
-								step + 1, processes, refusal);
-			EXIT;
+			step := step + 1;
+			processes := d.next_processes;
+		END LOOP;
+		IF ended_by IS NOT NULL THEN
+			-- the verdict, the sweep ended by the refused step
+			step := step - 1;
+			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
+				ended_by;
 		END IF;
-		EXECUTE format('UPDATE %I.ranread_fleet_runs SET fleet_sweep = $1, sweep_step = $2 WHERE fleet = $3 RETURNING *', own)
-			INTO f USING sweep_no, step, fleet_id;
-		EXECUTE format('SELECT bool_and(status = ''completed'' AND mean_ms <= $1 AND p99_ms <= $2) '
-					   'FROM %I.ranread_fleet_servers WHERE fleet = $3', own)
-			INTO servers_meet USING slo_mean_ms, slo_p99_ms, fleet_id;
-		RAISE NOTICE 'fleet sweep % step %: % process% per server, % IOPS, mean % ms, p99 % ms (fleet %)%',
-			sweep_no, step, processes, CASE WHEN processes = 1 THEN '' ELSE 'es' END, round(f.iops),
-			round(f.mean_ms::numeric, 3), round(f.p99_ms::numeric, 3), fleet_id,
-			CASE WHEN servers_meet AND f.mean_ms <= slo_mean_ms AND f.p99_ms <= slo_p99_ms THEN ', within the SLO'
-				 ELSE '' END;
-		COMMIT;
-		PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-		IF f.status <> 'completed' THEN
-			stop_rule := format('step %s was %s', step, f.status);
-		ELSIF f.mean_ms > stop_latency_ms THEN
-			stop_rule := format('the fleet''s mean latency, %s ms, passed stop_latency_ms (%s ms)', round(f.mean_ms::numeric, 3), stop_latency_ms);
-		ELSIF min_scaling_pct > 0 AND prev_iops > 0
-			  AND 100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)) < min_scaling_pct THEN
-			stop_rule := format('from %s to %s processes per server the fleet''s IOPS gained %s%% of linear (min_scaling_pct %s%%)',
-								prev_processes, processes,
-								round((100 * (f.iops - prev_iops) / (prev_iops * (processes::float8 / prev_processes - 1)))::numeric),
-								min_scaling_pct);
-		ELSIF processes >= max_processes THEN
-			stop_rule := format('it reached max_processes (%s)', max_processes);
-		END IF;
-		EXIT WHEN stop_rule IS NOT NULL;
-		prev_iops := f.iops;
-		prev_processes := processes;
-		processes := least(processes * 2, max_processes);
+		EXECUTE format('SELECT status FROM %I.ranread_fleet_runs WHERE fleet = $1', own) INTO ended USING fleet_id;
+		ended := CASE WHEN ended IN ('stopped', 'cancelled') THEN ended ELSE 'completed' END;
+		RAISE NOTICE 'fleet sweep % % after % step%', sweep_no, ended, step, CASE WHEN step = 1 THEN '' ELSE 's' END
+			USING DETAIL = d.verdict;
+		-- a step stopped or cancelled ends the repeats too, as in ranread_sweep
+		EXIT WHEN d.stop_rule = 'step ended';
 	END LOOP;
-
-	-- the verdict: the most IOPS, and the most within the SLO on the fleet and on every server
-	EXECUTE format(
-		'SELECT (SELECT round(f.iops) || '' IOPS at '' || f.processes || '' processes per server'' '
-		'        FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = $1 AND f.status = ''completed'' '
-		'        ORDER BY f.iops DESC LIMIT 1) AS highest, '
-		'       (SELECT round(f.iops) || '' IOPS at '' || f.processes || '' processes per server'' '
-		'        FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = $1 AND f.status = ''completed'' '
-		'          AND f.mean_ms <= $2 AND f.p99_ms <= $3 '
-		'          AND NOT EXISTS (SELECT FROM %1$I.ranread_fleet_servers s WHERE s.fleet = f.fleet '
-		'                          AND NOT (s.mean_ms <= $2 AND s.p99_ms <= $3)) '
-		'        ORDER BY f.iops DESC LIMIT 1) AS within', own)
-		INTO v USING sweep_no, slo_mean_ms, slo_p99_ms;
-	RAISE NOTICE 'fleet sweep %: % step%; it stopped because %', sweep_no, step, CASE WHEN step = 1 THEN '' ELSE 's' END, stop_rule
-		USING DETAIL = format('Highest: %s. Highest within the SLO (mean <= %s ms, p99 <= %s ms, on the fleet and on every server): %s.',
-							  coalesce(v.highest, 'none'), slo_mean_ms, slo_p99_ms, coalesce(v.within, 'none'));
+	IF cardinality(sweeps) > 1 THEN
+		RAISE NOTICE '% fleet sweeps of % asked', cardinality(sweeps), repeat
+			USING DETAIL = d.sweeps_text;
+	END IF;
 END
 $fleet_sweep$;
+REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8, int) FROM PUBLIC;
 
--- Reads under writes: ranread_run() gains writers, write_rate_iops and
--- write_target (its signature changes, so it is dropped and created again;
--- the roles that could execute it still can).
-SELECT pg_catalog.set_config('ranread_update.run_grantees',
+-- insight: ranread_calibrate() repeats its sequential and random pairs until
+-- the ratio's 95 % band is narrow enough (band_pct) or a cap (max_pairs,
+-- max_duration) is reached, gives each recommendation with its range, and
+-- on PostgreSQL 18 (io_workers => true, superuser) steps io_workers.  The
+-- argument repetitions gives way to max_pairs, so the function is made
+-- anew; the roles that could call the old one may call the new one.
+SELECT pg_catalog.set_config('ranread_update.calibrate_grantees',
 							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
-DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz);
+DROP FUNCTION ranread_calibrate(name, bigint, int, int, float8);
 
-CREATE FUNCTION ranread_run(processes int,
-							iterations bigint,
-							target name DEFAULT 'ranread_target',
-							mode text DEFAULT 'smgr',
-							block_size int DEFAULT 8192,
-							duration interval DEFAULT NULL,
-							evict boolean DEFAULT true,
-							ramp interval DEFAULT NULL,
-							sample_interval interval DEFAULT '1 s',
-							steady_state interval DEFAULT NULL,
-							steady_band_pct float8 DEFAULT 10,
-							rate_iops float8 DEFAULT NULL,
-							arrivals text DEFAULT NULL,
-							iodepth int DEFAULT 1,
-							allow_rereads boolean DEFAULT false,
-							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
-							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
-							start_at timestamptz DEFAULT NULL,	-- release the workers then (NULL: once ready)
-							writers int DEFAULT 0,	-- background writers beside the readers
-							write_rate_iops float8 DEFAULT NULL,	-- writes/s of all writers (open loop)
-							write_target name DEFAULT 'ranread_write_target')	-- made by ranread_setup_writes()
-RETURNS ranread_summary			-- the batch's row, as the view shows it
-AS 'MODULE_PATHNAME', 'ranread_run'
+CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
+								  iterations bigint DEFAULT 5000,	-- random reads per batch
+								  max_pairs int DEFAULT 30,		-- sequential and random pairs at most (6 to 200)
+								  max_depth int DEFAULT 64,		-- deepest look-ahead tried
+								  cached_pct float8 DEFAULT 90,	-- random reads assumed cached
+								  band_pct float8 DEFAULT 20,		-- pairs stop when the ratio's 95 % band is within this (1 to 100)
+								  max_duration interval DEFAULT '5 min',	-- or when the calibration has run this long
+								  io_workers boolean DEFAULT false,	-- 18, superuser: step io_workers too
+								  OUT calibration bigint,
+								  OUT random_ms float8,
+								  OUT sequential_ms float8,
+								  OUT ratio float8,
+								  OUT ratio_low float8,
+								  OUT ratio_high float8,
+								  OUT band_pct_reached float8,
+								  OUT steady boolean,
+								  OUT pairs int,
+								  OUT ratio_min float8,
+								  OUT ratio_max float8,
+								  OUT random_page_cost float8,
+								  OUT random_page_cost_low float8,
+								  OUT random_page_cost_high float8,
+								  OUT effective_io_concurrency int,
+								  OUT effective_io_concurrency_low int,
+								  OUT effective_io_concurrency_high int,
+								  OUT depths int[],
+								  OUT depth_iops float8[],
+								  OUT io_method text,
+								  OUT io_workers_recommended int,
+								  OUT io_workers_steps int[],
+								  OUT io_workers_iops float8[],
+								  OUT statement text,
+								  OUT batches bigint[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_calibrate'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean) FROM PUBLIC;
 
-DO $$
-DECLARE
-	grantee name;
-BEGIN
-	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
-	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO %I', grantee);
-	END LOOP;
-END
-$$;
+-- ranread_layers() reads its layers in rounds, up the layers and down again,
+-- until each layer's share has a band (src/programs/layers.c): two more
+-- arguments, and the result gains each share's band and every batch of a
+-- layer.  A new signature, so the function is dropped and created again;
+-- the roles that could call the old one may call the new one.
+SELECT pg_catalog.set_config('ranread_update.layers_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+DROP FUNCTION ranread_layers(int, bigint, name, interval);
+
+-- insight: the latency each layer of the read path adds, the same units read
+-- through each read path in rounds (batches marked with their layers run);
+-- iterations and duration are each layer's, over all its rounds
+CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+							   iterations bigint DEFAULT 10000,
+							   target name DEFAULT 'ranread_target',
+							   duration interval DEFAULT NULL,
+							   max_rounds int DEFAULT 10,		-- rounds at most, 3 to 100
+							   band_pct float8 DEFAULT 5)		-- stop once every share's band is within this % of the top mean
+RETURNS TABLE(layer text, mode text, batches bigint[], iops float8, mean_ms float8, p50_ms float8,
+			  p99_ms float8, adds_mean_ms float8, adds_mean_band_ms float8, adds_p99_ms float8,
+			  adds_p99_band_ms float8, physical_pct float8)
+AS 'MODULE_PATHNAME', 'ranread_layers'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
 
 -- The write target writers write to: a logged table, one row a page.
 CREATE FUNCTION ranread_setup_writes(size text DEFAULT '64 MB',
@@ -694,3 +813,70 @@ SELECT w.batch,
 FROM ranread_write_results w
 LEFT JOIN ranread_db_activity a ON a.batch = w.batch
 GROUP BY w.batch, a.batch;
+
+-- Reads under writes: ranread_run() gains writers, write_rate_iops and
+-- write_target (its signature changes, so it is dropped and created again;
+-- the roles that could execute it still can).
+SELECT pg_catalog.set_config('ranread_update.run_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz);
+
+CREATE FUNCTION ranread_run(processes int,
+							iterations bigint,
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1,
+							allow_rereads boolean DEFAULT false,
+							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
+							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							start_at timestamptz DEFAULT NULL,	-- release the workers then (NULL: once ready)
+							writers int DEFAULT 0,	-- background writers beside the readers
+							write_rate_iops float8 DEFAULT NULL,	-- writes/s of all writers (open loop)
+							write_target name DEFAULT 'ranread_write_target')	-- made by ranread_setup_writes()
+RETURNS ranread_summary			-- the batch's row, as the view shows it
+AS 'MODULE_PATHNAME', 'ranread_run'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM PUBLIC;
+
+DO $$
+DECLARE
+	grantee name;
+BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_sweep_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, '
+								  'text, name, float8, float8, float8, float8, int) TO %I', grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.calibrate_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, '
+								  'float8, interval, boolean) TO %I', grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.layers_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) TO %I',
+								  grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, '
+								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO %I',
+								  grantee);
+	END LOOP;
+END
+$$;

@@ -356,8 +356,9 @@ ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
 
 /*
  * md.c's private record of one open segment file, which SMgrRelationData
- * points to (md_seg_fds) without defining.  Identical from 15 to 18; a port
- * checks it against md.c's MdfdVec.
+ * points to (md_seg_fds) without defining, and how many of the main fork's
+ * segments are open (md_num_open_segs), md.c's too.  Identical from 15 to
+ * 18; a port checks them against md.c's MdfdVec and SMgrRelationData.
  */
 typedef struct RanreadMdfdVec
 {
@@ -367,5 +368,6 @@ typedef struct RanreadMdfdVec
 
 #define RANREAD_SMGR_OPEN_SEGMENT(reln, i) \
 	(((RanreadMdfdVec *) (reln)->md_seg_fds[MAIN_FORKNUM])[(i)])
+#define RANREAD_SMGR_OPEN_SEGMENTS(reln) ((reln)->md_num_open_segs[MAIN_FORKNUM])
 
 #endif							/* RANREAD_COMPAT_H */

@@ -114,3 +114,23 @@ ranread_check_sql_version(void)
 						installed ? installed : "unknown", RANREAD_VERSION),
 				 errhint("Run ALTER EXTENSION ranread UPDATE.")));
 }
+
+/*
+ * Check that the row type the caller expects (a function's declared result,
+ * or a column definition list) has the `filled` columns a C function fills
+ * by position, before it fills any: a declaration of another version, or
+ * one made over this library's symbol by hand, would otherwise have values
+ * read past those filled or taken as another type.  pg_stat_statements
+ * makes the same check; the message is the executor's for the same mismatch.
+ */
+void
+ranread_check_result_columns(TupleDesc desc, int filled)
+{
+	if (desc->natts != filled)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("function return row and query-specified return row do not match"),
+				 errdetail_plural("Returned row contains %d attribute, but query expects %d.",
+								  "Returned row contains %d attributes, but query expects %d.",
+								  filled, filled, desc->natts)));
+}

@@ -23,6 +23,7 @@
 #include "ranread.h"
 #include "run/registry.h"
 #include "run/target.h"
+#include "spi_columns.h"
 
 /* How long ranread_stop() waits for the workers to record and exit. */
 #define STOP_WAIT_MS	5000
@@ -32,17 +33,16 @@ PG_FUNCTION_INFO_V1(ranread_stop);
 PG_FUNCTION_INFO_V1(ranread_reset);
 PG_FUNCTION_INFO_V1(ranread_drop);
 
-/* Run a query returning one bigint. */
+/* Run a query returning one row, and its bigint column `column` (0 if NULL). */
 static int64
-query_int64(const char *sql, bool read_only)
+query_int64(const char *sql, const char *column, bool read_only)
 {
 	int64		result = 0;
-	bool		isnull;
 
 	SPI_connect();
 	if (SPI_execute(sql, read_only, 0) < 0 || SPI_processed != 1)
 		elog(ERROR, "could not run \"%s\"", sql);
-	result = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	result = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, column, 0);
 	SPI_finish();
 	return result;
 }
@@ -223,9 +223,9 @@ ranread_reset(PG_FUNCTION_ARGS)
 										 "w AS (DELETE FROM %s.ranread_write_results), "
 										 "a AS (DELETE FROM %s.ranread_db_activity) "
 										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
-										 "(SELECT pg_catalog.count(*) FROM b)",
+										 "(SELECT pg_catalog.count(*) FROM b) AS deleted",
 										 schema, schema, schema, schema, schema, schema, schema, schema),
-								false));
+								"deleted", false));
 }
 
 /* Drop a target and forget it. */

@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "extension.h"
 #include "readpath/readpath.h"
 
 PG_FUNCTION_INFO_V1(ranread_help);
@@ -20,38 +21,39 @@ PG_FUNCTION_INFO_V1(ranread_help);
 /*
  * ranread_help(): one line per entry point, each a short usage and what it
  * is for (at most 120 characters, so it reads in a terminal); the read paths
- * follow, one line each from their table, at the marker.  docs/reference.md
- * has every argument; \df+ ranread_* every signature.
+ * follow, one line each from their table, at the marker.  Arguments are
+ * written as docs/reference.md ("Functions") says: names in order, "[" before
+ * the first with a default, "..." for the rest (test/t/176_signatures.pl).
  */
 #define HELP_MODES	NULL
 
 static const char *const help_lines[] = {
-	"ranread_setup(size, tablespace, target, log_level): write a target; size NULL: twice the server's memory",
-	"ranread_run(processes, iterations, target, mode, ..., distribution): one batch of timed random reads, its summary row",
+	"ranread_setup([size, tablespace, target, log_level]): write a target; size NULL: twice the server's memory",
+	"ranread_run(processes, iterations [, target, mode, ...]): one batch of timed random reads, its summary row",
 	"distribution => 'uniform' (default), 'zipf:theta', 'hotset:P%/Q%' or 'sequential': which units a run reads",
-	"ranread_setup_writes(size, tablespace, target): a logged write target for writers, one row a page",
+	"ranread_setup_writes([size, tablespace, target]): a logged write target for writers, one row a page",
 	"writers => N, write_rate_iops => R (with duration): N writers beside the readers, R writes/s in all, each timed",
 	"ranread_write_summary: view, a batch's writes (rate, time to commit) and what the database did (WAL, checkpoints)",
-	"CALL ranread_sweep(start_processes, ..., repeat): step until a stop rule, a verdict with bands (between N sweeps too)",
-	"ranread_verdict(sweep): a sweep's verdict (default: the latest), a sentence a line",
+	"CALL ranread_sweep([start_processes, ...]): step until a stop rule, a verdict with bands (between N sweeps too)",
+	"ranread_verdict([sweep]): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
 	"ranread_summary: view, every column of every batch, RanRead's seven first (for export or \\x)",
 	"ranread_sweeps: view, one row per sweep with its verdict (wide; ranread_verdict() reads better)",
 	"ranread_series: view, each batch over time, one rounded row per sample_interval (from ranread_intervals)",
 	"ranread_progress: view, what runs now in this database, per worker and in total, and any setup",
 	"ranread_running(), ranread_setup_running(): the functions ranread_progress reads",
-	"ranread_chart(sweep, ...), ranread_chart_latency(batch, ...), ranread_chart_intervals(batch, ...): SVG charts",
+	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): SVG charts",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
-	"ranread_layers(processes, iterations, target, duration): the same units through each read path, what each layer adds",
-	"ranread_calibrate(target, ...): random_page_cost and effective_io_concurrency measured, the ALTER TABLESPACE",
-	"ranread_fleet_run(servers, processes, iterations, ...): one run on many servers at once (dblink), gathered here",
-	"CALL ranread_fleet_sweep(servers, start_processes, ...): step processes on every server at once, a fleet verdict",
+	"ranread_layers([processes, iterations, ...]): the same units through each read path, each layer's share with its band",
+	"ranread_calibrate([target, ...]): random_page_cost, effective_io_concurrency with bands; io_workers on 18",
+	"ranread_fleet_run(servers [, processes, iterations, ...]): one run on many servers at once (dblink), gathered here",
+	"CALL ranread_fleet_sweep(servers [, start_processes, ...]): step processes on every server at once, a fleet verdict",
 	"ranread_fleet_summary: view, one row per fleet run (fleet sweep, step, IOPS summed, merged p99, overlap)",
-	"ranread_chart_fleet(fleet_sweep, width, height): a fleet sweep as SVG, IOPS stacked by server, fleet p99",
+	"ranread_chart_fleet([fleet_sweep, width, height]): a fleet sweep as SVG, IOPS stacked by server, fleet p99",
 	"ranread_stop(): stop the running batch, sweep or fleet run (its servers too); returns the processes signalled",
 	"ranread_reset(): delete all history",
-	"ranread_export(directory, format, sweep, csv, svg): write TSV, CSV, RanRead's file or charts to new files",
-	"ranread_drop(target): drop a target made by ranread_setup()",
+	"ranread_export(directory [, format, sweep, csv, svg]): write TSV, CSV, RanRead's file or charts to new files",
+	"ranread_drop([target]): drop a target made by ranread_setup()",
 	"ranread_histogram_merge(histogram), ranread_histogram_percentile(histogram, fraction): latency from histograms",
 	"ranread.max_run_memory: setting (superusers), the most a run's read buffers may take; 1/16 of RAM by default",
 	"ranread_help(): this list",
@@ -73,6 +75,7 @@ ranread_help(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	ranread_check_result_columns(rsinfo->setDesc, 1);
 	for (int i = 0; i < lengthof(help_lines); i++)
 	{
 		if (help_lines[i] != HELP_MODES)

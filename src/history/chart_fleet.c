@@ -10,7 +10,7 @@
  *
  * The data are ranread_fleet_runs (a row per step) and ranread_fleet_servers
  * (a row per step and server), as ranread_fleet_sweep() recorded them; the
- * drawing primitives are svg.c's, the size check chart.c's.  Values that are
+ * drawing primitives are svg.c's, the entry chart.c's.  Values that are
  * not numbers (a server that failed has no IOPS) are drawn as nothing.  The
  * rows are read as untrusted (roles that run fleets may write them): a
  * sweep of more steps, or a first step naming more servers, than a chart
@@ -30,12 +30,9 @@
 #include "utils/builtins.h"
 
 #include "history/chart.h"
-#include "extension.h"
 #include "format.h"
 #include "spi_columns.h"
 #include "history/svg.h"
-
-PG_FUNCTION_INFO_V1(ranread_chart_fleet);
 
 /* What one chart draws at most: ranread_fleet_run()'s servers, a bar a pixel wide at the widest. */
 #define MAX_SERVERS			64
@@ -125,10 +122,11 @@ read_steps(const char *schema, FleetChart *chart)
 	HeapTuple	first;
 	TupleDesc	desc;
 	bool		isnull;
+	Datum		servers;
 
 	if (SPI_execute_with_args(psprintf("SELECT fleet, processes, status, iops, mean_ms, p99_ms, servers, "
-									   "target::pg_catalog.text, mode, "
-									   "pg_catalog.to_char(started_at, 'YYYY-MM-DD HH24:MI') "
+									   "target::pg_catalog.text AS target, mode, "
+									   "pg_catalog.to_char(started_at, 'YYYY-MM-DD HH24:MI') AS started "
 									   "FROM %s.ranread_fleet_runs WHERE fleet_sweep OPERATOR(pg_catalog.=) $1 "
 									   "ORDER BY sweep_step", schema),
 							  1, types, values, NULL, true, MAX_STEPS + 1) != SPI_OK_SELECT)
@@ -144,13 +142,14 @@ read_steps(const char *schema, FleetChart *chart)
 		return false;
 	desc = SPI_tuptable->tupdesc;
 	first = SPI_tuptable->vals[0];
-	read_server_names(chart, DatumGetArrayTypeP(SPI_getbinval(first, desc, 7, &isnull)),
-					  DatumGetInt64(SPI_getbinval(first, desc, 1, &isnull)));
+	servers = ranread_spi_datum_named(first, desc, "servers", &isnull);
+	read_server_names(chart, DatumGetArrayTypeP(servers), ranread_spi_int_named(first, desc, "fleet", 0));
 	chart->title = psprintf("ranread fleet sweep " INT64_FORMAT ": %d server%s, target \"%s\", %s",
 							chart->sweep, chart->servers, chart->servers == 1 ? "" : "s",
-							ranread_spi_text(first, desc, 8, ""), ranread_spi_text(first, desc, 9, ""));
+							ranread_spi_text_named(first, desc, "target", ""),
+							ranread_spi_text_named(first, desc, "mode", ""));
 	chart->subtitle = psprintf("IOPS stacked by server, the fleet's latency from the merged histograms, %s",
-							   ranread_spi_text(first, desc, 10, ""));
+							   ranread_spi_text_named(first, desc, "started", ""));
 
 	chart->fleets = palloc(sizeof(int64) * chart->steps);
 	chart->processes = palloc(sizeof(int) * chart->steps);
@@ -162,12 +161,12 @@ read_steps(const char *schema, FleetChart *chart)
 	{
 		HeapTuple	row = SPI_tuptable->vals[i];
 
-		chart->fleets[i] = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		chart->processes[i] = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		chart->status[i] = ranread_spi_text(row, desc, 3, "");
-		chart->iops[i] = ranread_spi_float(row, desc, 4, -1);
-		chart->mean_ms[i] = ranread_spi_float(row, desc, 5, -1);
-		chart->p99_ms[i] = ranread_spi_float(row, desc, 6, -1);
+		chart->fleets[i] = ranread_spi_int_named(row, desc, "fleet", 0);
+		chart->processes[i] = (int) ranread_spi_int_named(row, desc, "processes", 0);
+		chart->status[i] = ranread_spi_text_named(row, desc, "status", "");
+		chart->iops[i] = ranread_spi_float_named(row, desc, "iops", -1);
+		chart->mean_ms[i] = ranread_spi_float_named(row, desc, "mean_ms", -1);
+		chart->p99_ms[i] = ranread_spi_float_named(row, desc, "p99_ms", -1);
 	}
 	return true;
 }
@@ -190,7 +189,7 @@ read_servers(const char *schema, FleetChart *chart)
 		Oid			types[1] = {INT8OID};
 		Datum		values[1] = {Int64GetDatum(chart->fleets[i])};
 
-		if (SPI_execute_with_args(psprintf("SELECT server::pg_catalog.text, iops, status FROM %s.ranread_fleet_servers "
+		if (SPI_execute_with_args(psprintf("SELECT server::pg_catalog.text AS server, iops, status FROM %s.ranread_fleet_servers "
 										   "WHERE fleet OPERATOR(pg_catalog.=) $1", schema),
 								  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the servers of fleet run " INT64_FORMAT, chart->fleets[i]);
@@ -198,14 +197,14 @@ read_servers(const char *schema, FleetChart *chart)
 		{
 			HeapTuple	row = SPI_tuptable->vals[r];
 			TupleDesc	desc = SPI_tuptable->tupdesc;
-			char	   *server = ranread_spi_text(row, desc, 1, "");
+			char	   *server = ranread_spi_text_named(row, desc, "server", "");
 
 			for (int j = 0; j < chart->servers; j++)
 			{
 				if (strcmp(server, chart->server_names[j]) != 0)
 					continue;
-				chart->server_iops[cell(chart, i, j)] = ranread_spi_float(row, desc, 2, -1);
-				chart->server_status[cell(chart, i, j)] = ranread_spi_text(row, desc, 3, "");
+				chart->server_iops[cell(chart, i, j)] = ranread_spi_float_named(row, desc, "iops", -1);
+				chart->server_status[cell(chart, i, j)] = ranread_spi_text_named(row, desc, "status", "");
 			}
 		}
 	}
@@ -404,40 +403,30 @@ render(StringInfo out, const FleetChart *chart, int width, int height)
 }
 
 /*
- * ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL, width int DEFAULT 960,
- * height int DEFAULT 540): a fleet sweep as an SVG chart.  Without a fleet
- * sweep, the latest.
+ * The fleet sweep call->number (without a number, the latest); false if it
+ * has no step.
  */
-Datum
-ranread_chart_fleet(PG_FUNCTION_ARGS)
+static bool
+draw_fleet(StringInfo out, const RanreadChartCall *call)
 {
-	int			width;
-	int			height;
-	const char *schema;
 	FleetChart	chart = {0};
-	StringInfoData svg;
 
-	ranread_check_sql_version();
-	width = ranread_chart_size_argument(fcinfo, 1, "width");
-	height = ranread_chart_size_argument(fcinfo, 2, "height");
-	schema = quote_identifier(ranread_extension_schema());
-	initStringInfo(&svg);
-
-	SPI_connect();
-	if (!PG_ARGISNULL(0))
-		chart.sweep = PG_GETARG_INT64(0);
-	else if (!ranread_chart_latest(schema, "ranread_fleet_runs", "fleet_sweep", &chart.sweep))
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
-				 errmsg("no fleet sweep to chart"),
-				 errhint("Run CALL ranread_fleet_sweep() first.")));
-	if (!read_steps(schema, &chart))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("fleet sweep " INT64_FORMAT " does not exist", chart.sweep),
-				 errhint("The view ranread_fleet_summary lists the fleet sweeps recorded.")));
-	read_servers(schema, &chart);
-	render(&svg, &chart, width, height);
-	SPI_finish();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(svg.data, svg.len));
+	chart.sweep = *call->number;
+	if (!read_steps(call->schema, &chart))
+		return false;
+	read_servers(call->schema, &chart);
+	render(out, &chart, call->width, call->height);
+	return true;
 }
+
+const RanreadChart ranread_chart_kind_fleet = {
+	.name = "fleet",
+	.numbered = true,
+	.noun = "fleet sweep",
+	.listed_in = "The view ranread_fleet_summary lists the fleet sweeps recorded.",
+	.latest_table = "ranread_fleet_runs",
+	.latest_column = "fleet_sweep",
+	.nothing = "no fleet sweep to chart",
+	.nothing_hint = "Run CALL ranread_fleet_sweep() first.",
+	.draw = draw_fleet,
+};

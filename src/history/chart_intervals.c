@@ -11,9 +11,10 @@
  * The rule is series_rules.c's ranread_series_find_drop(), applied to the
  * rows as recorded, so the chart and the WARNING cannot disagree; the IOPS
  * drawn are ranread_interval_iops(), as the rule sees them.  The drawing
- * primitives are svg.c's, the size check chart.c's.  Rows that are not
- * numbers (NaN, infinities, negative values, which only a hand-edited
- * table holds) leave a gap in the lines rather than break the chart.  A
+ * primitives are svg.c's, the entry (the number or the latest, the size)
+ * chart.c's.  Rows that are not numbers (NaN, infinities, negative values,
+ * which only a hand-edited table holds) leave a gap in the lines rather
+ * than break the chart.  A
  * long series is drawn in at most MAX_POINTS points, each the reads of
  * consecutive intervals together.
  *
@@ -30,13 +31,10 @@
 #include "utils/builtins.h"
 
 #include "history/chart.h"
-#include "extension.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
 #include "spi_columns.h"
 #include "history/svg.h"
-
-PG_FUNCTION_INFO_V1(ranread_chart_intervals);
 
 /* Most points drawn along each line; longer series are merged into this many. */
 #define MAX_POINTS			1000
@@ -83,12 +81,12 @@ read_batch(const char *schema, IntervalChart *chart)
 	Datum		values[1] = {Int64GetDatum(chart->batch)};
 	HeapTuple	row;
 	TupleDesc	desc;
-	bool		isnull;
 	int			block_size;
 
-	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text, b.mode, b.block_size, b.processes, "
-									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI'), "
-									   "b.sweep::pg_catalog.text, b.sweep_step::pg_catalog.text FROM %s.ranread_batches b "
+	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text AS target, b.mode, b.block_size, b.processes, "
+									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI') AS started, "
+									   "b.sweep::pg_catalog.text AS sweep, b.sweep_step::pg_catalog.text AS sweep_step "
+									   "FROM %s.ranread_batches b "
 									   "WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read batch " INT64_FORMAT, chart->batch);
@@ -96,19 +94,21 @@ read_batch(const char *schema, IntervalChart *chart)
 		return false;
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
-	block_size = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
-	chart->processes = DatumGetInt32(SPI_getbinval(row, desc, 4, &isnull));
+	block_size = (int) ranread_spi_int_named(row, desc, "block_size", 0);
+	chart->processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
 	chart->title = psprintf("ranread batch " INT64_FORMAT " over time: target \"%s\", %s, %s blocks",
-							chart->batch, ranread_spi_text(row, desc, 1, ""), ranread_spi_text(row, desc, 2, ""),
+							chart->batch, ranread_spi_text_named(row, desc, "target", ""),
+							ranread_spi_text_named(row, desc, "mode", ""),
 							block_size % 1024 == 0 ? psprintf("%d kB", block_size / 1024) :
 							psprintf("%d-byte", block_size));
 	chart->subtitle = psprintf("%s, %s",
 							   ranread_chart_processes_text(chart->processes,
-															DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull))),
-							   ranread_spi_text(row, desc, 6, ""));
-	if (ranread_spi_text(row, desc, 7, NULL) != NULL)
-		chart->subtitle = psprintf("%s, sweep %s step %s", chart->subtitle, ranread_spi_text(row, desc, 7, ""),
-								   ranread_spi_text(row, desc, 8, "?"));
+															(int) ranread_spi_int_named(row, desc, "iodepth", 0)),
+							   ranread_spi_text_named(row, desc, "started", ""));
+	if (ranread_spi_text_named(row, desc, "sweep", NULL) != NULL)
+		chart->subtitle = psprintf("%s, sweep %s step %s", chart->subtitle,
+								   ranread_spi_text_named(row, desc, "sweep", ""),
+								   ranread_spi_text_named(row, desc, "sweep_step", "?"));
 	return true;
 }
 
@@ -131,16 +131,15 @@ read_intervals(const char *schema, IntervalChart *chart)
 		HeapTuple	row = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		RanreadInterval *interval = &chart->intervals[i];
-		bool		isnull;
 
-		interval->start_s = ranread_spi_float(row, desc, 1, 0);
-		interval->seconds = ranread_spi_float(row, desc, 2, 0);
-		interval->reads = DatumGetInt64(SPI_getbinval(row, desc, 3, &isnull));
-		interval->mean_ms = ranread_spi_float(row, desc, 4, -1);
-		interval->p50_ms = ranread_spi_float(row, desc, 5, -1);
-		interval->p99_ms = ranread_spi_float(row, desc, 6, -1);
-		interval->max_ms = ranread_spi_float(row, desc, 7, -1);
-		interval->reading = DatumGetInt32(SPI_getbinval(row, desc, 8, &isnull));
+		interval->start_s = ranread_spi_float_named(row, desc, "start_s", 0);
+		interval->seconds = ranread_spi_float_named(row, desc, "seconds", 0);
+		interval->reads = ranread_spi_int_named(row, desc, "reads", 0);
+		interval->mean_ms = ranread_spi_float_named(row, desc, "mean_ms", -1);
+		interval->p50_ms = ranread_spi_float_named(row, desc, "p50_ms", -1);
+		interval->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", -1);
+		interval->max_ms = ranread_spi_float_named(row, desc, "max_ms", -1);
+		interval->reading = (int) ranread_spi_int_named(row, desc, "workers_reading", 0);
 	}
 	chart->dropped = ranread_series_find_drop(chart->intervals, chart->count, chart->processes, &chart->drop);
 }
@@ -343,45 +342,36 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 }
 
 /*
- * ranread_chart_intervals(batch bigint DEFAULT NULL, width int DEFAULT 960,
- * height int DEFAULT 540): a batch over time as an SVG chart, from its rows
- * of ranread_intervals.  Without a batch, the latest that has any.
+ * The batch call->number over time, from its rows of ranread_intervals
+ * (without a number, the latest batch that has any); false if there is no
+ * such batch.
  */
-Datum
-ranread_chart_intervals(PG_FUNCTION_ARGS)
+static bool
+draw_intervals(StringInfo out, const RanreadChartCall *call)
 {
-	int			width;
-	int			height;
-	const char *schema;
 	IntervalChart chart = {0};
-	StringInfoData svg;
 
-	ranread_check_sql_version();
-	width = ranread_chart_size_argument(fcinfo, 1, "width");
-	height = ranread_chart_size_argument(fcinfo, 2, "height");
-	schema = quote_identifier(ranread_extension_schema());
-	initStringInfo(&svg);
-
-	SPI_connect();
-	if (!PG_ARGISNULL(0))
-		chart.batch = PG_GETARG_INT64(0);
-	else if (!ranread_chart_latest(schema, "ranread_intervals", "batch", &chart.batch))
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
-				 errmsg("no ranread batch has intervals to chart"),
-				 errhint("Run ranread_run() or CALL ranread_sweep() first.")));
-	if (!read_batch(schema, &chart))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("batch " INT64_FORMAT " does not exist", chart.batch),
-				 errhint("ranread_summary lists the batches recorded.")));
-	read_intervals(schema, &chart);
+	chart.batch = *call->number;
+	if (!read_batch(call->schema, &chart))
+		return false;
+	read_intervals(call->schema, &chart);
 	if (chart.count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),
 				 errmsg("batch " INT64_FORMAT " has no interval to chart", chart.batch),
 				 errdetail("Batches recorded by ranread 1.0 keep no rows in ranread_intervals.")));
-	render(&svg, &chart, width, height);
-	SPI_finish();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(svg.data, svg.len));
+	render(out, &chart, call->width, call->height);
+	return true;
 }
+
+const RanreadChart ranread_chart_kind_intervals = {
+	.name = "intervals",
+	.numbered = true,
+	.noun = "batch",
+	.listed_in = "ranread_summary lists the batches recorded.",
+	.latest_table = "ranread_intervals",
+	.latest_column = "batch",
+	.nothing = "no ranread batch has intervals to chart",
+	.nothing_hint = "Run ranread_run() or CALL ranread_sweep() first.",
+	.draw = draw_intervals,
+};

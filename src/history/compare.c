@@ -28,6 +28,7 @@
 #include "stats/compare_noise.h"
 #include "extension.h"
 #include "format.h"
+#include "spi_columns.h"
 #include "stats/history_checks.h"
 #include "sweep/sweep_verdict.h"
 
@@ -134,8 +135,8 @@ read_batch(int64 number, CompareBatch *batch)
 	memset(batch, 0, sizeof(CompareBatch));
 	batch->batch = number;
 	initStringInfo(&select);
-	appendStringInfoString(&select, "SELECT target::text, mode, status, block_size, "
-						   "coalesce(rate_iops, 0), reads");
+	appendStringInfoString(&select, "SELECT target::text AS target, mode, status, block_size, "
+						   "coalesce(rate_iops, 0) AS rate_iops, reads");
 	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
 		appendStringInfo(&select, ", %s", compare_measures[m].batch_column);
@@ -143,9 +144,9 @@ read_batch(int64 number, CompareBatch *batch)
 		interval_columns[m] = compare_measures[m].interval_column;
 		batch->rse[m] = -1;
 	}
-	appendStringInfoString(&select, ", histogram, min_ms, max_ms, coalesce(iodepth, 1)");
+	appendStringInfoString(&select, ", histogram, min_ms, max_ms, coalesce(iodepth, 1) AS iodepth");
 	for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
-		appendStringInfo(&select, ", coalesce(%s::text, '')", io_setting_names[s]);
+		appendStringInfo(&select, ", coalesce(%s::text, '') AS %s", io_setting_names[s], io_setting_names[s]);
 	appendStringInfo(&select, " FROM %s.ranread_batches WHERE batch OPERATOR(pg_catalog.=) $1", schema);
 
 	SPI_connect();
@@ -156,28 +157,27 @@ read_batch(int64 number, CompareBatch *batch)
 	{
 		row = SPI_tuptable->vals[0];
 		desc = SPI_tuptable->tupdesc;
-		batch->target = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(row, desc, 1, &isnull)));
-		batch->mode = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(row, desc, 2, &isnull)));
-		batch->status = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(row, desc, 3, &isnull)));
-		batch->block_size = DatumGetInt32(SPI_getbinval(row, desc, 4, &isnull));
-		batch->rate_iops = DatumGetFloat8(SPI_getbinval(row, desc, 5, &isnull));
-		batch->iodepth = DatumGetInt32(SPI_getbinval(row, desc, 10 + RANREAD_N_MEASURES, &isnull));
-		batch->reads = DatumGetInt64(SPI_getbinval(row, desc, 6, &isnull));
+		batch->target = MemoryContextStrdup(context, ranread_spi_text_named(row, desc, "target", ""));
+		batch->mode = MemoryContextStrdup(context, ranread_spi_text_named(row, desc, "mode", ""));
+		batch->status = MemoryContextStrdup(context, ranread_spi_text_named(row, desc, "status", ""));
+		batch->block_size = (int) ranread_spi_int_named(row, desc, "block_size", 0);
+		batch->rate_iops = ranread_spi_float_named(row, desc, "rate_iops", 0);
+		batch->iodepth = (int) ranread_spi_int_named(row, desc, "iodepth", 1);
+		batch->reads = ranread_spi_int_named(row, desc, "reads", 0);
 		for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
 			batch->io_settings[s] = MemoryContextStrdup(context,
-														TextDatumGetCString(SPI_getbinval(row, desc, 11 + RANREAD_N_MEASURES + s,
-																						  &isnull)));
+														ranread_spi_text_named(row, desc, io_setting_names[s], ""));
 		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 		{
-			Datum		value = SPI_getbinval(row, desc, 7 + m, &isnull);
+			Datum		value = ranread_spi_datum_named(row, desc, compare_measures[m].batch_column, &isnull);
 
 			batch->known[m] = !isnull;
 			batch->value[m] = isnull ? 0 : DatumGetFloat8(value);
 		}
 
-		histogram = SPI_getbinval(row, desc, 7 + RANREAD_N_MEASURES, &isnull);
-		min_ms = SPI_getbinval(row, desc, 8 + RANREAD_N_MEASURES, &min_isnull);
-		max_ms = SPI_getbinval(row, desc, 9 + RANREAD_N_MEASURES, &max_isnull);
+		histogram = ranread_spi_datum_named(row, desc, "histogram", &isnull);
+		min_ms = ranread_spi_datum_named(row, desc, "min_ms", &min_isnull);
+		max_ms = ranread_spi_datum_named(row, desc, "max_ms", &max_isnull);
 		if (!isnull)
 			(void) ranread_histogram_buckets(DatumGetArrayTypeP(histogram), &buckets,
 											 psprintf("batch " INT64_FORMAT " in ranread_batches", number));
@@ -447,6 +447,7 @@ ranread_compare(PG_FUNCTION_ARGS)
 
 	ranread_check_sql_version();
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, COMPARE_COLUMNS);
 	read_batch_with_reads(number_a, &a);
 	read_batch_with_reads(number_b, &b);
 
@@ -489,20 +490,19 @@ read_sweep_settings(int64 sweep, CompareSweepSettings *settings)
 	MemoryContext context = CurrentMemoryContext;
 	Oid			types[1] = {INT8OID};
 	Datum		args[1] = {Int64GetDatum(sweep)};
-	bool		isnull;
 
 	SPI_connect();
-	if (SPI_execute_with_args(psprintf("SELECT target::text, mode, block_size, coalesce(rate_iops, 0) "
+	if (SPI_execute_with_args(psprintf("SELECT target::text AS target, mode, block_size, coalesce(rate_iops, 0) AS rate_iops "
 									   "FROM %s.ranread_sweep_runs WHERE sweep OPERATOR(pg_catalog.=) $1",
 									   quote_identifier(ranread_extension_schema())),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
-	settings->target = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
-																					  SPI_tuptable->tupdesc, 1, &isnull)));
-	settings->mode = MemoryContextStrdup(context, TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
-																					SPI_tuptable->tupdesc, 2, &isnull)));
-	settings->block_size = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
-	settings->rate_iops = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
+	settings->target = MemoryContextStrdup(context, ranread_spi_text_named(SPI_tuptable->vals[0],
+																		   SPI_tuptable->tupdesc, "target", ""));
+	settings->mode = MemoryContextStrdup(context, ranread_spi_text_named(SPI_tuptable->vals[0],
+																		 SPI_tuptable->tupdesc, "mode", ""));
+	settings->block_size = (int) ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "block_size", 0);
+	settings->rate_iops = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "rate_iops", 0);
 	SPI_finish();
 }
 
@@ -657,6 +657,7 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 
 	ranread_check_sql_version();
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, COMPARE_COLUMNS);
 	read_sweep(sweep_a, &a, &verdict_a, &settings_a);
 	read_sweep(sweep_b, &b, &verdict_b, &settings_b);
 

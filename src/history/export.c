@@ -33,6 +33,7 @@
 
 #include "extension.h"
 #include "rules/sweep_rules.h"
+#include "spi_columns.h"
 
 /* How many numbered names an export tries within one minute. */
 #define EXPORT_MAX_NAMES	1000
@@ -251,7 +252,7 @@ append_line(StringInfo out, int64 row, int ncols, char delimiter, const char *ne
 		if (col > 1)
 			appendStringInfoChar(out, delimiter);
 		append_csv_field(out, row < 0 ? SPI_fname(desc, col) :
-						 SPI_getvalue(SPI_tuptable->vals[row], desc, col), delimiter);
+						 ranread_spi_output_at(SPI_tuptable->vals[row], desc, col), delimiter);
 	}
 	appendStringInfoString(out, newline);
 }
@@ -283,24 +284,26 @@ select_summary(const char *columns, bool has_sweep, int64 sweep)
 
 /*
  * RanRead's Export(): its seven columns under its names, as ranread_summary
- * rounds them; then what groups and filters the rows (RANREAD_GROUP_*).
- * Rows come group by group, the groups in the order of their first batch.
+ * rounds them, first, for the file; then, read by name, what groups and
+ * filters the rows (group_columns).  Rows come group by group, the groups in
+ * the order of their first batch.
  */
 #define RANREAD_COLUMNS \
 	"run_date AS \"RunDate\", run_time AS \"RunTime\", target AS \"Database\", " \
 	"coalesce(iterations, pg_catalog.round(reads::pg_catalog.numeric OPERATOR(pg_catalog./) " \
 	"NULLIF(processes, 0))::pg_catalog.int8) AS \"Iterations\", processes AS \"Processes\", " \
 	"response_time_ms AS \"ResponseTime\", iops AS \"IOPS\", " \
-	"target::pg_catalog.text, mode, block_size, iodepth, rate_iops IS NOT NULL, status, " \
-	"physical_pct::pg_catalog.float8, batch"
+	"target::pg_catalog.text AS group_target, mode AS group_mode, block_size AS group_block_size, " \
+	"iodepth AS group_iodepth, rate_iops IS NOT NULL AS group_open_loop, status, " \
+	"physical_pct::pg_catalog.float8 AS physical_pct, batch"
 #define RANREAD_ORDER \
 	"pg_catalog.min(batch) OVER (PARTITION BY target, mode, block_size, iodepth, rate_iops IS NOT NULL), batch"
 #define RANREAD_NCOLUMNS	7
-#define RANREAD_GROUP_FIRST	8	/* target, mode, block_size, iodepth, open loop */
-#define RANREAD_GROUP_LAST	12
-#define RANREAD_STATUS		13
-#define RANREAD_PHYSICAL	14
-#define RANREAD_BATCH		15
+
+/* The columns of RANREAD_COLUMNS that make a group of batches that can be compared. */
+static const char *const group_columns[] = {
+	"group_target", "group_mode", "group_block_size", "group_iodepth", "group_open_loop"
+};
 
 /*
  * s for a file name: ASCII letters, digits and '-' kept, anything else '_',
@@ -328,15 +331,14 @@ group_file_extension(int64 row, ExportFiles *set, int first_file)
 {
 	HeapTuple	tuple = SPI_tuptable->vals[row];
 	TupleDesc	desc = SPI_tuptable->tupdesc;
-	bool		isnull;
-	int			block_size = DatumGetInt32(SPI_getbinval(tuple, desc, RANREAD_GROUP_FIRST + 2, &isnull));
-	bool		open_loop = DatumGetBool(SPI_getbinval(tuple, desc, RANREAD_GROUP_FIRST + 4, &isnull));
+	int			block_size = (int) ranread_spi_int_named(tuple, desc, "group_block_size", 0);
+	bool		open_loop = ranread_spi_bool_named(tuple, desc, "group_open_loop", false);
 	char	   *base = psprintf("_%s_%s_%s_qd%s%s",
-								file_name_part(SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST)),
-								file_name_part(SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST + 1)),
+								file_name_part(ranread_spi_output_named(tuple, desc, "group_target")),
+								file_name_part(ranread_spi_output_named(tuple, desc, "group_mode")),
 								block_size % 1024 == 0 ? psprintf("%dk", block_size / 1024) :
 								psprintf("%db", block_size),
-								SPI_getvalue(tuple, desc, RANREAD_GROUP_FIRST + 3),
+								ranread_spi_output_named(tuple, desc, "group_iodepth"),
 								open_loop ? "_open" : "");
 
 	for (int n = 1;; n++)
@@ -359,10 +361,10 @@ new_group(int64 row)
 
 	if (row == 0)
 		return true;
-	for (int col = RANREAD_GROUP_FIRST; col <= RANREAD_GROUP_LAST; col++)
+	for (int i = 0; i < lengthof(group_columns); i++)
 	{
-		char	   *a = SPI_getvalue(SPI_tuptable->vals[row - 1], desc, col);
-		char	   *b = SPI_getvalue(SPI_tuptable->vals[row], desc, col);
+		char	   *a = ranread_spi_output_named(SPI_tuptable->vals[row - 1], desc, group_columns[i]);
+		char	   *b = ranread_spi_output_named(SPI_tuptable->vals[row], desc, group_columns[i]);
 
 		if (strcmp(a ? a : "", b ? b : "") != 0)
 			return true;
@@ -380,9 +382,9 @@ left_out_reason(int64 row)
 {
 	HeapTuple	tuple = SPI_tuptable->vals[row];
 	TupleDesc	desc = SPI_tuptable->tupdesc;
-	char	   *status = SPI_getvalue(tuple, desc, RANREAD_STATUS);
+	char	   *status = ranread_spi_output_named(tuple, desc, "status");
 	bool		isnull;
-	double		physical = DatumGetFloat8(SPI_getbinval(tuple, desc, RANREAD_PHYSICAL, &isnull));
+	double		physical = DatumGetFloat8(ranread_spi_datum_named(tuple, desc, "physical_pct", &isnull));
 
 	if (strcmp(status, "completed") != 0)
 		return status;
@@ -441,10 +443,8 @@ add_ranread_files(ExportFiles *set, bool has_sweep, int64 sweep, StringInfo left
 			group_has_file = false;
 		if (reason != NULL)
 		{
-			bool		isnull;
-
-			left[*nleft_out].batch = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
-																 RANREAD_BATCH, &isnull));
+			left[*nleft_out].batch = ranread_spi_int_named(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
+														   "batch", 0);
 			left[(*nleft_out)++].reason = reason;
 			continue;
 		}
@@ -503,10 +503,10 @@ append_chart(StringInfo out, bool has_sweep, int64 sweep)
 	char		nulls[1] = {has_sweep ? ' ' : 'n'};
 	char	   *svg;
 
-	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart(sweep => $1)", quote_identifier(ranread_extension_schema())),
+	if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart(sweep => $1) AS svg", quote_identifier(ranread_extension_schema())),
 							  1, types, args, nulls, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not draw the chart");
-	svg = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	svg = ranread_spi_text_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "svg", NULL);
 	if (svg != NULL)
 		appendStringInfoString(out, svg);
 }
@@ -516,21 +516,12 @@ static int64 *
 sweeps_with_steps(int *n)
 {
 	const char *schema = quote_identifier(ranread_extension_schema());
-	int64	   *sweeps;
 
 	if (SPI_execute(psprintf("SELECT r.sweep FROM %s.ranread_sweep_runs r WHERE EXISTS (SELECT FROM %s.ranread_batches b "
 							 "WHERE b.sweep OPERATOR(pg_catalog.=) r.sweep) ORDER BY r.sweep", schema, schema),
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_sweep_runs");
-	*n = (int) SPI_processed;
-	sweeps = palloc(sizeof(int64) * Max(1, *n));
-	for (int i = 0; i < *n; i++)
-	{
-		bool		isnull;
-
-		sweeps[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	return sweeps;
+	return ranread_spi_int_column("sweep", n);
 }
 
 /*
@@ -549,11 +540,11 @@ fleet_runs_to_export(void)
 	 */
 	if (SPI_execute(psprintf("SELECT COALESCE("
 							 "pg_catalog.has_table_privilege(pg_catalog.to_regclass(%s), 'SELECT') "
-							 "AND pg_catalog.has_table_privilege(pg_catalog.to_regclass(%s), 'SELECT'), false)",
+							 "AND pg_catalog.has_table_privilege(pg_catalog.to_regclass(%s), 'SELECT'), false) AS readable",
 							 quote_literal_cstr(psprintf("%s.ranread_fleet_summary", schema)),
 							 quote_literal_cstr(psprintf("%s.ranread_fleet_servers", schema))),
 					true, 1) != SPI_OK_SELECT ||
-		strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") != 0)
+		!ranread_spi_bool_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "readable", false))
 		return false;
 	if (SPI_execute(psprintf("SELECT FROM %s.ranread_fleet_summary LIMIT 1", schema), true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_fleet_summary");
@@ -593,24 +584,17 @@ add_fleet_charts(ExportFiles *set)
 							 "WHERE fleet_sweep IS NOT NULL ORDER BY fleet_sweep", schema),
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_fleet_summary");
-	n = (int) SPI_processed;
-	sweeps = palloc(sizeof(int64) * Max(1, n));
-	for (int i = 0; i < n; i++)
-	{
-		bool		isnull;
-
-		sweeps[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-	}
+	sweeps = ranread_spi_int_column("fleet_sweep", &n);
 	for (int i = 0; i < n; i++)
 	{
 		Oid			types[1] = {INT8OID};
 		Datum		args[1] = {Int64GetDatum(sweeps[i])};
 		char	   *svg;
 
-		if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart_fleet(fleet_sweep => $1)", schema),
+		if (SPI_execute_with_args(psprintf("SELECT %s.ranread_chart_fleet(fleet_sweep => $1) AS svg", schema),
 								  1, types, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not draw the chart of fleet sweep " INT64_FORMAT, sweeps[i]);
-		svg = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		svg = ranread_spi_text_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "svg", NULL);
 		appendStringInfoString(&add_file(set, "ranread_", psprintf("-fleet-sweep" INT64_FORMAT ".svg",
 																   sweeps[i]))->content,
 							   svg != NULL ? svg : "");
@@ -699,7 +683,10 @@ ranread_export(PG_FUNCTION_ARGS)
 	csv = bool_argument(fcinfo, 3, "csv");
 	svg = bool_argument(fcinfo, 4, "svg");
 	if (returns_set)
+	{
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+		ranread_check_result_columns(rsinfo->setDesc, 1);
+	}
 	/* the files, their contents and the list of left-out batches outlive SPI_finish() */
 	initStringInfo(&left_out);
 

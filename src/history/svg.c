@@ -109,7 +109,7 @@ ranread_svg_text_width(const char *text, double size)
 }
 
 /* A number as short as it reads: 0.05, 2500, 20k, 1.5M. */
-char *
+static char *
 ranread_svg_compact_number(double value)
 {
 	if (fabs(value) >= 1e6)

@@ -57,7 +57,6 @@ typedef struct Legend
 
 extern bool ranread_svg_drawable(double value);
 extern void ranread_svg_append_escaped(StringInfo out, const char *text);
-extern char *ranread_svg_compact_number(double value);
 extern char *ranread_svg_number_in_scale(double value, double largest);
 extern char *ranread_svg_short_number(double value);
 extern double ranread_svg_text_width(const char *text, double size);

@@ -3,8 +3,9 @@
  * batch_group.h
  *		What the functions that run a group of batches as their caller share
  *		(ranread_layers(), ranread_calibrate()): the check that the caller
- *		may run batches, a number for the group, and each batch's figures
- *		read back once its workers recorded it (batch_group.c).
+ *		may run batches, a number for the group, each batch's figures
+ *		read back once its workers recorded it, and a batch said in one
+ *		NOTICE (batch_group.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -32,5 +33,7 @@ extern Oid	ranread_group_start(const char *function, RanreadRunArgs *args);
 extern int64 ranread_group_number(void);
 extern bool ranread_group_read_batch(int64 batch, RanreadBatchFigures *figures);
 extern bool ranread_group_batch_completed(const RanreadBatchFigures *figures);
+extern void ranread_group_report_batch(const char *program, int64 number, const RanreadParams *params,
+									   const RanreadBatchFigures *figures);
 
 #endif							/* RANREAD_BATCH_GROUP_H */

@@ -2,34 +2,44 @@
  *
  * calibrate.c
  *		ranread_calibrate(): the planner's I/O settings measured from the
- *		target's tablespace, and the ALTER TABLESPACE that would apply them.
+ *		target's tablespace, each with its band, and the ALTER TABLESPACE
+ *		that would apply them; on PostgreSQL 18, optionally, io_workers.
  *
  * A calibration is a group of ordinary batches of one process each
  * (batch_group.c), marked with the calibration's number:
  *
- *	 1. the look-ahead series: the same number of random reads at depths 0
- *		(15 to 17; 1 on 18), 1, 2, 4 ... max_depth, through mode smgr with
- *		prefetch => depth (what PostgreSQL 15 to 17 advise ahead of a bitmap
- *		heap scan at effective_io_concurrency = depth) or, on 18, mode stream
- *		with iodepth => depth (a read stream's look-ahead);
- *	 2. `repetitions` pairs, in ABBA order: a sequential batch (consecutive
- *		blocks through the storage manager with the kernel's readahead, as
- *		a sequential scan reads them) and a random one (no unit twice), cold.
+ *	 1. the look-ahead series, CALIBRATE_DEPTH_PASSES times, up, down and up
+ *		again so that a drifting volume favours no depth: the same number of
+ *		random reads at depths 0 (15 to 17; 1 on 18), 1, 2, 4 ... max_depth,
+ *		through mode smgr with prefetch => depth (what PostgreSQL 15 to 17
+ *		advise ahead of a bitmap heap scan at effective_io_concurrency =
+ *		depth) or, on 18, mode stream with iodepth => depth (a read stream's
+ *		look-ahead);
+ *	 2. with io_workers => true, under io_method = worker: the same random
+ *		reads through a read stream at the recommended look-ahead, with
+ *		io_workers at 1, 2, 3, 4, 6, 8, 12, 16, 32 (up to its maximum), up
+ *		and down, twice (io_workers.c sets and restores it); under io_method
+ *		= io_uring, the series' own figure at that look-ahead is the
+ *		comparison, since io_method takes a restart;
+ *	 3. pairs in ABBA order, a sequential batch (consecutive blocks through
+ *		the storage manager with the kernel's readahead, as a sequential
+ *		scan reads them) and a random one (no unit twice), cold, until the
+ *		95 % band of their ratios' median lies within band_pct (or its
+ *		ends give the same random_page_cost), or max_pairs or max_duration
+ *		is reached.
  *
  * A page's cost is the time one process takes per page (1 / IOPS), so the
  * random/sequential ratio of a pair is the sequential batch's IOPS over the
- * random one's; the result gives the median over the pairs and their range.
- * PostgreSQL's default random_page_cost of 4 models random reads as 40
- * times slower than sequential ones with 90 % of them cached (its
- * documentation says so), so the recommendation is the measured ratio times
- * the share not cached (cached_pct, 90 by default), at least seq_page_cost,
- * 1.  effective_io_concurrency is the smallest depth that reached within
- * CALIBRATE_DEPTH_SHORT_PCT of the most IOPS any depth reached: past it,
- * more look-ahead pins more buffers for little (a rule on the best, not on
- * each doubling, so that one noisy step does not end the series early).
- * The figures returned are rounded (ms to 0.1 us).  Nothing is applied:
- * the statement is returned.  A batch that does not complete ends the
- * calibration with an error; its batches stay recorded.
+ * random one's.  The rules (src/rules/calibrate_rules.c): random_page_cost
+ * is recommended from a steady ratio only (or a band whose every ratio
+ * gives the same value), with the range its band gives;
+ * effective_io_concurrency (and io_workers) is the least setting within
+ * RANREAD_CALIBRATE_SHORT_PCT of the most IOPS any reached: the median of
+ * the passes' picks, with their range.  Each pass, step and pair says what
+ * it measured in one NOTICE.  The figures returned are rounded (ms to
+ * 0.1 us).  Nothing is applied: the statement is returned.  A batch that
+ * does not complete ends the calibration with an error; its batches stay
+ * recorded, and io_workers is restored on every way out.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,65 +55,119 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lwlock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "programs/batch_group.h"
+#include "programs/io_workers.h"
+#include "extension.h"
 #include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
+#include "rules/calibrate_rules.h"
+#include "rules/order_statistics.h"
 #include "run/run.h"
 #include "run/run_arguments.h"
 #include "run/target.h"
 
 PG_FUNCTION_INFO_V1(ranread_calibrate);
 
-/* effective_io_concurrency: the smallest depth within this share of the best IOPS */
-#define CALIBRATE_DEPTH_SHORT_PCT		10.0
 /* A sequential batch reads this many times the random batches' pages. */
 #define CALIBRATE_SEQUENTIAL_FACTOR		8
 #define CALIBRATE_MIN_ITERATIONS		100
-#define CALIBRATE_MAX_REPETITIONS		10
+#define CALIBRATE_MIN_PAIRS				RANREAD_MEDIAN_BAND_MIN_VALUES
+#define CALIBRATE_MAX_PAIRS				200
+#define CALIBRATE_MIN_BAND_PCT			1.0
+#define CALIBRATE_MAX_BAND_PCT			100.0
+#define CALIBRATE_MIN_DURATION_S		1.0
+#define CALIBRATE_MAX_DURATION_S		86400.0
 #define CALIBRATE_MAX_DEPTH				1000	/* effective_io_concurrency's maximum */
 #define CALIBRATE_MAX_DEPTHS			12		/* 0, 1, 2, 4 ... 1000 */
-#define CALIBRATE_COLUMNS				12
+/* The look-ahead series runs up, down and up: a drift favours no depth, and the median pick is one of them. */
+#define CALIBRATE_DEPTH_PASSES			3
+/* The I/O worker counts stepped, up to io_workers' maximum; up, down, up, down. */
+#define CALIBRATE_IO_WORKER_PASSES		4
+#define CALIBRATE_COLUMNS				25
+
+static const int io_worker_counts[] = {1, 2, 3, 4, 6, 8, 12, 16, 32};
 
 /* What the caller asked for, checked. */
 typedef struct CalibrateArgs
 {
 	Datum		target;
 	int64		iterations;
-	int			repetitions;
+	int			max_pairs;
 	int			max_depth;
 	double		cached_pct;
+	double		band_pct;
+	double		max_duration_s;
+	bool		io_workers;
+	RanreadIoWorkersPart io_part;
 } CalibrateArgs;
+
+/* The batches the calibration ran, in order. */
+typedef struct CalibrateBatches
+{
+	int64	   *batches;
+	int			count;
+} CalibrateBatches;
+
+/* The look-ahead series over its passes, and what it recommends. */
+typedef struct DepthSeries
+{
+	int			depths[CALIBRATE_MAX_DEPTHS];
+	int			count;
+	double		iops[CALIBRATE_DEPTH_PASSES][CALIBRATE_MAX_DEPTHS];
+	double		median_iops[CALIBRATE_MAX_DEPTHS];
+	int			pick;			/* the median of the passes' picks */
+	int			pick_low;
+	int			pick_high;
+} DepthSeries;
+
+/* The I/O worker counts stepped, their IOPS (median of the passes), the pick. */
+typedef struct IoWorkerSteps
+{
+	int			counts[lengthof(io_worker_counts)];
+	int			count;
+	double		pass_iops[lengthof(io_worker_counts)][CALIBRATE_IO_WORKER_PASSES];
+	double		iops[lengthof(io_worker_counts)];
+	int			pick;
+	RanreadIoWorkers state;
+} IoWorkerSteps;
 
 static void
 read_calibrate_arguments(FunctionCallInfo fcinfo, CalibrateArgs *args)
 {
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 8; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("target, iterations, repetitions, max_depth and cached_pct must not be null")));
+					 errmsg("no argument of ranread_calibrate may be null")));
 	args->target = PG_GETARG_DATUM(0);
 	args->iterations = PG_GETARG_INT64(1);
-	args->repetitions = PG_GETARG_INT32(2);
+	args->max_pairs = PG_GETARG_INT32(2);
 	args->max_depth = PG_GETARG_INT32(3);
 	args->cached_pct = PG_GETARG_FLOAT8(4);
+	args->band_pct = PG_GETARG_FLOAT8(5);
+	args->max_duration_s = ranread_interval_seconds(PG_GETARG_INTERVAL_P(6));
+	args->io_workers = PG_GETARG_BOOL(7);
 	if (args->iterations < CALIBRATE_MIN_ITERATIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("iterations must be at least %d", CALIBRATE_MIN_ITERATIONS),
 				 errdetail("The value given is " INT64_FORMAT ". Fewer reads per batch measure more noise than cost.",
 						   args->iterations)));
-	if (args->repetitions < 1 || args->repetitions > CALIBRATE_MAX_REPETITIONS)
+	if (args->max_pairs < CALIBRATE_MIN_PAIRS || args->max_pairs > CALIBRATE_MAX_PAIRS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("repetitions must be between 1 and %d", CALIBRATE_MAX_REPETITIONS),
-				 errdetail("The value given is %d.", args->repetitions)));
+				 errmsg("max_pairs must be between %d and %d", CALIBRATE_MIN_PAIRS, CALIBRATE_MAX_PAIRS),
+				 errdetail("The value given is %d. Fewer than %d pairs give the ratio's median no 95%% band.",
+						   args->max_pairs, CALIBRATE_MIN_PAIRS)));
 	if (args->max_depth < 1 || args->max_depth > CALIBRATE_MAX_DEPTH)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -114,6 +178,20 @@ read_calibrate_arguments(FunctionCallInfo fcinfo, CalibrateArgs *args)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cached_pct must be at least 0 and below 100"),
 				 errdetail("The value given is %g.", args->cached_pct)));
+	if (!(args->band_pct >= CALIBRATE_MIN_BAND_PCT && args->band_pct <= CALIBRATE_MAX_BAND_PCT))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("band_pct must be between %.0f and %.0f", CALIBRATE_MIN_BAND_PCT, CALIBRATE_MAX_BAND_PCT),
+				 errdetail("The value given is %g: the widest side of the ratio's 95%% band, in percent of the ratio, at which the pairs stop.",
+						   args->band_pct)));
+	if (args->max_duration_s < CALIBRATE_MIN_DURATION_S || args->max_duration_s > CALIBRATE_MAX_DURATION_S)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_duration must be between 1 second and 1 day"),
+				 errdetail("No part of the interval may be negative.")));
+	/* the privilege and the server, before anything runs */
+	if (args->io_workers)
+		args->io_part = ranread_io_workers_check();
 }
 
 /* The look-ahead depths: 0 (no advice; not on a read stream), 1, 2, 4 ... max_depth. */
@@ -155,29 +233,15 @@ batch_params(RanreadRunArgs *args, const char *mode, int64 iterations, int depth
 	params->calibration = calibration;
 }
 
+/* Run one batch of the calibration; its IOPS.  Errors out if it did not complete. */
 static double
-median(double *values, int count)
-{
-	for (int i = 1; i < count; i++)
-		for (int j = i; j > 0 && values[j - 1] > values[j]; j--)
-		{
-			double		swap = values[j];
-
-			values[j] = values[j - 1];
-			values[j - 1] = swap;
-		}
-	return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
-}
-
-/* Run one batch of the calibration; errors out if it did not complete. */
-static double
-run_calibration_batch(const RanreadParams *params, int64 calibration, int64 *batches, int *count)
+run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateBatches *batches)
 {
 	RanreadBatchOutcome outcome;
 	RanreadBatchFigures figures;
 
 	ranread_run_batch(params, NULL, &outcome);
-	batches[(*count)++] = outcome.batch;
+	batches->batches[batches->count++] = outcome.batch;
 	if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &figures) ||
 		!ranread_group_batch_completed(&figures) || figures.iops <= 0)
 		ereport(ERROR,
@@ -186,78 +250,299 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, int64 *bat
 						calibration, outcome.batch),
 				 errdetail("The batches it ran are kept in ranread_batches (calibration = " INT64_FORMAT ").",
 						   calibration)));
+	ranread_group_report_batch("calibration", calibration, params, &figures);
 	return figures.iops;
 }
 
-/* The smallest depth within CALIBRATE_DEPTH_SHORT_PCT of the most IOPS; *best: its index. */
-static int
-recommended_depth(const int *depths, const double *iops, int count, int *best)
-{
-	*best = 0;
-	for (int i = 1; i < count; i++)
-		if (iops[i] > iops[*best])
-			*best = i;
-	for (int i = 0; i < count; i++)
-		if (iops[i] >= iops[*best] * (1.0 - CALIBRATE_DEPTH_SHORT_PCT / 100.0))
-			return depths[i];
-	return depths[*best];
-}
-
-/* The IOPS of each depth, for the NOTICE's DETAIL. */
+/* "1: 2,000, 2: 3,900, ..." for a NOTICE's DETAIL. */
 static char *
-depth_text(const int *depths, const double *iops, int count)
+settings_text(const int *settings, const double *iops, int count)
 {
 	StringInfoData text;
 
 	initStringInfo(&text);
 	for (int i = 0; i < count; i++)
-		appendStringInfo(&text, "%s%d: %.0f", i == 0 ? "" : ", ", depths[i], iops[i]);
+		appendStringInfo(&text, "%s%d: %s", i == 0 ? "" : ", ", settings[i], ranread_format_rate(iops[i]));
 	return text.data;
 }
 
+/* Where a calibration is, for the CONTEXT of an error (a cancel included) that ends it. */
+typedef struct CalibrateProgress
+{
+	int64		calibration;
+	const char *step;
+} CalibrateProgress;
+
+static void
+calibrate_error_context(void *arg)
+{
+	const CalibrateProgress *progress = arg;
+
+	errcontext("calibration " INT64_FORMAT ", cut %s; the batches it ran are kept (ranread_batches.calibration)",
+			   progress->calibration, progress->step);
+}
+
+/* One step's NOTICE: what it measured, in one line (and its detail). */
+static void
+step_notice(int64 calibration, const char *message, const char *detail)
+{
+	if (detail != NULL)
+		ereport(NOTICE, (errmsg("calibration " INT64_FORMAT ": %s", calibration, message),
+						 errdetail("%s", detail)));
+	else
+		ereport(NOTICE, (errmsg("calibration " INT64_FORMAT ": %s", calibration, message)));
+}
+
 /*
- * ranread_calibrate(target, iterations, repetitions, max_depth, cached_pct):
- * the random/sequential cost ratio and the look-ahead that pays, measured,
- * with the settings they recommend.
+ * The look-ahead series, CALIBRATE_DEPTH_PASSES times in alternating
+ * order; each pass's pick, their median and range, and each depth's median
+ * IOPS.
+ */
+static void
+run_depth_series(const RanreadParams *params, bool stream, int64 calibration,
+				 CalibrateBatches *batches, DepthSeries *series)
+{
+	double		picks[CALIBRATE_DEPTH_PASSES];
+
+	for (int pass = 0; pass < CALIBRATE_DEPTH_PASSES; pass++)
+	{
+		int			best;
+
+		for (int n = 0; n < series->count; n++)
+		{
+			int			i = pass % 2 == 0 ? n : series->count - 1 - n;
+
+			series->iops[pass][i] = run_calibration_batch(&params[i], calibration, batches);
+		}
+		best = ranread_least_within(series->iops[pass], series->count, 0);
+		picks[pass] = series->depths[ranread_least_within(series->iops[pass], series->count,
+														  RANREAD_CALIBRATE_SHORT_PCT)];
+		step_notice(calibration,
+					psprintf("look-ahead pass %d of %d: %d, the least within %.0f%% of the most IOPS (%s at %d)",
+							 pass + 1, CALIBRATE_DEPTH_PASSES, (int) picks[pass], RANREAD_CALIBRATE_SHORT_PCT,
+							 ranread_format_rate(series->iops[pass][best]), series->depths[best]),
+					psprintf("IOPS of one process by %s: %s.", stream ? "read stream look-ahead" : "prefetch depth",
+							 settings_text(series->depths, series->iops[pass], series->count)));
+	}
+	for (int i = 0; i < series->count; i++)
+	{
+		double		values[CALIBRATE_DEPTH_PASSES];
+
+		for (int pass = 0; pass < CALIBRATE_DEPTH_PASSES; pass++)
+			values[pass] = series->iops[pass][i];
+		series->median_iops[i] = ranread_median(values, CALIBRATE_DEPTH_PASSES);
+	}
+	series->pick = (int) ranread_median(picks, CALIBRATE_DEPTH_PASSES);
+	series->pick_low = (int) picks[0];
+	series->pick_high = (int) picks[CALIBRATE_DEPTH_PASSES - 1];
+}
+
+/*
+ * Step io_workers up and down with one read stream at look-ahead depth;
+ * each count's IOPS is the median of its passes.  The caller restores.
+ */
+static void
+step_io_workers(RanreadRunArgs *run_args, int64 iterations, int depth, int64 calibration,
+				CalibrateBatches *batches, IoWorkerSteps *steps)
+{
+	RanreadParams params;
+	int			max = ranread_io_workers_max();
+
+	batch_params(run_args, "stream", iterations, depth, "uniform", calibration, &params);
+	steps->count = 0;
+	for (int i = 0; i < lengthof(io_worker_counts) && io_worker_counts[i] <= max; i++)
+		steps->counts[steps->count++] = io_worker_counts[i];
+	for (int pass = 0; pass < CALIBRATE_IO_WORKER_PASSES; pass++)
+	{
+		for (int n = 0; n < steps->count; n++)
+		{
+			int			i = pass % 2 == 0 ? n : steps->count - 1 - n;
+
+			ranread_io_workers_set(&steps->state, steps->counts[i]);
+			steps->pass_iops[i][pass] = run_calibration_batch(&params, calibration, batches);
+			step_notice(calibration,
+						psprintf("io_workers = %d, pass %d of %d: %s IOPS of one read stream at look-ahead %d",
+								 steps->counts[i], pass + 1, CALIBRATE_IO_WORKER_PASSES,
+								 ranread_format_rate(steps->pass_iops[i][pass]), depth),
+						NULL);
+		}
+	}
+	for (int i = 0; i < steps->count; i++)
+		steps->iops[i] = ranread_median(steps->pass_iops[i], CALIBRATE_IO_WORKER_PASSES);
+	steps->pick = steps->counts[ranread_least_within(steps->iops, steps->count, RANREAD_CALIBRATE_SHORT_PCT)];
+}
+
+/*
+ * The io_workers part under io_method = worker: the steps, with io_workers
+ * restored on every way out (an error, a cancel, ranread_stop()).
+ */
+static void
+run_io_workers_part(RanreadRunArgs *run_args, int64 iterations, int depth, int64 calibration,
+					CalibrateBatches *batches, IoWorkerSteps *steps)
+{
+	MemoryContext context = CurrentMemoryContext;
+
+	ranread_io_workers_save(&steps->state);
+	PG_TRY();
+	{
+		step_io_workers(run_args, iterations, depth, calibration, batches, steps);
+		ranread_io_workers_restore(&steps->state, true);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		HOLD_INTERRUPTS();
+		/* an error while writing postgresql.auto.conf holds its lock */
+		if (steps->state.changed && LWLockHeldByMe(AutoFileLock))
+			ereport(WARNING,
+					(errmsg("io_workers was left as the calibration set it"),
+					 errhint("Run ALTER SYSTEM %s; SELECT pg_reload_conf();",
+							 steps->state.previous == NULL ? "RESET io_workers" :
+							 psprintf("SET io_workers = %s", steps->state.previous))));
+		else
+			ranread_io_workers_restore(&steps->state, false);
+		RESUME_INTERRUPTS();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* The io_workers part's NOTICE. */
+static void
+io_workers_notice(int64 calibration, const CalibrateArgs *args, const DepthSeries *series,
+				  const IoWorkerSteps *steps)
+{
+	int			at = 0;
+	int			best;
+
+	if (args->io_part == RANREAD_IO_WORKERS_URING)
+	{
+		for (int i = 0; i < series->count; i++)
+			if (series->depths[i] == series->pick)
+				at = i;
+		ereport(NOTICE,
+				(errmsg("calibration " INT64_FORMAT ": io_method = io_uring has no I/O workers to step: one read stream at look-ahead %d read %s IOPS",
+						calibration, series->pick, ranread_format_rate(series->median_iops[at])),
+				 errdetail("The comparison for io_method = worker, which takes a restart: calibrate there with io_workers => true.")));
+		return;
+	}
+	best = ranread_least_within(steps->iops, steps->count, 0);
+	ereport(NOTICE,
+			(errmsg("calibration " INT64_FORMAT ": io_workers = %d, the least within %.0f%% of the most IOPS of one read stream at look-ahead %d (%s with %d)",
+					calibration, steps->pick, RANREAD_CALIBRATE_SHORT_PCT, series->pick,
+					ranread_format_rate(steps->iops[best]), steps->counts[best]),
+			 errdetail("IOPS by io_workers, the median of %d passes (up and down, twice): %s. After each reload the postmaster took %.0f to %.0f ms to run that many. io_workers is back as it was (%s).",
+					   CALIBRATE_IO_WORKER_PASSES, settings_text(steps->counts, steps->iops, steps->count),
+					   steps->state.wait_min_ms, steps->state.wait_max_ms,
+					   steps->state.previous == NULL ? "not set by ALTER SYSTEM" :
+					   psprintf("ALTER SYSTEM set %s", steps->state.previous)),
+			 errhint("Nothing was changed. To apply: ALTER SYSTEM SET io_workers = %d; SELECT pg_reload_conf();",
+					 steps->pick)));
+}
+
+/* The ratio's NOTICE: with its band and the recommendation, or why there is none. */
+static void
+ratio_notice(int64 calibration, const CalibrateArgs *args, const RanreadRatioBand *band, bool decided,
+			 int pairs, const char *why_stopped, double random_iops, double sequential_iops, double page_cost,
+			 const char *statement)
+{
+	char	   *message;
+
+	if (decided)
+		message = psprintf("a random page costs %.1f sequential ones (95%% band %.1f to %.1f, ± %.0f %%, over %d pairs); random_page_cost = %.1f (%.1f to %.1f)%s",
+						   band->median, band->low, band->high, band->reached_pct, pairs, page_cost,
+						   ranread_page_cost(band->low, args->cached_pct),
+						   ranread_page_cost(band->high, args->cached_pct),
+						   band->steady ? "" : ": the band is wide, but every ratio in it gives that");
+	else if (band->banded)
+		message = psprintf("a random page costs %.1f sequential ones, but the volume was too unsteady to recommend random_page_cost: its 95%% band %.1f to %.1f is ± %.0f %% after %d pairs, wider than ± %.0f %%",
+						   band->median, band->low, band->high, band->reached_pct, pairs, args->band_pct);
+	else
+		message = psprintf("a random page costs %.1f sequential ones, but %d pairs give no 95%% band (%d are needed): no random_page_cost recommended",
+						   band->median, pairs, CALIBRATE_MIN_PAIRS);
+	ereport(NOTICE,
+			(errmsg("calibration " INT64_FORMAT ": %s", calibration, message),
+			 errdetail("The pairs stopped %s. A random page took %s ms and a sequential one %s ms (median IOPS of one process: %s and %s). The recommendation assumes %g%% of random reads cached, as PostgreSQL's default of 4 assumes 90%% of a ratio of 40.",
+					   why_stopped, ranread_format_ms(1000.0 / random_iops), ranread_format_ms(1000.0 / sequential_iops),
+					   ranread_format_rate(random_iops), ranread_format_rate(sequential_iops), args->cached_pct),
+			 errhint("Nothing was changed. To apply: %s", statement)));
+}
+
+static Datum
+int_array(const int *values, int count)
+{
+	Datum	   *datums = palloc(sizeof(Datum) * count);
+
+	for (int i = 0; i < count; i++)
+		datums[i] = Int32GetDatum(values[i]);
+	return PointerGetDatum(construct_array(datums, count, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+static Datum
+iops_array(const double *values, int count)
+{
+	Datum	   *datums = palloc(sizeof(Datum) * count);
+
+	for (int i = 0; i < count; i++)
+		datums[i] = Float8GetDatum(rint(values[i]));
+	return PointerGetDatum(construct_array(datums, count, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+static Datum
+batch_array(const CalibrateBatches *batches)
+{
+	Datum	   *datums = palloc(sizeof(Datum) * batches->count);
+
+	for (int i = 0; i < batches->count; i++)
+		datums[i] = Int64GetDatum(batches->batches[i]);
+	return PointerGetDatum(construct_array(datums, batches->count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+										   TYPALIGN_DOUBLE));
+}
+
+/*
+ * ranread_calibrate(target, iterations, max_pairs, max_depth, cached_pct,
+ * band_pct, max_duration, io_workers): the random/sequential cost ratio
+ * with its band and the look-ahead that pays, measured, with the settings
+ * they recommend; with io_workers, the I/O workers that pay on 18.
  */
 Datum
 ranread_calibrate(PG_FUNCTION_ARGS)
 {
-	CalibrateArgs args;
+	CalibrateArgs args = {0};
 	RanreadRunArgs run_args;
 	const RanreadReadPath *stream_path = ranread_readpath_by_name("stream");
 	bool		stream = ranread_readpath_runs_here(stream_path);
-	int			depths[CALIBRATE_MAX_DEPTHS];
-	double		depth_iops[CALIBRATE_MAX_DEPTHS] = {0};
-	int			depth_count;
+	DepthSeries series = {0};
+	IoWorkerSteps steps = {0};
 	RanreadParams *depth_params;
 	RanreadParams sequential_params;
 	RanreadParams random_params;
-	double		ratios[CALIBRATE_MAX_REPETITIONS] = {0};
-	double		sequential_iops[CALIBRATE_MAX_REPETITIONS] = {0};
-	double		random_iops[CALIBRATE_MAX_REPETITIONS] = {0};
-	int64	   *batches;
-	int			batch_count = 0;
+	double	   *ratios;
+	double	   *sequential_iops;
+	double	   *random_iops;
+	CalibrateBatches batches = {0};
 	int64		calibration;
+	TimestampTz started;
 	Relation	target;
 	BlockNumber blocks;
 	Oid			tablespace;
-	double		ratio,
-				ratio_min,
-				ratio_max,
-				page_cost;
-	int			io_concurrency;
-	int			best;
+	RanreadRatioBand band = {0};
+	bool		decided = false;
+	int			pairs = 0;
+	const char *why_stopped;
+	double		page_cost;
+	double		random_median,
+				sequential_median;
 	char	   *statement;
+	CalibrateProgress progress;
+	ErrorContextCallback context;
 	TupleDesc	desc;
 	Datum		values[CALIBRATE_COLUMNS];
 	bool		nulls[CALIBRATE_COLUMNS] = {0};
-	Datum	   *depth_datums;
-	Datum	   *iops_datums;
-	Datum	   *batch_datums;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ranread_calibrate must return a row");
+	ranread_check_result_columns(desc, CALIBRATE_COLUMNS);
 	(void) ranread_group_start("ranread_calibrate", &run_args);
 	read_calibrate_arguments(fcinfo, &args);
 	run_args.value[RUN_ARG_TARGET] = args.target;
@@ -278,74 +563,126 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 
 	/* every batch's arguments checked before anything runs */
 	calibration = ranread_group_number();
-	depth_count = depth_series(args.max_depth, stream, depths);
-	depth_params = palloc(sizeof(RanreadParams) * depth_count);
-	for (int i = 0; i < depth_count; i++)
-		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, depths[i],
+	started = GetCurrentTimestamp();
+	series.count = depth_series(args.max_depth, stream, series.depths);
+	depth_params = palloc(sizeof(RanreadParams) * series.count);
+	for (int i = 0; i < series.count; i++)
+		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, series.depths[i],
 					 "uniform", calibration, &depth_params[i]);
 	batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
 				 0, "sequential", calibration, &sequential_params);
 	batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
 
-	batches = palloc(sizeof(int64) * (depth_count + 2 * args.repetitions));
-	for (int i = 0; i < depth_count; i++)
-		depth_iops[i] = run_calibration_batch(&depth_params[i], calibration, batches, &batch_count);
-	for (int i = 0; i < args.repetitions; i++)
+	batches.batches = palloc(sizeof(int64) * (series.count * CALIBRATE_DEPTH_PASSES +
+											  lengthof(io_worker_counts) * CALIBRATE_IO_WORKER_PASSES +
+											  2 * args.max_pairs));
+	ratios = palloc(sizeof(double) * args.max_pairs);
+	sequential_iops = palloc(sizeof(double) * args.max_pairs);
+	random_iops = palloc(sizeof(double) * args.max_pairs);
+
+	progress.calibration = calibration;
+	progress.step = "in its look-ahead series";
+	context.callback = calibrate_error_context;
+	context.arg = &progress;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
+	run_depth_series(depth_params, stream, calibration, &batches, &series);
+	if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
 	{
-		/* ABBA: sequential first in even repetitions, random first in odd ones */
-		if (i % 2 == 0)
-			sequential_iops[i] = run_calibration_batch(&sequential_params, calibration, batches, &batch_count);
-		random_iops[i] = run_calibration_batch(&random_params, calibration, batches, &batch_count);
-		if (i % 2 == 1)
-			sequential_iops[i] = run_calibration_batch(&sequential_params, calibration, batches, &batch_count);
-		ratios[i] = sequential_iops[i] / random_iops[i];
+		progress.step = "while it stepped io_workers (put back as it was)";
+		run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
 	}
 
-	ratio = median(ratios, args.repetitions);
-	ratio_min = ratios[0];
-	ratio_max = ratios[args.repetitions - 1];
-	page_cost = Max(1.0, rint(10.0 * ratio * (1.0 - args.cached_pct / 100.0)) / 10.0);
-	io_concurrency = recommended_depth(depths, depth_iops, depth_count, &best);
-	statement = psprintf("ALTER TABLESPACE %s SET (random_page_cost = %.1f, effective_io_concurrency = %d);",
-						 quote_identifier(get_tablespace_name(tablespace)), page_cost, io_concurrency);
-
-	ereport(NOTICE,
-			(errmsg("calibration " INT64_FORMAT ": effective_io_concurrency = %d, the least look-ahead within %.0f%% of the most IOPS (%.0f at %d)",
-					calibration, io_concurrency, CALIBRATE_DEPTH_SHORT_PCT, depth_iops[best], depths[best]),
-			 errdetail("IOPS of one process by %s: %s.", stream ? "read stream look-ahead" : "prefetch depth",
-					   depth_text(depths, depth_iops, depth_count))));
-	ereport(NOTICE,
-			(errmsg("calibration " INT64_FORMAT ": a random page costs %.1f sequential ones (%.1f to %.1f over %d repetitions); random_page_cost = %.1f",
-					calibration, ratio, ratio_min, ratio_max, args.repetitions, page_cost),
-			 errdetail("A random page took %s ms and a sequential one %s ms (median IOPS of one process: %.0f and %.0f). The recommendation assumes %g%% of random reads cached, as PostgreSQL's default of 4 assumes 90%% of a ratio of 40.",
-					   ranread_format_ms(1000.0 / median(random_iops, args.repetitions)),
-					   ranread_format_ms(1000.0 / median(sequential_iops, args.repetitions)),
-					   median(random_iops, args.repetitions), median(sequential_iops, args.repetitions),
-					   args.cached_pct),
-			 errhint("Nothing was changed. To apply: %s", statement)));
-
-	depth_datums = palloc(sizeof(Datum) * depth_count);
-	iops_datums = palloc(sizeof(Datum) * depth_count);
-	for (int i = 0; i < depth_count; i++)
+	for (;;)
 	{
-		depth_datums[i] = Int32GetDatum(depths[i]);
-		iops_datums[i] = Float8GetDatum(rint(depth_iops[i]));
+		progress.step = psprintf("in pair %d", pairs + 1);
+		/* ABBA: sequential first in even pairs, random first in odd ones */
+		if (pairs % 2 == 0)
+			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+		random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
+		if (pairs % 2 == 1)
+			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+		ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
+		pairs++;
+		ranread_ratio_band(ratios, pairs, args.band_pct, &band);
+		step_notice(calibration,
+					band.banded ?
+					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, 95%% band %.1f to %.1f (± %.0f %%)",
+							 pairs, ratios[pairs - 1], band.median, band.low, band.high, band.reached_pct) :
+					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
+							 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
+					NULL);
+		decided = ranread_page_cost_decided(&band, args.cached_pct);
+		if (decided)
+		{
+			why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
+				pstrdup("when every ratio in the band gave the same random_page_cost");
+			break;
+		}
+		if (pairs == args.max_pairs)
+		{
+			why_stopped = psprintf("at max_pairs (%d)", args.max_pairs);
+			break;
+		}
+		if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), (int) (args.max_duration_s * 1000)))
+		{
+			why_stopped = psprintf("at max_duration (%.0f s)", args.max_duration_s);
+			break;
+		}
 	}
-	batch_datums = palloc(sizeof(Datum) * batch_count);
-	for (int i = 0; i < batch_count; i++)
-		batch_datums[i] = Int64GetDatum(batches[i]);
+
+	error_context_stack = context.previous;
+
+	random_median = ranread_median(random_iops, pairs);
+	sequential_median = ranread_median(sequential_iops, pairs);
+	page_cost = ranread_page_cost(band.median, args.cached_pct);
+	statement = decided ?
+		psprintf("ALTER TABLESPACE %s SET (random_page_cost = %.1f, effective_io_concurrency = %d);",
+				 quote_identifier(get_tablespace_name(tablespace)), page_cost, series.pick) :
+		psprintf("ALTER TABLESPACE %s SET (effective_io_concurrency = %d);",
+				 quote_identifier(get_tablespace_name(tablespace)), series.pick);
+
+	ereport(NOTICE,
+			(errmsg("calibration " INT64_FORMAT ": effective_io_concurrency = %d (%d to %d over %d passes), the least look-ahead within %.0f%% of the most IOPS",
+					calibration, series.pick, series.pick_low, series.pick_high, CALIBRATE_DEPTH_PASSES,
+					RANREAD_CALIBRATE_SHORT_PCT),
+			 errdetail("Median IOPS of one process by %s: %s.", stream ? "read stream look-ahead" : "prefetch depth",
+					   settings_text(series.depths, series.median_iops, series.count))));
+	if (args.io_workers)
+		io_workers_notice(calibration, &args, &series, &steps);
+	ratio_notice(calibration, &args, &band, decided, pairs, why_stopped, random_median, sequential_median,
+				 page_cost, statement);
 
 	values[0] = Int64GetDatum(calibration);
-	values[1] = Float8GetDatum(ranread_round(1000.0 / median(random_iops, args.repetitions), RESULT_MS_DECIMALS));
-	values[2] = Float8GetDatum(ranread_round(1000.0 / median(sequential_iops, args.repetitions), RESULT_MS_DECIMALS));
-	values[3] = Float8GetDatum(ranread_round(ratio, 2));
-	values[4] = Float8GetDatum(ranread_round(ratio_min, 2));
-	values[5] = Float8GetDatum(ranread_round(ratio_max, 2));
-	values[6] = Float8GetDatum(page_cost);
-	values[7] = Int32GetDatum(io_concurrency);
-	values[8] = PointerGetDatum(construct_array(depth_datums, depth_count, INT4OID, sizeof(int32), true, TYPALIGN_INT));
-	values[9] = PointerGetDatum(construct_array(iops_datums, depth_count, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	values[10] = CStringGetTextDatum(statement);
-	values[11] = PointerGetDatum(construct_array(batch_datums, batch_count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	values[1] = Float8GetDatum(ranread_round(1000.0 / random_median, RESULT_MS_DECIMALS));
+	values[2] = Float8GetDatum(ranread_round(1000.0 / sequential_median, RESULT_MS_DECIMALS));
+	values[3] = Float8GetDatum(ranread_round(band.median, 2));
+	values[4] = Float8GetDatum(ranread_round(band.low, 2));
+	values[5] = Float8GetDatum(ranread_round(band.high, 2));
+	values[6] = Float8GetDatum(ranread_round(band.reached_pct, 1));
+	nulls[4] = nulls[5] = nulls[6] = !band.banded;
+	values[7] = BoolGetDatum(band.steady);
+	values[8] = Int32GetDatum(pairs);
+	ranread_sort_values(ratios, pairs);
+	values[9] = Float8GetDatum(ranread_round(ratios[0], 2));
+	values[10] = Float8GetDatum(ranread_round(ratios[pairs - 1], 2));
+	values[11] = Float8GetDatum(page_cost);
+	nulls[11] = !decided;
+	values[12] = Float8GetDatum(ranread_page_cost(band.low, args.cached_pct));
+	values[13] = Float8GetDatum(ranread_page_cost(band.high, args.cached_pct));
+	nulls[12] = nulls[13] = !band.banded;
+	values[14] = Int32GetDatum(series.pick);
+	values[15] = Int32GetDatum(series.pick_low);
+	values[16] = Int32GetDatum(series.pick_high);
+	values[17] = int_array(series.depths, series.count);
+	values[18] = iops_array(series.median_iops, series.count);
+	values[19] = args.io_workers ? CStringGetTextDatum(GetConfigOption("io_method", false, false)) : (Datum) 0;
+	nulls[19] = !args.io_workers;
+	values[20] = Int32GetDatum(steps.pick);
+	values[21] = steps.count > 0 ? int_array(steps.counts, steps.count) : (Datum) 0;
+	values[22] = steps.count > 0 ? iops_array(steps.iops, steps.count) : (Datum) 0;
+	nulls[20] = nulls[21] = nulls[22] = steps.count == 0;
+	values[23] = CStringGetTextDatum(statement);
+	values[24] = batch_array(&batches);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }

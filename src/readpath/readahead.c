@@ -44,7 +44,7 @@ ranread_advise_access(SMgrRelation reln, const RanreadParams *params)
 	if (params->distribution.kind == RANREAD_DISTRIBUTION_SEQUENTIAL)
 		return;
 	(void) smgrnblocks(reln, MAIN_FORKNUM);
-	for (int i = 0; i < reln->md_num_open_segs[MAIN_FORKNUM]; i++)
+	for (int i = 0; i < RANREAD_SMGR_OPEN_SEGMENTS(reln); i++)
 	{
 		int			fd = FileGetRawDesc(RANREAD_SMGR_OPEN_SEGMENT(reln, i).mdfd_vfd);
 		int			rc;

@@ -45,6 +45,8 @@
 #ifndef RANREAD_READPATH_H
 #define RANREAD_READPATH_H
 
+#include <signal.h>
+
 #include "os/osstats.h"
 #include "ranread.h"
 
@@ -81,8 +83,14 @@ typedef struct RanreadReadPath
 	void		(*check) (const RanreadShared *shared);
 	/* argument check: error out if iodepth units cannot be kept in flight; may be NULL */
 	void		(*check_iodepth) (int iodepth, int blocks_per_read);
-	/* worker: prepare to read the target; returns the path's private state */
-	void	   *(*open) (const RanreadShared *shared);
+	/*
+	 * worker: prepare to read the target; returns the path's private state.
+	 * `stop` is the worker's flag, raised by its signal handlers when it must
+	 * stop reading: a path whose read a signal interrupts gives the read up
+	 * when it is set, rather than issue it again (the path knows nothing of
+	 * the run above it).
+	 */
+	void	   *(*open) (const RanreadShared *shared, volatile sig_atomic_t *stop);
 	/*
 	 * worker: read shared->blocks_per_read blocks from first_block on; false
 	 * if it gave the read up because the worker was told to stop while the

@@ -35,7 +35,7 @@ typedef struct BufferReadState
 } BufferReadState;
 
 static void *
-buffer_open(const RanreadShared *shared)
+buffer_open(const RanreadShared *shared, volatile sig_atomic_t *stop)
 {
 	BufferReadState *state = palloc(sizeof(BufferReadState));
 

@@ -15,7 +15,7 @@
  *
  * A read interrupted by a signal (EINTR: a file system that honours
  * interrupts, such as FUSE, while a read is stalled) is issued again, as
- * PostgreSQL's FileRead() does, unless the worker has been told to stop:
+ * PostgreSQL's FileRead() does, unless the worker has raised the stop flag it handed open():
  * then the read is given up, uncounted, so that ranread_stop() and a cancel
  * end a run whose reads hang (FileRead() would retry the stalled read).
  *
@@ -39,7 +39,6 @@
 #include "readpath/readpath.h"
 #include "os/segments.h"
 #include "os/uring.h"
-#include "run/worker.h"
 
 #define DIRECT_IO_HINT \
 	"Use mode 'smgr', which reads through the OS page cache after evicting the target, or put the target on the volume under test."
@@ -52,6 +51,7 @@ typedef struct DirectReadState
 	int			blocks_per_read;
 	char	   *buffer;
 	RanreadUring *ring;			/* iodepth > 1; then files is unused */
+	volatile sig_atomic_t *stop;	/* the worker's: it must stop reading */
 } DirectReadState;
 
 static File
@@ -115,9 +115,11 @@ direct_check(const RanreadShared *shared)
 }
 
 static void *
-direct_open(const RanreadShared *shared)
+direct_open(const RanreadShared *shared, volatile sig_atomic_t *stop)
 {
 	DirectReadState *state = palloc0(sizeof(DirectReadState));
+
+	state->stop = stop;
 
 	state->nsegments = ranread_segment_count(shared->target_blocks);
 	state->files = palloc(sizeof(File) * state->nsegments);
@@ -144,7 +146,7 @@ direct_open(const RanreadShared *shared)
  * FileRead(), which reads instead.
  */
 static ssize_t
-read_or_stop(File file, char *dest, size_t len, off_t offset)
+read_or_stop(const DirectReadState *s, File file, char *dest, size_t len, off_t offset)
 {
 	int			fd = FileGetRawDesc(file);
 	ssize_t		got;
@@ -156,7 +158,7 @@ read_or_stop(File file, char *dest, size_t len, off_t offset)
 		pgstat_report_wait_start(PG_WAIT_EXTENSION);
 		got = pg_pread(fd, dest, len, offset);
 		pgstat_report_wait_end();
-		if (got >= 0 || errno != EINTR || ranread_worker_stop_requested())
+		if (got >= 0 || errno != EINTR || *s->stop)
 			return got;
 	}
 }
@@ -174,7 +176,7 @@ direct_read_unit(void *state, BlockNumber first_block)
 		int			segno = block / RELSEG_SIZE;
 		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
 		ssize_t		len = (ssize_t) n * BLCKSZ;
-		ssize_t		got = read_or_stop(s->files[segno], dest, len,
+		ssize_t		got = read_or_stop(s, s->files[segno], dest, len,
 									   (off_t) (block % RELSEG_SIZE) * BLCKSZ);
 
 		if (got < 0 && errno == EINTR)

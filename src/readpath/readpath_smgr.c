@@ -31,7 +31,7 @@ typedef struct SmgrReadState
 } SmgrReadState;
 
 static void *
-smgr_open(const RanreadShared *shared)
+smgr_open(const RanreadShared *shared, volatile sig_atomic_t *stop)
 {
 	SmgrReadState *state = palloc(sizeof(SmgrReadState));
 

@@ -129,7 +129,7 @@ stream_check(const RanreadShared *shared)
 }
 
 static void *
-stream_open(const RanreadShared *shared)
+stream_open(const RanreadShared *shared, volatile sig_atomic_t *stop)
 {
 	StreamReadState *state = palloc0(sizeof(StreamReadState));
 

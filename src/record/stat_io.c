@@ -32,9 +32,10 @@
 #include "compat.h"
 #include "readpath/readpath.h"
 #include "record/stat_io.h"
+#include "spi_columns.h"
 
 /* Bytes background workers have read from relations, per pg_stat_io now; -1 before 16. */
-int64
+static int64
 ranread_stat_io_read_bytes(void)
 {
 	int64		bytes = 0;
@@ -45,13 +46,13 @@ ranread_stat_io_read_bytes(void)
 		return -1;
 	pgstat_clear_snapshot();	/* a fresh reading, not the transaction's cached one */
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT (%s)::pg_catalog.int8 FROM pg_catalog.pg_stat_io "
+	if (SPI_execute(psprintf("SELECT (%s)::pg_catalog.int8 AS read_bytes FROM pg_catalog.pg_stat_io "
 							 "WHERE backend_type OPERATOR(pg_catalog.=) 'background worker' "
 							 "AND object OPERATOR(pg_catalog.=) 'relation'",
 							 RANREAD_STAT_IO_READ_BYTES), true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read pg_stat_io");
-	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	value = ranread_spi_datum_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "read_bytes", &isnull);
 	if (!isnull)
 		bytes = DatumGetInt64(value);
 	SPI_finish();

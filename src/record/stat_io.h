@@ -14,7 +14,6 @@
 #define RANREAD_STAT_IO_MARGIN_PCT			5
 #define RANREAD_STAT_IO_MARGIN_PER_PROCESS	16
 
-extern int64 ranread_stat_io_read_bytes(void);
 extern void ranread_stat_io_begin(RanreadShared *shared);
 extern int64 ranread_stat_io_end(RanreadShared *shared);
 extern bool ranread_stat_io_disagrees(const RanreadShared *shared, int64 buffer_misses);

@@ -22,15 +22,6 @@
 
 #include "rules/permutation.h"
 
-/* splitmix64's finaliser: a well-mixed 64-bit value from any other */
-uint64
-ranread_mix64(uint64 z)
-{
-	z = (z ^ (z >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64CONST(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
 void
 ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed)
 {
@@ -42,11 +33,21 @@ ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed)
 	perm->half_mask = (UINT64CONST(1) << perm->half_bits) - 1;
 	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
 		perm->keys[round] = ranread_mix64(seed + (uint64) (round + 1) * UINT64CONST(0x9E3779B97F4A7C15));
+	perm->tabulated = perm->half_bits <= RANREAD_PERMUTATION_TABLE_BITS;
+	if (!perm->tabulated)
+		return;
+	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
+		for (uint64 right = 0; right <= perm->half_mask; right++)
+			perm->round_table[round][right] =
+				(uint16) (ranread_mix64(right ^ perm->keys[round]) & perm->half_mask);
 }
 
-/* One bijective pass of the Feistel network over the 2^(2h) domain. */
+/*
+ * One bijective pass of the Feistel network over the 2^(2h) domain: each
+ * round's function of the right half (h bits) computed.
+ */
 static inline uint64
-feistel(const RanreadPermutation *perm, uint64 value)
+feistel_computed(const RanreadPermutation *perm, uint64 value)
 {
 	uint64		left = value >> perm->half_bits;
 	uint64		right = value & perm->half_mask;
@@ -61,15 +62,44 @@ feistel(const RanreadPermutation *perm, uint64 value)
 	return (left << perm->half_bits) | right;
 }
 
-/* The unit read at position (0 <= position < units) of the permutation. */
+/* The same pass, each round's function looked up in the table init filled. */
+static inline uint64
+feistel_tabulated(const RanreadPermutation *perm, uint64 value)
+{
+	uint64		left = value >> perm->half_bits;
+	uint64		right = value & perm->half_mask;
+
+	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
+	{
+		uint64		next = left ^ perm->round_table[round][right];
+
+		left = right;
+		right = next;
+	}
+	return (left << perm->half_bits) | right;
+}
+
+/*
+ * The unit read at position (0 <= position < units) of the permutation.
+ * Positions the Feistel network maps past the last unit walk its cycle on.
+ */
 uint64
 ranread_permutation_map(const RanreadPermutation *perm, uint64 position)
 {
 	uint64		value = position;
 
 	Assert(position < perm->units);
-	do
-		value = feistel(perm, value);
-	while (value >= perm->units);
+	if (perm->tabulated)
+	{
+		do
+			value = feistel_tabulated(perm, value);
+		while (value >= perm->units);
+	}
+	else
+	{
+		do
+			value = feistel_computed(perm, value);
+		while (value >= perm->units);
+	}
 	return value;
 }

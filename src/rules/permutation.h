@@ -11,15 +11,36 @@
 
 #define RANREAD_PERMUTATION_ROUNDS	4
 
+/*
+ * Feistel halves of up to this many bits (targets of up to 2^22 units: 32 GB
+ * of 8 kB units) have their round functions tabulated, 16 kB in all.
+ */
+#define RANREAD_PERMUTATION_TABLE_BITS	11
+
 typedef struct RanreadPermutation
 {
 	uint64		units;			/* the permutation is of [0, units) */
 	int			half_bits;		/* Feistel halves of the covering domain */
 	uint64		half_mask;
 	uint64		keys[RANREAD_PERMUTATION_ROUNDS];
+	bool		tabulated;		/* half_bits <= RANREAD_PERMUTATION_TABLE_BITS */
+	/* each round's function of the right half, when tabulated */
+	uint16		round_table[RANREAD_PERMUTATION_ROUNDS][1 << RANREAD_PERMUTATION_TABLE_BITS];
 } RanreadPermutation;
 
-extern uint64 ranread_mix64(uint64 z);
+/*
+ * splitmix64's finaliser: a well-mixed 64-bit value from any other.  Inline:
+ * an extern function of a shared library is called, never inlined, and the
+ * call would cost more than the mixing.
+ */
+static inline uint64
+ranread_mix64(uint64 z)
+{
+	z = (z ^ (z >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64CONST(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
 extern void ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed);
 extern uint64 ranread_permutation_map(const RanreadPermutation *perm, uint64 position);
 

@@ -61,6 +61,7 @@
 
 #include <math.h>
 
+#include "rules/order_statistics.h"
 #include "rules/sweep_rules.h"
 
 /* The step read everything it was asked to and the device answered it. */
@@ -71,10 +72,12 @@ ranread_sweep_step_valid(const RanreadSweepStep *step)
 		(step->physical_pct < 0 || step->physical_pct >= RANREAD_SWEEP_MIN_PHYSICAL_PCT);
 }
 
-/* Each SLO bound that is set holds. */
+/* Each SLO bound that is set holds, and every part of the step met it. */
 bool
 ranread_sweep_meets_slo(const RanreadSweepStep *step, const RanreadSweepRules *rules)
 {
+	if (step->part_outside_slo)
+		return false;
 	if (rules->slo_mean_ms > 0 && !(step->mean_ms <= rules->slo_mean_ms))
 		return false;
 	if (rules->slo_p99_ms > 0 && !(step->p99_ms <= rules->slo_p99_ms))
@@ -361,6 +364,7 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 	double		bands[3][RANREAD_SWEEP_MAX_REPEATS + 1];
 	double		p999 = 0;
 	double		physical = 0;
+	int			outside = 0;
 	int			n = 0;
 
 	*step = runs[0];
@@ -381,6 +385,7 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 			bands[2][n] = runs[i].p99_band_pct;
 			p999 += runs[i].p999_ms;
 			physical += runs[i].physical_pct;
+			outside += runs[i].part_outside_slo;
 			step->max_ms = Max(step->max_ms, runs[i].max_ms);
 			n++;
 		}
@@ -389,12 +394,41 @@ ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep 
 	memcpy(step->status, runs[count - 1].status, sizeof(step->status));
 	if (n < 2)
 		return;
+	/* as its figures are the runs' mean: outside when half its runs or more were */
+	step->part_outside_slo = 2 * outside >= n;
 	combine_measure(values[0], bands[0], n, &step->iops, &step->iops_band_pct);
 	combine_measure(values[1], bands[1], n, &step->mean_ms, &step->mean_band_pct);
 	combine_measure(values[2], bands[2], n, &step->p99_ms, &step->p99_band_pct);
 	step->p999_ms = p999 / n;
 	if (step->physical_pct >= 0)
 		step->physical_pct = physical / n;
+}
+
+/*
+ * The runs of a sweep, in order, as its steps (returned: how many):
+ * consecutive runs of one step number (step_of[i]; < 0: a run of no step,
+ * a step alone) combined by ranread_sweep_combine(), at most
+ * RANREAD_SWEEP_MAX_REPEATS + 1 runs a step; first[k] is step k's first run.
+ * steps and first hold n each.
+ */
+int
+ranread_sweep_group_runs(const RanreadSweepStep *runs, const int *step_of, int n,
+						 RanreadSweepStep *steps, int *first)
+{
+	int			count = 0;
+
+	for (int i = 0; i < n;)
+	{
+		int			end = i + 1;
+
+		while (end < n && step_of[i] >= 0 && step_of[end] == step_of[i] &&
+			   end - i < RANREAD_SWEEP_MAX_REPEATS + 1)
+			end++;
+		ranread_sweep_combine(&runs[i], end - i, &steps[count]);
+		first[count++] = i;
+		i = end;
+	}
+	return count;
 }
 
 /*
@@ -456,25 +490,6 @@ ranread_sweep_judge(const RanreadSweepStep *steps, int count, const RanreadSweep
 }
 
 /*
- * The median of values[0..n-1], n > 0, which it sorts (by insertion: n is
- * a few sweeps, and this file stays free of the server's qsort).
- */
-static double
-median_of(double *values, int n)
-{
-	for (int i = 1; i < n; i++)
-	{
-		double		value = values[i];
-		int			j = i;
-
-		for (; j > 0 && values[j - 1] > value; j--)
-			values[j] = values[j - 1];
-		values[j] = value;
-	}
-	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-/*
  * The 95th percentile of sqrt(chi^2(df) / df): how much wider than its true
  * value a standard deviation estimated from df + 1 values is, 1 time in 20.
  * df from 1 to 9 (2 to 10 sweeps, repeat's range); more sweeps use 9's.
@@ -509,7 +524,7 @@ ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *s
 {
 	int			known = 0;
 
-	spread->median = median_of(values, n);
+	spread->median = ranread_median(values, n);
 	spread->low = values[0];
 	spread->high = values[n - 1];
 	spread->between_band_pct = n >= 2 && spread->median > 0 ?
@@ -517,7 +532,7 @@ ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *s
 	for (int i = 0; i < n; i++)
 		if (bands[i] >= 0)
 			bands[known++] = bands[i];
-	spread->within_band_pct = known > 0 ? median_of(bands, known) : -1;
+	spread->within_band_pct = known > 0 ? ranread_median(bands, known) : -1;
 	if (spread->between_band_pct < 0 || spread->within_band_pct < 0)
 		spread->drift_band_pct = -1;
 	else if (spread->between_band_pct <= spread->within_band_pct * chi_ratio_95(n - 1))

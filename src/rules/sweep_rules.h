@@ -53,6 +53,8 @@ typedef struct RanreadSweepStep
 	double		mean_band_pct;
 	double		p99_band_pct;
 	int			runs;			/* completed batches combined: 1, or more once repeated */
+	bool		part_outside_slo;	/* a part of the step (a fleet's server) was
+									 * outside the SLO, so the step is too */
 } RanreadSweepStep;
 
 /* The sweep's rules, as its arguments set them; a bound <= 0 is not checked. */
@@ -134,6 +136,8 @@ extern RanreadSweepDoubt ranread_sweep_doubt(const RanreadSweepStep *steps, int 
 extern RanreadSweepStop ranread_sweep_stop_after(const RanreadSweepStep *steps, int count,
 												 const RanreadSweepRules *rules);
 extern void ranread_sweep_combine(const RanreadSweepStep *runs, int count, RanreadSweepStep *step);
+extern int	ranread_sweep_group_runs(const RanreadSweepStep *runs, const int *step_of, int n,
+									 RanreadSweepStep *steps, int *first);
 extern int	ranread_sweep_next_processes(int processes, int step_processes, int max_processes);
 extern double ranread_sweep_next_rate(double rate, double rate_step, double max_rate);
 extern void ranread_sweep_judge(const RanreadSweepStep *steps, int count,

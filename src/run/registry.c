@@ -45,6 +45,7 @@
 #include "extension.h"
 #include "ranread.h"
 #include "run/registry.h"
+#include "spi_columns.h"
 
 /* How long a new run waits for the workers of an ended one to exit. */
 #define LINGER_WAIT_MS	2000
@@ -194,7 +195,7 @@ running_lock(uint16 kind, int64 number, bool any_database, int *pid, Oid *databa
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT (l.classid::bigint OPERATOR(pg_catalog.<<) 32) "
 							 "OPERATOR(pg_catalog.|) l.objid::bigint AS number, "
-							 "l.pid, l.database, s.objid::bigint FROM pg_catalog.pg_locks l "
+							 "l.pid, l.database, s.objid::bigint AS segment FROM pg_catalog.pg_locks l "
 							 "LEFT JOIN pg_catalog.pg_locks s ON s.pid OPERATOR(pg_catalog.=) l.pid "
 							 "AND s.locktype OPERATOR(pg_catalog.=) 'advisory' "
 							 "AND s.database OPERATOR(pg_catalog.=) 0 "
@@ -219,12 +220,12 @@ running_lock(uint16 kind, int64 number, bool any_database, int *pid, Oid *databa
 		bool		isnull;
 		Datum		handle;
 
-		running = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+		running = ranread_spi_int_named(row, desc, "number", 0);
 		if (pid != NULL)
-			*pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
+			*pid = (int) ranread_spi_int_named(row, desc, "pid", 0);
 		if (database != NULL)
-			*database = DatumGetObjectId(SPI_getbinval(row, desc, 3, &isnull));
-		handle = SPI_getbinval(row, desc, 4, &isnull);
+			*database = DatumGetObjectId(ranread_spi_datum_named(row, desc, "database", &isnull));
+		handle = ranread_spi_datum_named(row, desc, "segment", &isnull);
 		if (segment != NULL && !isnull)
 			*segment = (dsm_handle) DatumGetInt64(handle);
 	}
@@ -272,7 +273,7 @@ ranread_waiting_fleets(void)
 
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT (l.classid::bigint OPERATOR(pg_catalog.<<) 32) "
-							 "OPERATOR(pg_catalog.|) l.objid::bigint, l.pid, l.database "
+							 "OPERATOR(pg_catalog.|) l.objid::bigint AS fleet, l.pid, l.database "
 							 "FROM pg_catalog.pg_locks l "
 							 "WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' "
 							 "AND l.objsubid OPERATOR(pg_catalog.=) %d AND l.granted",
@@ -289,9 +290,9 @@ ranread_waiting_fleets(void)
 
 		fleets = lappend(fleets, wait);
 		MemoryContextSwitchTo(spi);
-		wait->fleet = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		wait->coordinator_pid = DatumGetInt32(SPI_getbinval(row, desc, 2, &isnull));
-		wait->database = DatumGetObjectId(SPI_getbinval(row, desc, 3, &isnull));
+		wait->fleet = ranread_spi_int_named(row, desc, "fleet", 0);
+		wait->coordinator_pid = (int) ranread_spi_int_named(row, desc, "pid", 0);
+		wait->database = DatumGetObjectId(ranread_spi_datum_named(row, desc, "database", &isnull));
 	}
 	SPI_finish();
 	return fleets;

@@ -30,7 +30,6 @@
 #include "readpath/readpath.h"
 #include "run/report.h"
 #include "record/results.h"
-#include "run/run.h"
 #include "rules/run_rules.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
@@ -105,14 +104,17 @@ ranread_warn_about_rereads(const RanreadShared *shared)
 }
 
 /*
- * The level of the batch's plain NOTICEs: within a sweep, which reports
- * each step in one line of its own, they go to the server log at DEBUG1;
- * WARNINGs are sent either way.
+ * The level of the batch's plain NOTICEs: in a program made of batches (a
+ * sweep, a layers run, a calibration), which says one line a step of its
+ * own, they are DEBUG1, which a caller sees with client_min_messages =
+ * debug1 and the server log with log_min_messages = debug1; WARNINGs are
+ * sent either way.
  */
 static int
 report_level(const RanreadShared *shared)
 {
-	return shared->params.sweep != 0 ? DEBUG1 : NOTICE;
+	return shared->params.sweep != 0 || shared->params.layers != 0 ||
+		shared->params.calibration != 0 ? DEBUG1 : NOTICE;
 }
 
 /*

@@ -2,7 +2,8 @@
  *
  * report.h
  *		What a run tells its caller: refusals and warnings before it starts,
- *		its NOTICEs and its result row (report.c).
+ *		its NOTICEs and its result row (report.c), and what became of it
+ *		(RanreadBatchOutcome), which run.h's ranread_run_batch() fills.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,7 +13,14 @@
 #include "fmgr.h"
 
 #include "ranread.h"
-#include "run/run.h"
+
+/* What became of one batch, for its caller: its number, and how it ended. */
+typedef struct RanreadBatchOutcome
+{
+	int64		batch;
+	bool		recorded;		/* its ranread_batches row is committed */
+	RanreadStatus status;
+} RanreadBatchOutcome;
 
 extern void ranread_check_can_read_summary(void);
 extern void ranread_refuse_rereads(const RanreadParams *params, int64 units);

@@ -89,7 +89,7 @@ PG_FUNCTION_INFO_V1(ranread_run);
  * for every interval of the run (a run without a duration gets
  * RANREAD_SERIES_ITERATIONS_CAPACITY).
  */
-Size
+static Size
 ranread_shared_layout(const RanreadParams *params, Size *service_offset, Size *writer_offset,
 					  Size *series_offset, int *series_capacity)
 {

@@ -128,8 +128,8 @@ ranread_run_args_defaults(Oid function, RanreadRunArgs *args)
  * Seconds in an interval, counting a month as 30 days (no overflow); -1 if
  * any part is negative, so that '-1 month 31 days' is not taken for 1 day.
  */
-static double
-interval_seconds(const Interval *span)
+double
+ranread_interval_seconds(const Interval *span)
 {
 	if (span->time < 0 || span->day < 0 || span->month < 0)
 		return -1;
@@ -145,7 +145,7 @@ duration_argument(const RanreadRunArgs *args, RunArgument arg, const char *name)
 
 	if (args->isnull[arg])
 		return 0;
-	seconds = interval_seconds(DatumGetIntervalP(args->value[arg]));
+	seconds = ranread_interval_seconds(DatumGetIntervalP(args->value[arg]));
 	if (seconds < 0 || seconds > RANREAD_MAX_DURATION_S)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -435,7 +435,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	}
 	if (!args->isnull[RUN_ARG_DURATION])
 	{
-		double		seconds = interval_seconds(DatumGetIntervalP(args->value[RUN_ARG_DURATION]));
+		double		seconds = ranread_interval_seconds(DatumGetIntervalP(args->value[RUN_ARG_DURATION]));
 
 		if (seconds <= 0 || seconds > RANREAD_MAX_DURATION_S)
 			ereport(ERROR,

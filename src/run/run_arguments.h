@@ -11,6 +11,7 @@
 #ifndef RANREAD_RUN_ARGUMENTS_H
 #define RANREAD_RUN_ARGUMENTS_H
 
+#include "datatype/timestamp.h"
 #include "fmgr.h"
 
 #include "ranread.h"
@@ -54,5 +55,6 @@ extern void ranread_run_args_from_call(FunctionCallInfo fcinfo, RanreadRunArgs *
 extern void ranread_run_args_defaults(Oid function, RanreadRunArgs *args);
 extern void ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params);
 extern void ranread_check_role_can_login(void);
+extern double ranread_interval_seconds(const Interval *span);
 
 #endif							/* RANREAD_RUN_ARGUMENTS_H */

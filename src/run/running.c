@@ -17,6 +17,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "extension.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "run/registry.h"
@@ -173,6 +174,7 @@ ranread_running(PG_FUNCTION_ARGS)
 	int			leader_pid;
 
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, RUNNING_COLUMNS);
 	batch = ranread_running_batch(false, NULL, &handle, NULL);
 	if (batch == 0 || handle == DSM_HANDLE_INVALID)
 		return (Datum) 0;

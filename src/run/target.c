@@ -48,6 +48,7 @@
 #include "extension.h"
 #include "os/osstats.h"
 #include "run/target.h"
+#include "spi_columns.h"
 
 /* True if relid is an unlogged table that is a member of the extension. */
 static bool
@@ -107,7 +108,7 @@ registered_blocks(const char *schema, const char *name)
 	if (SPI_processed == 1)
 	{
 		bool		isnull;
-		Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		Datum		value = ranread_spi_datum_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "blocks", &isnull);
 
 		if (!isnull)
 			blocks = DatumGetInt64(value);

@@ -135,7 +135,7 @@ ranread_worker_stop_gently(bool gently)
 	stop_gently = gently;
 }
 
-/* Whether this worker has been told to stop (for a read path whose read was interrupted). */
+/* Whether this writer has been told to stop (writer.c; a worker reads stop_requested itself). */
 bool
 ranread_worker_stop_requested(void)
 {
@@ -266,7 +266,6 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 {
 	uint64		units = shared->target_units;
 	uint64		position = (uint64) i * shared->params.processes + worker;
-	uint64		position_pass = position / units;
 
 	if (loop->skew != NULL)
 		return (BlockNumber) ranread_permutation_map(order, ranread_rank_sample(loop->skew, worker, i));
@@ -276,13 +275,19 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 		uint64		first = worker * per_worker +
 			Min((uint64) worker, units % shared->params.processes);
 
-		*pass = position_pass;
+		*pass = position / units;
 		return (BlockNumber) ((first + (uint64) i) % units);
 	}
-	if (position_pass != *pass)
+
+	/*
+	 * A worker's positions only grow, so a pass ends where the position
+	 * reaches the next multiple of units: a comparison per read, the
+	 * division only once per pass.
+	 */
+	if (position - *pass * units >= units)
 	{
 		/* every unit has been read: the next pass has an order of its own */
-		*pass = position_pass;
+		*pass = position / units;
 		ranread_permutation_init(order, units,
 								 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
 	}
@@ -640,9 +645,10 @@ read_streamed(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadP
  * The timed loop, until the iterations are counted, the duration has passed
  * (checked against the clock read that ends each read, so it costs
  * nothing), or the worker is told to stop.  Reads that begin before
- * count_from (the ramp) are read but not counted.
+ * count_from (the ramp) are read but not counted.  Never inlined:
+ * bench/instructions.sh counts the instructions under this function.
  */
-static void
+static pg_noinline void
 read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 				  const RanreadReadPath *path, void *state, int worker)
 {
@@ -717,7 +723,7 @@ run_worker(RanreadShared *shared, int worker)
 	PGPROC	   *leader = &ProcGlobal->allProcs[shared->leader_pgprocno];
 
 	StartTransactionCommand();
-	state = path->open(shared);
+	state = path->open(shared, &stop_requested);
 	registration = path->buffer_registration != NULL ? path->buffer_registration(state) : -1;
 	slot->uring_opened = registration >= 0;
 	slot->unregistered_errno = Max(registration, 0);

@@ -28,8 +28,10 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "extension.h"
 #include "ranread.h"
 #include "setup/setup_progress.h"
+#include "spi_columns.h"
 
 PG_FUNCTION_INFO_V1(ranread_setup_running);
 
@@ -152,11 +154,11 @@ ranread_setup_running(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	List	   *handles = NIL;
 	ListCell   *lc;
-	bool		isnull;
 
 	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, SETUP_RUNNING_COLUMNS);
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT objid::bigint FROM pg_catalog.pg_locks "
+	if (SPI_execute(psprintf("SELECT objid::bigint AS handle FROM pg_catalog.pg_locks "
 							 "WHERE locktype OPERATOR(pg_catalog.=) 'advisory' "
 							 "AND database OPERATOR(pg_catalog.=) '%u'::pg_catalog.oid "
 							 "AND classid OPERATOR(pg_catalog.=) 0 "
@@ -164,8 +166,8 @@ ranread_setup_running(PG_FUNCTION_ARGS)
 							 MyDatabaseId, RANREAD_LOCK_KIND_SETUP), true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read pg_locks");
 	for (uint64 i = 0; i < SPI_processed; i++)
-		handles = lappend_oid(handles, (Oid) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-																		 SPI_tuptable->tupdesc, 1, &isnull)));
+		handles = lappend_oid(handles, (Oid) ranread_spi_int_named(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+																	"handle", 0));
 	SPI_finish();
 	foreach(lc, handles)
 		put_setup_row(rsinfo, (dsm_handle) lfirst_oid(lc));

@@ -45,6 +45,7 @@
 
 #include "stats/compare_noise.h"
 #include "rules/histogram.h"
+#include "spi_columns.h"
 #include "stats/history_checks.h"
 
 /* The fewest workers, or full sample intervals, whose spread is an estimate. */
@@ -96,17 +97,12 @@ add_spread(int64 batch, const char *from_where, const char *const *columns, int 
 	Oid			types[1] = {INT8OID};
 	Datum		args[1] = {Int64GetDatum(batch)};
 	StringInfoData select;
-	int			ncolumns = 0;
-	int			column_of[RANREAD_N_MEASURES];
 
 	initStringInfo(&select);
 	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
-		column_of[m] = 0;
-		if (columns[m] == NULL)
-			continue;
-		appendStringInfo(&select, "%s%s", ncolumns > 0 ? ", " : "", columns[m]);
-		column_of[m] = ++ncolumns;
+		if (columns[m] != NULL)
+			appendStringInfo(&select, "%s%s", select.len > 0 ? ", " : "", columns[m]);
 	}
 	if (SPI_execute_with_args(psprintf("SELECT %s %s", select.data, from_where), 1, types, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the spread of batch " INT64_FORMAT, batch);
@@ -116,14 +112,14 @@ add_spread(int64 batch, const char *from_where, const char *const *columns, int 
 		int			n = 0;
 		double		spread;
 
-		if (column_of[m] == 0)
+		if (columns[m] == NULL)
 			continue;
 		values = palloc(sizeof(double) * Max(1, SPI_processed));
 		for (uint64 row = 0; row < SPI_processed; row++)
 		{
 			bool		isnull;
-			Datum		value = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
-											  column_of[m], &isnull);
+			Datum		value = ranread_spi_datum_named(SPI_tuptable->vals[row], SPI_tuptable->tupdesc,
+														columns[m], &isnull);
 
 			if (!isnull)
 				values[n++] = DatumGetFloat8(value);

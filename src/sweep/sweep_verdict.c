@@ -96,6 +96,7 @@ read_step(HeapTuple row, TupleDesc desc, RanreadSweepStep *step, int64 *batch)
 	step->mean_band_pct = ranread_spi_float_named(row, desc, "mean_band_pct", -1);
 	step->p99_band_pct = ranread_spi_float_named(row, desc, "p99_band_pct", -1);
 	step->runs = step->completed ? 1 : 0;
+	step->part_outside_slo = false;
 }
 
 /*
@@ -116,49 +117,28 @@ column_of_1_2(const char *table, const char *column, const char *type)
 /*
  * The batches of a sweep, in order, as its steps (returned: how many): the
  * batches of a repeated step (one sweep_step) combined into one
- * (ranread_sweep_combine()), each step's batch its first.
+ * (ranread_sweep_group_runs()), each step's batch its first.
  */
 static int
 read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *batches)
 {
-	RanreadSweepStep runs[RANREAD_SWEEP_MAX_REPEATS + 1];
-	int			nruns = 0;
-	int			step_of_runs = 0;
-	int64		first_batch = 0;
-	int			count = 0;
+	RanreadSweepStep *runs = palloc0(sizeof(RanreadSweepStep) * Max(1, rows));
+	int		   *step_of = palloc(sizeof(int) * Max(1, rows));
+	int64	   *batch_of = palloc(sizeof(int64) * Max(1, rows));
+	int		   *first = palloc(sizeof(int) * Max(1, rows));
+	int			count;
 
 	/* the arrays hold at least one step, also for a sweep without any */
 	memset(&steps[0], 0, sizeof(RanreadSweepStep));
 	batches[0] = 0;
-	for (uint64 i = 0; i <= rows; i++)
+	for (uint64 i = 0; i < rows; i++)
 	{
-		bool		isnull = true;
-		int			sweep_step = 0;
-		int64		batch = 0;
-
-		if (i < rows)
-		{
-			sweep_step = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
-			isnull = sweep_step < 0;
-		}
-		if (nruns > 0 && (i == rows || isnull || sweep_step != step_of_runs ||
-						  nruns == lengthof(runs)))
-		{
-			RanreadSweepStep combined;
-
-			ranread_sweep_combine(runs, nruns, &combined);
-			steps[count] = combined;
-			batches[count++] = first_batch;
-			nruns = 0;
-		}
-		if (i == rows)
-			break;
-		read_step(table->vals[i], table->tupdesc, &runs[nruns], &batch);
-		if (nruns == 0)
-			first_batch = batch;
-		nruns++;
-		step_of_runs = isnull ? -1 : sweep_step;
+		step_of[i] = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
+		read_step(table->vals[i], table->tupdesc, &runs[i], &batch_of[i]);
 	}
+	count = ranread_sweep_group_runs(runs, step_of, (int) rows, steps, first);
+	for (int k = 0; k < count; k++)
+		batches[k] = batch_of[first[k]];
 	return count;
 }
 
@@ -252,6 +232,8 @@ ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *re
 static char *
 step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
 {
+	const char *per = record->per_server ? " per server" : "";
+
 	if (record->open_loop)
 		return psprintf("%s reads/s", ranread_format_rate(step->rate_iops));
 	if (record->rules.max_iodepth > 0)
@@ -260,7 +242,7 @@ step_at(const RanreadSweepRecord *record, const RanreadSweepStep *step)
 	if (record->rules.max_prefetch > 0)
 		return psprintf("%d process%s with prefetch %d", step->processes,
 						step->processes == 1 ? "" : "es", step->prefetch);
-	return psprintf("%d process%s", step->processes, step->processes == 1 ? "" : "es");
+	return psprintf("%d process%s%s", step->processes, step->processes == 1 ? "" : "es", per);
 }
 
 /* The SLO's bounds in words: "mean <= 2 ms, p99 <= 5 ms". */
@@ -303,8 +285,8 @@ measures(const RanreadSweepStep *step)
 }
 
 /* Why the sweep ended (or that it runs), in words, after its last step. */
-static char *
-stop_text(const RanreadSweepRecord *record, const char *stop_rule)
+char *
+ranread_sweep_stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 {
 	const RanreadSweepRules *rules = &record->rules;
 	const RanreadSweepStep *last = record->count > 0 ? &record->steps[record->count - 1] : NULL;
@@ -387,11 +369,13 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 		appendStringInfo(&out, "Highest IOPS: %s at %s. ",
 						 measures(&steps[verdict->max_step]), step_at(record, &steps[verdict->max_step]));
 		if (verdict->slo_step >= 0)
-			appendStringInfo(&out, "Highest within the SLO (%s): %s at %s: what this volume can do within the SLO, the figure to quote. ",
-							 slo_text(&record->rules), measures(&steps[verdict->slo_step]),
+			appendStringInfo(&out, "Highest within the SLO (%s%s): %s at %s: what this volume can do within the SLO, the figure to quote. ",
+							 slo_text(&record->rules), record->per_server ? ", on the fleet and on every server" : "",
+							 measures(&steps[verdict->slo_step]),
 							 step_at(record, &steps[verdict->slo_step]));
 		else
-			appendStringInfo(&out, "No step met the SLO (%s). ", slo_text(&record->rules));
+			appendStringInfo(&out, "No step met the SLO (%s%s). ", slo_text(&record->rules),
+							 record->per_server ? ", on the fleet and on every server" : "");
 		if (verdict->knee_step >= 0)
 			appendStringInfo(&out, "Knee at %s: the most IOPS per ms of mean latency, the most efficient load, not the capacity. ",
 							 step_at(record, &steps[verdict->knee_step]));
@@ -402,7 +386,7 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 			appendStringInfo(&out, "Step %d (%s) is not counted: the device answered only %.0f%% of its reads, memory the rest. ",
 							 i + 1, step_at(record, &steps[i]), steps[i].physical_pct);
 	}
-	appendStringInfoString(&out, stop_text(record, stop_rule));
+	appendStringInfoString(&out, ranread_sweep_stop_text(record, stop_rule));
 	return out.data;
 }
 
@@ -562,13 +546,13 @@ append_spread(StringInfo out, double *values, double *bands, char **places, int 
 }
 
 /*
- * What repeat => N's sweeps found together: the median and spread of each
+ * What repeat => N's sweeps (records[0..count-1], count > 0) found together: the median and spread of each
  * verdict figure (highest within the SLO, highest IOPS), its band between
  * sweeps against its step's own, and where the most sweeps found it and the
  * knee.
  */
 char *
-ranread_sweep_repeats_text(const int64 *sweeps, int count)
+ranread_sweep_records_text(const RanreadSweepRecord *records, int count)
 {
 	StringInfoData out;
 	double	   *slo = palloc(sizeof(double) * count);
@@ -584,29 +568,27 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 
 	for (int i = 0; i < count; i++)
 	{
-		RanreadSweepRecord record;
+		const RanreadSweepRecord *record = &records[i];
 		RanreadSweepVerdict verdict;
 
-		if (!ranread_sweep_read(sweeps[i], true, &record))
-			continue;
-		ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);
+		ranread_sweep_judge(record->steps, record->count, &record->rules, &verdict);
 		if (verdict.slo_step >= 0)
 		{
-			slo[nslo] = record.steps[verdict.slo_step].iops;
-			slo_band[nslo] = record.steps[verdict.slo_step].iops_band_pct;
-			slo_at[nslo++] = step_at(&record, &record.steps[verdict.slo_step]);
+			slo[nslo] = record->steps[verdict.slo_step].iops;
+			slo_band[nslo] = record->steps[verdict.slo_step].iops_band_pct;
+			slo_at[nslo++] = step_at(record, &record->steps[verdict.slo_step]);
 		}
 		if (verdict.max_step >= 0)
 		{
-			max[nmax] = record.steps[verdict.max_step].iops;
-			max_band[nmax] = record.steps[verdict.max_step].iops_band_pct;
-			max_at[nmax++] = step_at(&record, &record.steps[verdict.max_step]);
+			max[nmax] = record->steps[verdict.max_step].iops;
+			max_band[nmax] = record->steps[verdict.max_step].iops_band_pct;
+			max_at[nmax++] = step_at(record, &record->steps[verdict.max_step]);
 		}
 		if (verdict.knee_step >= 0)
-			knee_at[nknee++] = step_at(&record, &record.steps[verdict.knee_step]);
+			knee_at[nknee++] = step_at(record, &record->steps[verdict.knee_step]);
 	}
 	initStringInfo(&out);
-	appendStringInfo(&out, "Sweeps " INT64_FORMAT " to " INT64_FORMAT ". ", sweeps[0], sweeps[count - 1]);
+	appendStringInfo(&out, "Sweeps " INT64_FORMAT " to " INT64_FORMAT ". ", records[0].sweep, records[count - 1].sweep);
 	if (nslo > 0)
 	{
 		appendStringInfoString(&out, "Highest within the SLO: ");
@@ -629,6 +611,18 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 		appendStringInfo(&out, "Knee at %s in %d of %d sweeps.", place, same, count);
 	}
 	return out.data;
+}
+
+/* ranread_sweep_records_text() of the recorded sweeps[0..count-1] (those there are). */
+char *
+ranread_sweep_repeats_text(const int64 *sweeps, int count)
+{
+	RanreadSweepRecord *records = palloc(sizeof(RanreadSweepRecord) * count);
+	int			n = 0;
+
+	for (int i = 0; i < count; i++)
+		n += ranread_sweep_read(sweeps[i], true, &records[n]);
+	return n > 0 ? ranread_sweep_records_text(records, n) : pstrdup("");
 }
 
 /*
@@ -675,6 +669,7 @@ ranread_sweep_verdict(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	ranread_check_result_columns(desc, VERDICT_COLUMNS);
 	if (!ranread_sweep_read(sweep, false, &record))
 		PG_RETURN_NULL();
 	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);

@@ -19,6 +19,7 @@ typedef struct RanreadSweepRecord
 	char	   *stop_rule;		/* as recorded; NULL while running */
 	char	   *max_processes_by;	/* 'argument' or 'worker slots' */
 	bool		open_loop;
+	bool		per_server;		/* a fleet sweep's: its processes are each server's */
 	RanreadSweepRules rules;
 	int			count;			/* steps recorded */
 	RanreadSweepStep *steps;
@@ -27,12 +28,14 @@ typedef struct RanreadSweepRecord
 
 extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
 extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const RanreadSweepRecord *record);
+extern char *ranread_sweep_stop_text(const RanreadSweepRecord *record, const char *stop_rule);
 extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
 										const RanreadSweepVerdict *verdict);
 extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
 extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int step);
 extern void ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat,
 									  char **message, char **detail);
+extern char *ranread_sweep_records_text(const RanreadSweepRecord *records, int count);
 extern char *ranread_sweep_repeats_text(const int64 *sweeps, int count);
 
 #endif							/* RANREAD_SWEEP_VERDICT_H */

@@ -27,8 +27,10 @@
 #   test/lab/capped_zram.sh adopt NAME PID       v2 only: put PID (and its
 #       future children) in the lab's uncapped group, from which OS_USER may
 #       move its processes into the capped one (a no-op for v1)
-#   test/lab/capped_zram.sh set-cap NAME iops N | bps N | none
-#       N reads/s or bytes/s from now on, for reads only; none lifts the cap
+#   test/lab/capped_zram.sh set-cap NAME iops N | bps N | both N M | none
+#       N reads/s or bytes/s from now on, for reads only; both: N reads/s
+#       and M bytes/s at once (small random reads meet the first, large
+#       sequential ones the second); none lifts the cap
 #   test/lab/capped_zram.sh enter NAME COMMAND [ARG...]
 #       run COMMAND inside the capped cgroup (as whoever calls it)
 #   test/lab/capped_zram.sh remove NAME
@@ -84,17 +86,20 @@ load_state() {
 
 # --- set-cap ----------------------------------------------------------------
 set_cap() {
-	local kind=$1 value=${2:-}
+	local kind=$1 value=${2:-} bytes=${3:-}
 	case $kind in
 		iops|bps) [[ $value =~ ^[1-9][0-9]*$ ]] || die "set-cap $kind needs a positive integer, not '$value'" ;;
+		both) [[ $value =~ ^[1-9][0-9]*$ && $bytes =~ ^[1-9][0-9]*$ ]] ||
+				  die "set-cap both needs two positive integers (reads/s, bytes/s), not '$value' '$bytes'" ;;
 		none) ;;
-		*) die "set-cap takes iops N, bps N or none, not '$kind'" ;;
+		*) die "set-cap takes iops N, bps N, both N M or none, not '$kind'" ;;
 	esac
 	local dev=$RANREAD_LAB_DEVICE cg=$RANREAD_LAB_CGROUP
 	if [[ $RANREAD_LAB_CGROUP_KIND == v2 ]]; then
 		case $kind in
 			iops) echo "$dev riops=$value rbps=max" >"$cg/io.max" ;;
 			bps) echo "$dev riops=max rbps=$value" >"$cg/io.max" ;;
+			both) echo "$dev riops=$value rbps=$bytes" >"$cg/io.max" ;;
 			none) echo "$dev riops=max rbps=max" >"$cg/io.max" ;;
 		esac
 	else
@@ -104,6 +109,8 @@ set_cap() {
 				  echo "$dev $value" >"$cg/blkio.throttle.read_iops_device" ;;
 			bps) echo "$dev 0" >"$cg/blkio.throttle.read_iops_device"
 				 echo "$dev $value" >"$cg/blkio.throttle.read_bps_device" ;;
+			both) echo "$dev $value" >"$cg/blkio.throttle.read_iops_device"
+				  echo "$dev $bytes" >"$cg/blkio.throttle.read_bps_device" ;;
 			none) echo "$dev 0" >"$cg/blkio.throttle.read_iops_device"
 				  echo "$dev 0" >"$cg/blkio.throttle.read_bps_device" ;;
 		esac

@@ -4,7 +4,11 @@
 # percentiles against exact ones (relative error <= 1/128);
 # permutation_test.c checks the read-unit permutation is a bijection;
 # sweep_rules_test.c checks a sweep's stop rules, SLO verdict and knee on
-# constructed histories; run_rules_test.c checks the re-read counts, the
+# constructed histories (with order_statistics.c, which sweep_rules.c
+# includes: a rule is built with the rules it includes);
+# order_statistics_test.c checks the median's band by order statistics;
+# calibrate_rules_test.c checks a calibration's picks, its ratio's band and
+# random_page_cost; run_rules_test.c checks the re-read counts, the
 # interference rule and the open-loop queueing rule on constructed numbers.
 use strict;
 use warnings;
@@ -22,8 +26,11 @@ foreach my $source (sort glob("$top/test/unit/*_test.c"))
 {
 	my ($name) = basename($source) =~ /^(.*)_test\.c$/;
 	my $bin = PostgreSQL::Test::Utils::tempdir() . "/${name}_test";
+	# with the rules its rule includes (src/rules/ stands on itself alone)
+	my $rule = "$top/src/rules/$name.c";
+	my @rules = ($rule, map { "$top/src/rules/$_.c" } grep { $_ ne $name } slurp_file($rule) =~ /^#include "rules\/(\w+)\.h"/mg);
 	is(system('cc', '-O2', "-I$top/src", "-I$server_includes", '-o', $bin,
-			$source, "$top/src/rules/$name.c", '-lm'), 0, "$name: the unit test builds");
+			$source, @rules, '-lm'), 0, "$name: the unit test builds");
 	my @lines = `$bin`;
 	my $status = $? >> 8;
 	my ($planned) = ($lines[0] // '') =~ /^1\.\.(\d+)$/;

@@ -65,26 +65,31 @@ is($node->safe_psql('old', $sweeps), '1 completed 1', 'a sweep recorded under 1.
 # 1.2 recreates ranread_run and ranread_sweep with a new last argument each; a
 # role granted EXECUTE on the old signature keeps it on the new one.
 $node->safe_psql('old', q{CREATE ROLE upgrade_bench LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int) TO upgrade_bench;
-	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int) TO upgrade_bench;});
+	GRANT EXECUTE ON FUNCTION ranread_run TO upgrade_bench;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep TO upgrade_bench;});
 $node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.2'");
-# 1.3 replaces ranread_fleet_waiting by three functions; a role that could call
-# it may call them
-$node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting(bigint, boolean) TO upgrade_bench');
+# 1.3 replaces ranread_fleet_waiting by three functions, and ranread_calibrate
+# by one with other arguments; a role that could call the old may call the new
+$node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting TO upgrade_bench');
+$node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_calibrate TO upgrade_bench');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' ' || has_function_privilege('public', f, 'EXECUTE')
+	FROM CAST('ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean)' AS regprocedure) f}),
+	'true false', 'the update grants the new ranread_calibrate to the roles that had the old one, not to PUBLIC');
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean) FROM upgrade_bench');
 is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' '
-	|| has_function_privilege('public', f, 'EXECUTE'), ',') FROM unnest(ARRAY['ranread_fleet_connect(text, name)',
-	'ranread_fleet_check(int, bigint, name, text, interval)', 'ranread_fleet_wait(bigint, text[], name[], name[])']) f}),
+	|| has_function_privilege('public', f, 'EXECUTE'), ',') FROM unnest(ARRAY['ranread_fleet_connect',
+	'ranread_fleet_check', 'ranread_fleet_wait']::regproc[]) f}),
 	'true false,true false,true false', "the update grants the fleet's new functions to the roles that had the one they replace, not to PUBLIC");
-$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_fleet_connect(text, name), ranread_fleet_check(int, bigint, name, text, interval), ranread_fleet_wait(bigint, text[], name[], name[]) FROM upgrade_bench');
-is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name)', 'EXECUTE')
-	|| ' ' || has_function_privilege('public', 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name)', 'EXECUTE')}),
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_fleet_connect, ranread_fleet_check, ranread_fleet_wait FROM upgrade_bench');
+is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_run'::regproc, 'EXECUTE')
+	|| ' ' || has_function_privilege('public', 'ranread_run'::regproc, 'EXECUTE')}),
 	'true false', 'the update grants EXECUTE on the new ranread_run to the roles that had it on the old one, not to PUBLIC');
-is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int)', 'EXECUTE')
-	|| ' ' || has_function_privilege('public', 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int)', 'EXECUTE')}),
+is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ranread_sweep'::regproc, 'EXECUTE')
+	|| ' ' || has_function_privilege('public', 'ranread_sweep'::regproc, 'EXECUTE')}),
 	'true false', 'and EXECUTE on the new ranread_sweep likewise');
-$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM upgrade_bench');
-$node->safe_psql('old', 'REVOKE EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) FROM upgrade_bench');
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run FROM upgrade_bench');
+$node->safe_psql('old', 'REVOKE EXECUTE ON PROCEDURE ranread_sweep FROM upgrade_bench');
 is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
 is($node->safe_psql('old', $sweeps), '1 completed 1', "1.1's sweep is intact after the update");
 is($node->safe_psql('old', 'SELECT string_agg(histogram::text, \' \' ORDER BY batch) FROM ranread_batches'),

@@ -18,8 +18,8 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE payroll (salary int);
 	INSERT INTO payroll VALUES (100000);
 	CREATE ROLE bench LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name),
-		ranread_setup(text, name, name, int), ranread_stop(), ranread_drop(name) TO bench;
+	GRANT EXECUTE ON FUNCTION ranread_run,
+		ranread_setup, ranread_stop, ranread_drop TO bench;
 	GRANT SELECT, INSERT, DELETE ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
 	GRANT SELECT ON ranread_summary TO bench;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO bench;

@@ -16,8 +16,8 @@ my $node = new_node('run_memory', 'ranread.max_run_memory' => "'64MB'");
 $node->safe_psql('postgres', "SELECT ranread_setup('64 MB', target => 'mem', log_level => 0)");
 $node->safe_psql('postgres', q{
 	CREATE ROLE bench LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO bench;
-	GRANT EXECUTE ON PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int) TO bench;
+	GRANT EXECUTE ON FUNCTION ranread_run TO bench;
+	GRANT EXECUTE ON PROCEDURE ranread_sweep TO bench;
 });
 my $log_start = -s $node->logfile;
 

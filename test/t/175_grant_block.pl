@@ -81,7 +81,7 @@ like(as_bench("SELECT ranread_chart($sweep)", 'ranread_chart(sweep)'), qr/<svg\b
 like(as_bench("SELECT ranread_chart_latency($batch, $second)", 'ranread_chart_latency'), qr/<svg\b/,
 	'of the latencies');
 as_bench("SELECT * FROM ranread_layers(1, 50)", 'ranread_layers');
-as_bench("SELECT * FROM ranread_calibrate(iterations => 100, repetitions => 1, max_depth => 1)", 'ranread_calibrate');
+as_bench("SELECT * FROM ranread_calibrate(iterations => 100, max_depth => 1, max_duration => '1 s')", 'ranread_calibrate');
 as_bench("SELECT * FROM ranread_compare($batch, $second)", 'ranread_compare');
 as_bench("SELECT * FROM ranread_compare_sweeps($sweep, $sweep)", 'ranread_compare_sweeps');
 as_bench('SELECT count(*) FROM ranread_help()', 'ranread_help()');

@@ -1,8 +1,11 @@
 # ranread_layers(): the same units through each read path, from the device
-# up ('direct', 'smgr', 'buffer', and from 18 'stream'), one batch each,
-# marked with the layers run and sharing one seed; one row per layer with
-# what it adds over the one below, and a NOTICE saying where the time goes.
-# Bad input is refused before anything runs; a role that may not run
+# up ('direct', 'smgr', 'buffer', and from 18 'stream'), in rounds of
+# batches marked with the layers run and sharing one seed; one row per layer
+# with what it adds over the one below and its band, and a NOTICE saying
+# where the time goes.
+# The layers are read in rounds, up and down (ABCCBA), until each share has
+# its band.  ranread_stop() and a cancel keep every batch and say what was
+# cut.  Bad input is refused before anything runs; a role that may not run
 # ranread_run() may not run it either.
 use strict;
 use warnings;
@@ -10,6 +13,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use RanreadTest;
 
 my $node = new_node('layers');
@@ -17,22 +21,34 @@ $node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', log_level => 0)});
 my @modes = ('direct', 'smgr', 'buffer');
 push @modes, 'stream' if $node->pg_version >= 18;
 
+# rounds of short batches, up the layers and down again; 3 rounds of
+# 6000 / 6 = 1000 reads per process and batch (before 18 nothing evicts the
+# target from shared buffers, so the blocks a buffer batch leaves there are
+# hits in the next: its physical_pct is not checked)
 my $out = shown($node, q{
-	SELECT layer, mode, batch, adds_mean_ms IS NULL AS first, physical_pct >= 95 AS physical
-	FROM ranread_layers(2, 500)});
-like($out, qr/NOTICE:  layers run \d+: of a mean [0-9.]+ ms through mode $modes[-1], device [0-9.]+ ms \(\d+%\), page cache and storage manager -?[0-9.]+ ms/,
-	'a NOTICE says where the time goes, layer by layer');
+	SELECT layer, mode, cardinality(batches) AS batches, adds_mean_ms IS NULL AND adds_mean_band_ms IS NULL AS first,
+	       physical_pct >= 95 AS physical
+	FROM ranread_layers(2, 6000, max_rounds => 3)});
+my $words = qr/(?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\)|not measurable here \(mode \w+ read [0-9.]+ ± [0-9.]+ µs faster than mode \w+\))/;
+like($out, qr/NOTICE:  layers run \d+ after 3 rounds: of a mean [0-9.]+ ms through mode $modes[-1], device [0-9.]+ ms, page cache and storage manager $words/,
+	'a NOTICE says where the time goes, each share with its band or as not measurable here');
+unlike($out, qr/NOTICE:  layers run[^\n]* -[0-9]/, 'no NOTICE gives a negative time');
+is(lines_matching($out, qr/^NOTICE:  layers run \d+, round \d of at most 3: /), 3, 'one NOTICE a round');
 my @rows = grep { /^\s*\S.*\|/ && !/^\s*layer\s*\|/ } split /\n/, $out;
 is(scalar(@rows), scalar(@modes), 'one row per layer this server has (' . scalar(@modes) . ')');
 is(join(',', map { (split /\s*\|\s*/)[1] } @rows), join(',', @modes), 'from the device up, in order');
+is(join(',', map { (split /\s*\|\s*/)[2] } @rows), join(',', map { 6 } @modes), 'each layer with its 6 batches (two a round)');
+like((split /\s*\|\s*/, $rows[0])[3], qr/^t/, 'the device has no share and no band');
 
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
+my $round = join(',', @modes, reverse @modes);
 is($node->safe_psql('postgres', qq{
 	SELECT string_agg(mode, ',' ORDER BY batch) || ' ' || count(DISTINCT seed) || ' ' || bool_and(batch > layers)
-	   || ' ' || bool_and(physical_pct >= 95) || ' ' || bool_and(status = 'completed')
+	   || ' ' || bool_and(physical_pct >= 95 OR (mode = 'buffer' AND current_setting('server_version_num')::int < 180000))
+	   || ' ' || bool_and(status = 'completed') || ' ' || min(iterations)
 	FROM ranread_batches WHERE layers = $run}),
-	join(',', @modes) . ' 1 true true true',
-	'its batches: one per layer, one seed for all, numbered after the run, physical, completed');
+	"$round,$round,$round 1 true true true 1000",
+	'its batches: up the layers and down again, three rounds, one seed for all, numbered after the run, physical, completed, 1000 reads a process');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE layers IS NULL}), '0',
 	'no other batch is marked');
 $node->safe_psql('postgres', q{SELECT ranread_run(1, 100)});
@@ -40,15 +56,65 @@ $node->safe_psql('postgres', q{SELECT ranread_run(1, 100)});
 is($node->safe_psql('postgres', q{SELECT count(DISTINCT seed) FROM ranread_batches WHERE layers IS NULL}), '2',
 	'plain runs each draw a seed of their own');
 
-# what each layer adds is its mean less the mean of the layer below, each
-# rounded to 0.1 us; the figures are the batches', rounded
+# a share is the mean over the rounds of its layer's mean less the layer
+# below's (a round's mean of a layer: its two batches'), its band the 95 %
+# interval of those differences (t = 4.303 for 3 rounds); the share is
+# given only when the band is above zero; the figures are the batches'
 is($node->safe_psql('postgres', qq{
-	CREATE TABLE layered AS SELECT * FROM ranread_layers(1, 300);
-	SELECT bool_and(abs(l.adds_mean_ms - (l.mean_ms - lag)) <= 0.00011)
-	   AND bool_and(l.iops = round(b.iops) AND abs(l.mean_ms - b.response_time_ms) <= 0.00005)
-	FROM (SELECT batch, iops, adds_mean_ms, mean_ms, lag(mean_ms) OVER (ORDER BY batch) AS lag FROM layered) l
-	JOIN ranread_batches b USING (batch)
-	WHERE lag IS NOT NULL}), 't', 'adds_mean_ms is the mean less the layer below\'s, and the figures are the batches\' rounded');
+	CREATE TABLE layered AS SELECT row_number() OVER () AS n, * FROM ranread_layers(1, 1200, max_rounds => 3);
+	WITH per_round AS (
+		SELECT l.n, (u.k - 1) / 2 AS round, avg(b.response_time_ms) AS mean
+		FROM layered l CROSS JOIN LATERAL unnest(l.batches) WITH ORDINALITY AS u(batch, k)
+		JOIN ranread_batches b ON b.batch = u.batch GROUP BY 1, 2),
+	diffs AS (
+		SELECT a.n, a.mean - below.mean AS d FROM per_round a JOIN per_round below ON below.n = a.n - 1 AND below.round = a.round),
+	shares AS (SELECT n, avg(d) AS value, 4.303 * stddev_samp(d) / sqrt(3) AS band, count(*) AS rounds FROM diffs GROUP BY n)
+	SELECT bool_and(s.rounds = 3 AND abs(l.adds_mean_band_ms - s.band) <= 0.00011
+	   AND CASE WHEN s.value - s.band > 0 THEN abs(l.adds_mean_ms - s.value) <= 0.00011 ELSE l.adds_mean_ms IS NULL END)
+	   AND bool_and(l.adds_mean_ms IS NULL OR l.adds_mean_ms > 0)
+	FROM layered l JOIN shares s USING (n)}), 't',
+	'each share is the mean of its per-round differences with their 95 % band, given only when the band is above zero');
+is($node->safe_psql('postgres', q{
+	SELECT bool_and(abs(l.mean_ms - b.mean) <= 0.00005 AND l.iops = round(b.iops))
+	FROM layered l, LATERAL (SELECT avg(response_time_ms) AS mean, avg(iops) AS iops FROM ranread_batches WHERE batch = ANY (l.batches)) b}),
+	't', 'a layer\'s mean and IOPS are its batches\' means, rounded');
+
+# ranread_stop() during a layers run: the batch it stops ends the run; the
+# complete rounds are reported and every batch stays recorded
+my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, cardinality(batches) FROM ranread_layers(1, 60000, max_rounds => 10)');
+$run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
+ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 * @{[ scalar(@modes) ]} FROM ranread_batches WHERE layers > $run}),
+	'the layers run reaches its second round');
+for (1 .. 100)
+{
+	$node->safe_psql('postgres', 'SELECT ranread_stop()');
+	last unless $h->pumpable;
+	usleep(100_000);
+}
+$h->finish;
+$run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
+my ($recorded, $stopped, $rounds) = split /\|/, $node->safe_psql('postgres', qq{
+	SELECT count(*), count(*) FILTER (WHERE status = 'stopped'), count(*) / (2 * @{[ scalar(@modes) ]})
+	FROM ranread_batches WHERE layers = $run});
+is($stopped, 1, 'ranread_stop() stopped one batch of the layers run');
+like($$herr, qr/NOTICE:  (?:00000: )?layers run $run after $rounds rounds?: batch \d+ \(mode \w+\) of round @{[ $rounds + 1 ]} was stopped: the figures are those of the $rounds complete rounds?; /,
+	'the NOTICE says which batch was stopped and that the complete rounds are reported');
+like($$herr, qr/its $recorded batches stay recorded in ranread_batches \(layers = $run\)/, "and that its $recorded batches stay recorded");
+is(scalar(grep { /\|/ } split /\n/, $$hout) - 1, scalar(@modes), 'the rows of the complete rounds are returned');
+
+# a cancel: the error's CONTEXT says what the run kept
+($h, $hout, $herr) = start_psql($node, 'SELECT * FROM ranread_layers(1, 60000, max_rounds => 10)');
+$run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
+ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 FROM ranread_batches WHERE layers > $run}),
+	'another layers run has recorded batches');
+interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_layers(1, 60000');
+$run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
+($recorded, my $cancelled) = split /\|/, $node->safe_psql('postgres', qq{
+	SELECT count(*), count(*) FILTER (WHERE status = 'cancelled') FROM ranread_batches WHERE layers = $run});
+like($$herr, qr/canceling statement due to user request/, 'the cancel ends the layers run with an error');
+like($$herr, qr/CONTEXT:  layers run $run, round \d+, mode \w+: the run's @{[ $recorded - 1 ]} batches before this one, and this one with its status, stay recorded in ranread_batches \(layers = $run\)/,
+	'its CONTEXT says which batch was cut and that the batches before it stay recorded');
+is($cancelled, 1, 'the batch it cut is recorded as cancelled');
 
 # bad input and privileges, refused before anything runs
 my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
@@ -57,13 +123,23 @@ is(sqlstate_of(shown($node, 'SELECT * FROM ranread_layers(2, NULL)', verbose => 
 	'neither iterations nor duration is refused');
 is(sqlstate_of(shown($node, "SELECT * FROM ranread_layers(2, 100, 'no_such_target')", verbose => 1)), '42704',
 	'an unknown target is refused');
+foreach my $bad ('max_rounds => 2', 'max_rounds => 101', 'band_pct => 0', 'band_pct => 100.5', q{band_pct => 'NaN'})
+{
+	$out = shown($node, "SELECT * FROM ranread_layers(2, 1000, $bad)", verbose => 1);
+	is(sqlstate_of($out), '22023', "$bad is refused (22023)");
+	like($out, qr/(max_rounds must be between 3 and 100|band_pct must be above 0 and at most 100)/, "$bad: the message gives the accepted range");
+}
+is(sqlstate_of(shown($node, 'SELECT * FROM ranread_layers(2, 1000, max_rounds => NULL)', verbose => 1)), '22004', 'max_rounds NULL is refused');
+$out = shown($node, 'SELECT * FROM ranread_layers(2, 19)', verbose => 1);
+is(sqlstate_of($out), '22023', 'fewer iterations than 2 x max_rounds are refused');
+like($out, qr/iterations must be at least 2 x max_rounds \(20\)/, 'and the message says the least');
 # 64 MB hold 8,192 units: a page-cache layer would re-read, which only mode direct may
-$out = shown($node, 'SELECT * FROM ranread_layers(1, 9000)', verbose => 1);
+$out = shown($node, 'SELECT * FROM ranread_layers(1, 9000 * 20)', verbose => 1);
 is(sqlstate_of($out), '22023', 'more reads than units are refused before the first layer runs');
 like($out, qr/re-read a unit read earlier in the run/, 'for the re-reads of the layers that may not re-read');
 $node->safe_psql('postgres', q{
 	CREATE ROLE layman LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval) TO layman;
+	GRANT EXECUTE ON FUNCTION ranread_layers TO layman;
 });
 my ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM ranread_layers(1, 100)', extra_params => [ '-U', 'layman' ]);
 like($stderr, qr/ERROR:  permission denied to run ranread_layers/, 'a role that may not run ranread_run() may not run layers');

@@ -62,17 +62,63 @@ is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE
 	'1', 'each server recorded its own batch, with its start_at');
 
 # a fleet sweep: 1, 2, 4 processes per server on both servers at once, one committed fleet run a step
-# (stop_latency_ms far from any machine's figures: only max_processes stops it)
+# (stop_latency_ms and the SLO far from any machine's figures: only max_processes stops it, and no
+# step lies within its noise of a bound, so none is repeated)
 $out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1', 'node2'], 1, 4, iterations => 300, duration => NULL, min_scaling_pct => 0,
-	stop_latency_ms => 1000)});
-like($out, qr/NOTICE:  fleet sweep \d+ step 1: 1 process per server, \d+ IOPS, mean [0-9.]+ ms, p99 [0-9.]+ ms \(fleet \d+\)/,
-	'a fleet sweep says each step');
-like($out, qr/NOTICE:  fleet sweep \d+: 3 steps; it stopped because it reached max_processes \(4\)/, 'and why it stopped');
-like($out, qr/DETAIL:  Highest: \d+ IOPS at \d processes per server\. Highest within the SLO \(mean <= 2 ms, p99 <= 5 ms, on the fleet and on every server\): (\d+ IOPS at \d processes per server|none)\./,
-	'with the highest IOPS, and the highest within the SLO on the fleet and on every server');
+	stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
+like($out, qr/NOTICE:  fleet sweep \d+ step 1: 1 process per server, [0-9,]+ IOPS ± [0-9.]+ %, mean [0-9.]+ ms, p99 [0-9.]+ ms; within the SLO \(fleet run \d+\)\nDETAIL:  Noise: mean ± [0-9.]+ %, p99 ± [0-9.]+ %\./,
+	"a fleet sweep says each step as ranread_sweep does, with the noise bands of the servers' batches");
+like($out, qr/NOTICE:  fleet sweep \d+ step 2: 2 processes per server, .*; -?\d+% of linear scaling \(fleet run \d+\)/,
+	'and its share of linear scaling');
+like($out, qr/NOTICE:  fleet sweep \d+ completed after 3 steps\nDETAIL:  .*It stopped at max_processes \(4\)\./, 'and why it stopped');
+like($out, qr/DETAIL:  Highest IOPS: [0-9,]+ IOPS ± [0-9.]+ % \(mean [0-9.]+ ms ± [0-9.]+ %, p99 [0-9.]+ ms ± [0-9.]+ %\) at \d process(es)? per server\. Highest within the SLO \(mean <= 1000 ms, p99 <= 1000 ms, on the fleet and on every server\): [0-9,]+ IOPS ± /,
+	'with the highest IOPS, and the highest within the SLO on the fleet and on every server, with their bands');
 is($coordinator->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || processes || ':' || status || ':' || servers_completed, ',' ORDER BY sweep_step)
 	FROM ranread_fleet_summary WHERE fleet_sweep = (SELECT max(fleet_sweep) FROM ranread_fleet_runs)}),
 	'1:1:completed:2,2:2:completed:2,3:4:completed:2', 'ranread_fleet_summary: one committed fleet run per step, both servers completed');
+is($coordinator->safe_psql('postgres', q{SELECT bool_and(f.iops_band_pct > 0 AND f.mean_band_pct > 0 AND f.p99_band_pct > 0
+	AND f.p99_band_pct = (SELECT max(s.p99_band_pct) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)
+	AND f.iops_band_pct <= (SELECT max(s.iops_band_pct) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet))
+	FROM ranread_fleet_runs f WHERE f.fleet_sweep = (SELECT max(fleet_sweep) FROM ranread_fleet_runs)}),
+	't', "each fleet run has noise bands from its servers': the sum's IOPS band no wider than the widest server's, the widest p99 band");
+
+# the fleet sweep's rules are ranread_sweep's: a sweep of ranread_sweep whose two
+# steps are given crafted figures (1,000 then 1,100 IOPS from 1 to 2 processes,
+# the second outside the SLO) stops by the scaling rule, and ranread_sweep_decide()
+# on the same figures stops the fleet sweep by the same rule, in the same words
+$coordinator->safe_psql('postgres', q{CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 300,
+	min_scaling_pct => 0, stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
+$coordinator->safe_psql('postgres', q{
+	UPDATE ranread_sweep_runs SET min_scaling_pct = 25, stop_latency_ms = 10, slo_mean_ms = 2, slo_p99_ms = 5, slo_p999_ms = NULL,
+		slo_max_ms = NULL, stop_rule = NULL, status = 'completed' WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs);
+	UPDATE ranread_batches SET iops = CASE sweep_step WHEN 1 THEN 1000 ELSE 1100 END, response_time_ms = CASE sweep_step WHEN 1 THEN 0.5 ELSE 3 END,
+		p99_ms = 4, p999_ms = 6, max_ms = 8, physical_pct = 100, iops_band_pct = 2, mean_band_pct = 2, p99_band_pct = 3
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)});
+my ($sweep_rule, $sweep_verdict) = split /\|/, $coordinator->safe_psql('postgres',
+	q{SELECT stop_rule, verdict FROM ranread_sweep_verdict((SELECT max(sweep) FROM ranread_sweep_runs))});
+my $decide = q{SELECT %s FROM ranread_sweep_decide(sweep => '{7,7}', step => '{1,2}', processes => '{1,2}',
+	status => '{completed,completed}', iops => '{1000,1100}', mean_ms => '{0.5,%s}', p99_ms => '{4,4}', p999_ms => '{6,6}',
+	max_ms => '{8,8}', iops_band_pct => '{2,2}', mean_band_pct => '{2,2}', p99_band_pct => '{3,3}', part_outside_slo => '{false,%s}',
+	max_processes => 64, max_processes_by => 'argument', stop_latency_ms => 10, min_scaling_pct => 25, slo_mean_ms => 2, slo_p99_ms => 5)};
+my ($decision, $fleet_rule, $fleet_verdict) = split /\|/, $coordinator->safe_psql('postgres', sprintf($decide, 'decision, stop_rule, verdict', 3, 'false'));
+is($sweep_rule, 'scaling', 'ranread_sweep stops the crafted steps by the scaling rule');
+is("$decision $fleet_rule", "stop $sweep_rule", 'the fleet sweep, on the same figures, stops by the same rule');
+my ($sweep_reason) = $sweep_verdict =~ /(It stopped because .*)$/;
+my ($fleet_reason) = $fleet_verdict =~ /(It stopped because .*)$/;
+ok(defined $sweep_reason && $fleet_reason eq $sweep_reason, "with the same reason: $sweep_reason") or diag("$fleet_verdict\n$sweep_verdict");
+# a step within the SLO on the fleet but not on every server is outside it: the same figures, the step's
+# mean within the SLO, stop by scaling only because a server was outside
+is($coordinator->safe_psql('postgres', sprintf($decide, q{decision || ' ' || next_processes}, 0.9, 'false')), 'go on 4',
+	'within the SLO and gaining beyond the noise, the sweep searches on, to 4 processes per server');
+is($coordinator->safe_psql('postgres', sprintf($decide, q{decision || ' ' || coalesce(stop_rule, '')}, 0.9, 'true')), 'stop scaling',
+	'with a server outside the SLO the same step stops by the scaling rule');
+# a mean over stop_latency_ms by less than its noise: the step is run again, in ranread_sweep's words
+like($coordinator->safe_psql('postgres', sprintf($decide, q{decision || ' ' || repeat_text || ' ' || repeat_detail}, 10.1, 'false')),
+	qr/^repeat step 2 is within the noise of a stop rule: running it again \(repeat 1 of at most 2\), its runs combined Its mean latency, 10\.10 ms ± 2\.0 %, is over stop_latency_ms \(10 ms\) by less than its noise\.$/,
+	'a step within its noise of the latency rule is repeated, in the words of ranread_sweep');
+like(shown($coordinator, q{SELECT * FROM ranread_sweep_decide('{1}', '{1}', '{1,2}', '{completed}', '{1}', '{1}', '{1}', '{1}', '{1}', '{1}', '{1}', '{1}',
+	'{false}', 1, 'argument', 10, 25, 2, 5)}, verbose => 1), qr/ERROR:  22023: processes must hold as many elements as sweep/,
+	'ranread_sweep_decide() refuses arrays of different lengths with 22023');
 
 # the fleet sweep as a chart: a bar a step stacked from its servers' IOPS, the fleet's p99 and mean
 my $export_dir = PostgreSQL::Test::Utils::tempdir();
@@ -148,7 +194,7 @@ foreach my $case (
 }
 $coordinator->safe_psql('postgres', q{
 	CREATE ROLE fleeter LOGIN;
-	GRANT EXECUTE ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interval, float8, interval) TO fleeter;
+	GRANT EXECUTE ON FUNCTION ranread_fleet_run TO fleeter;
 	GRANT USAGE ON FOREIGN SERVER node1 TO fleeter;
 });
 like(shown($coordinator, q{SET ROLE fleeter; SELECT * FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, 100)}, verbose => 1),
@@ -160,8 +206,10 @@ $coordinator->safe_psql('postgres', 'CREATE EXTENSION dblink');
 add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
 
 # a cancel of the coordinator's statement cancels every server's run; what they measured is kept
+# (the runs that must still be reading when the test acts read in mode direct: through the page
+# cache a run ends once it has read each unit of its 64 MB target, within a second on a quiet machine)
 my ($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
-	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, duration => '60 s')});
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, 'direct', duration => '60 s')});
 $nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
 $coordinator->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE query LIKE 'SELECT scope, server, status FROM ranread_fleet_run%' AND pid <> pg_backend_pid()});
@@ -175,10 +223,10 @@ is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fl
 
 # ranread_stop() on the coordinator stops every server's run, each recorded as stopped with what it read
 my ($sh, $stop_out, $stop_err) = start_psql($coordinator,
-	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, duration => '60 s')});
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, 'direct', duration => '60 s')});
 $_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
-$coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop() TO fleeter});
+$coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop TO fleeter});
 is($coordinator->safe_psql('postgres', q{SET ROLE fleeter; SELECT ranread_stop()}), '0',
 	"another role's ranread_stop() leaves the fleet run alone, without an error");
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', "ranread_stop() on the coordinator asks the fleet run's session");
@@ -296,7 +344,7 @@ $_->safe_psql('postgres', 'DROP TRIGGER forge ON ranread_batches; DROP FUNCTION 
 # a server named like the fleet's own connections is stopped like any (D8)
 add_server('ranread_fleet_1', $nodes[1]);
 ($sh, $stop_out, $stop_err) = start_psql($coordinator,
-	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['ranread_fleet_1', 'node3'], 1, NULL, duration => '60 s')});
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['ranread_fleet_1', 'node3'], 1, NULL, 'direct', duration => '60 s')});
 $_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() asks the fleet run');
@@ -306,7 +354,7 @@ $sh->finish;
 
 # a server that stops answering: one cancel ends the fleet run, recorded (D8)
 ($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
-	q{SELECT scope, server, status, error FROM ranread_fleet_run(ARRAY['node1', 'node2'], 1, NULL, duration => '60 s')});
+	q{SELECT scope, server, status, error FROM ranread_fleet_run(ARRAY['node1', 'node2'], 1, NULL, 'direct', duration => '60 s')});
 $_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 0, 1 ];
 my $silent = $nodes[1]->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT batch FROM %ranread_run(%'});
@@ -325,11 +373,11 @@ $nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activ
 # a fleet sweep past the servers' free worker slots is cut to them and ends with its verdict (D9)
 # (32 processes on a busy machine's CPUs can pass the default stop_latency_ms of 10 ms: far away here)
 $out = shown($coordinator, q{CALL ranread_fleet_sweep(ARRAY['node1'], 16, 64, iterations => 50, duration => NULL, min_scaling_pct => 0,
-	stop_latency_ms => 1000)});
+	stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
 like($out, qr/NOTICE:  fleet sweep \d+: 32 processes per server are more than the servers' free worker slots, (\d+) from now on/,
 	'a step past the free worker slots is cut to them');
-like($out, qr/NOTICE:  fleet sweep \d+: 2 steps; it stopped because it reached max_processes \(\d+\)\nDETAIL:  Highest: /,
-	'and the sweep ends with its verdict');
+like($out, qr/NOTICE:  fleet sweep \d+ completed after 2 steps\nDETAIL:  Highest IOPS: .*It stopped at \d+ processes, as many as background worker slots were free/,
+	'and the sweep ends with its verdict, by the worker slots as ranread_sweep says it');
 
 ok(log_is_clean($_), 'the server log has no internal error') foreach @nodes;
 done_testing();

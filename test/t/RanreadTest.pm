@@ -212,12 +212,13 @@ sub lab_node
 	return $node;
 }
 
-# Set the lab's read cap: iops => N, bps => N, or none.
+# Set the lab's read cap: iops => N, bps => N, both => N, M (reads/s and
+# bytes/s at once), or none.
 sub lab_set_cap
 {
-	my ($kind, $value) = @_;
+	my ($kind, @values) = @_;
 	PostgreSQL::Test::Utils::system_or_bail($ENV{RANREAD_LAB_SCRIPT}, 'set-cap', $ENV{RANREAD_LAB_NAME},
-		$kind, defined $value ? ($value) : ());
+		$kind, @values);
 	return;
 }
 

@@ -77,7 +77,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[300];
 
-	printf("1..67\n");
+	printf("1..73\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -394,6 +394,35 @@ main(void)
 		ranread_sweep_spread(values, bands, 2, &spread);
 		ok(spread.median == 1100 && spread.between_band_pct > 0 && spread.within_band_pct == -1 &&
 		   spread.drift_band_pct == -1, "spread: steps of unknown noise (before 1.2) leave the drift unknown");
+	}
+
+	/* a fleet's step with a server outside the SLO is outside it, whatever its own figures */
+	steps[0] = step(4, 20000, 0.5);
+	ok(ranread_sweep_meets_slo(&steps[0], &rules), "a fleet step within the SLO, every server too, meets it");
+	steps[0].part_outside_slo = true;
+	ok(!ranread_sweep_meets_slo(&steps[0], &rules), "with one server outside the SLO it does not");
+
+	/* runs grouped into steps: a repeated step combined, runs of no step alone, at most 3 runs a step */
+	{
+		RanreadSweepStep runs[7];
+		RanreadSweepStep grouped[7];
+		int			step_of[7] = {1, 2, 2, 2, 2, -1, -1};
+		int			first[7];
+		int			count;
+
+		runs[0] = noisy(1, 1000, 0.5, 2);
+		for (int i = 1; i < 7; i++)
+			runs[i] = noisy(2, 1000 + 100 * i, 0.5, 2);
+		runs[2].part_outside_slo = runs[3].part_outside_slo = true;
+		count = ranread_sweep_group_runs(runs, step_of, 7, grouped, first);
+		ok(count == 5 && first[0] == 0 && first[1] == 1 && first[2] == 4 && first[3] == 5 && first[4] == 6,
+		   "group runs: step 2's first 3 runs combined, its 4th a step of its own, each run of no step alone");
+		ok(grouped[1].runs == 3 && fabs(grouped[1].iops - 1200) < 1e-9,
+		   "group runs: a repeated step's runs are combined (their mean IOPS)");
+		ok(grouped[1].part_outside_slo, "group runs: 2 of its 3 runs with a server outside the SLO: the step is outside");
+		runs[3].part_outside_slo = false;
+		count = ranread_sweep_group_runs(runs, step_of, 7, grouped, first);
+		ok(!grouped[1].part_outside_slo, "1 of 3: within");
 	}
 
 	/* a latency that is not a number meets no SLO */

@@ -1,0 +1,78 @@
+# Known answers: ranread_layers() on the FUSE laboratory (test/lab/labfs.c)
+# with a set service time.  Every layer's read goes to the file system (it is
+# mounted with direct_io: the OS page cache keeps nothing), which does the
+# same work for each, so no layer can take time away: each share above the
+# device is positive or not measurable, with its band stated, and never a
+# negative time.  The file system counts the reads: each batch's reached it,
+# no batch was answered from memory.  Not timed: the test asserts the sign
+# rule and the bands, not a speed.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use RanreadTest;
+
+my $lab_dir = $ENV{RANREAD_LAB_FUSE_DIR} // '';
+my $control = $ENV{RANREAD_LAB_FUSE_CONTROL} // '';
+plan skip_all => 'no FUSE laboratory mounted (test/run-tap.sh mounts one as root)' if $lab_dir eq '';
+
+# Set the file system (labfs commands), and read its counters.
+sub lab
+{
+	my ($commands) = @_;
+	open(my $fh, '>', $control) or die "cannot open $control: $!";
+	print $fh "$commands\n";
+	close($fh) or die "labfs refused \"$commands\": $!";
+	return;
+}
+
+my $node = new_node('lab_layers', autovacuum => 'off');
+my $tablespace = "$lab_dir/226";
+mkdir $tablespace or die "mkdir $tablespace: $!";
+$node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
+# 16 MB: 2,048 units; each batch reads 2 x 1000 (before 18 the 32 blocks a
+# process's buffer ring leaves in shared buffers are hits in the next buffer
+# batch, which 18 evicts first: there the buffer layer's sign is not checked)
+$node->safe_psql('postgres', "SELECT ranread_setup('16 MB', 'lab', 'lab_t', 0)");
+my $file = $node->safe_psql('postgres', "SELECT pg_relation_filenode('lab_t')");
+lab("clear count=$file");
+lab('reset delay_us=300');
+
+my @modes = ('direct', 'smgr', 'buffer');
+push @modes, 'stream' if $node->pg_version >= 18;
+my $out = shown($node, q{
+	SELECT mode, cardinality(batches), adds_mean_band_ms IS NOT NULL, coalesce(adds_mean_ms > 0, true)
+	FROM ranread_layers(2, 10000, 'lab_t', max_rounds => 5)});
+my %stats = map { split /=/, $_, 2 } split /\n/, slurp_file($control);
+my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
+my ($batches, $reads, $direct, $physical) = split /\|/, $node->safe_psql('postgres', qq{
+	SELECT count(*), sum(round(reads * physical_pct / 100)), count(*) FILTER (WHERE mode = 'direct'),
+	       bool_and(physical_pct = 100 OR (mode = 'buffer' AND current_setting('server_version_num')::int < 180000))
+	FROM ranread_batches WHERE layers = $run AND status = 'completed'});
+
+like($out, qr/NOTICE:  layers run $run after \d rounds: /, 'the layers run ends with its NOTICE');
+# the file system served every read of every batch, and the direct batches'
+# start-up probe of block 0 (src/readpath/readpath_direct.c)
+is($stats{reads}, $reads + $direct, "the file system served the $batches batches' $reads physical reads and $direct probes");
+ok($physical, 'no batch was answered from memory (before 18, but for the buffer ring\'s blocks)');
+
+my %rows = map { my @f = split /\|/; ($f[0] => \@f) } grep { /\|/ } split /\n/, $out;
+my @cases = ([ 'smgr', 'page cache and storage manager' ]);
+push @cases, [ 'buffer', 'buffer manager' ] if $node->pg_version >= 18;
+foreach my $case (@cases)
+{
+	my ($mode, $layer) = @$case;
+	is($rows{$mode}[2], 't', "$layer: its band is stated (adds_mean_band_ms)");
+	is($rows{$mode}[3], 't', "$layer: its share is positive, or NULL as not measurable");
+	like($out, qr/(?:, | and )\Q$layer\E (?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\))/,
+		"$layer: the NOTICE gives a positive share with its band, or a band that contains zero");
+}
+# (before 18 the buffer layer is left out: mode buffer may read faster than mode smgr there)
+my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
+unlike($out, qr/NOTICE:  layers run[^\n]*(?: -[0-9]|$below)/, 'no share is a negative time, nor a band below zero');
+
+lab('clear');
+ok(log_is_clean($node), 'the server log has no internal error');
+done_testing();
