@@ -38,6 +38,7 @@
 #include "ranread.h"
 #include "run/target.h"
 #include "run/write_target.h"
+#include "spi_columns.h"
 
 /* True if relid is a logged table with columns id and filler, a member of the extension. */
 static bool
@@ -148,19 +149,15 @@ ranread_write_target_open_for_run(const RanreadParams *params)
 int32
 ranread_write_target_rows(Relation write_target)
 {
-	bool		isnull;
-	Datum		value;
-	int32		rows = 0;
+	int32		rows;
 
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT max(id) FROM %s",
+	if (SPI_execute(psprintf("SELECT max(id) AS rows FROM %s",
 							 quote_qualified_identifier(ranread_extension_schema(),
 														RelationGetRelationName(write_target))),
 					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the write target's rows");
-	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (!isnull)
-		rows = DatumGetInt32(value);
+	rows = (int32) ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "rows", 0);
 	SPI_finish();
 	if (rows < 1)
 		ereport(ERROR,
