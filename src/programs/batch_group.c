@@ -13,8 +13,7 @@
  * it after the calling statement's snapshot was taken; a transaction that
  * keeps one snapshot (repeatable read, serializable) would never see it, so
  * it is refused.  Each batch's own NOTICEs are DEBUG1 (report.c): the
- * program says one line a step, as ranread_group_report_batch() says a
- * batch.
+ * program says one line a step of its own.
  *
  *-------------------------------------------------------------------------
  */
@@ -112,29 +111,4 @@ bool
 ranread_group_batch_completed(const RanreadBatchFigures *figures)
 {
 	return strcmp(figures->status, "completed") == 0;
-}
-
-/*
- * A batch of a program (`program` `number`, as "calibration 57") in one
- * NOTICE: what it read and what it measured.
- */
-void
-ranread_group_report_batch(const char *program, int64 number, const RanreadParams *params,
-						   const RanreadBatchFigures *figures)
-{
-	StringInfoData read;
-
-	initStringInfo(&read);
-	appendStringInfo(&read, "mode %s, %d process%s, %s", ranread_readpath_by_index(params->readpath)->name,
-					 params->processes, params->processes == 1 ? "" : "es",
-					 ranread_distribution_text(&params->distribution));
-	if (params->iodepth > 1)
-		appendStringInfo(&read, ", iodepth %d", params->iodepth);
-	if (params->prefetch > 0)
-		appendStringInfo(&read, ", prefetch %d", params->prefetch);
-	ereport(NOTICE,
-			(errmsg("%s " INT64_FORMAT ", batch " INT64_FORMAT " (%s): %s, %s IOPS, mean %s ms, p99 %s ms",
-					program, number, figures->batch, read.data, figures->status,
-					ranread_format_rate(figures->iops), ranread_format_ms(figures->mean_ms),
-					ranread_format_ms(figures->p99_ms))));
 }

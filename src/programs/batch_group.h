@@ -33,7 +33,5 @@ extern Oid	ranread_group_start(const char *function, RanreadRunArgs *args);
 extern int64 ranread_group_number(void);
 extern bool ranread_group_read_batch(int64 batch, RanreadBatchFigures *figures);
 extern bool ranread_group_batch_completed(const RanreadBatchFigures *figures);
-extern void ranread_group_report_batch(const char *program, int64 number, const RanreadParams *params,
-									   const RanreadBatchFigures *figures);
 
 #endif							/* RANREAD_BATCH_GROUP_H */

@@ -250,7 +250,6 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateB
 						calibration, outcome.batch),
 				 errdetail("The batches it ran are kept in ranread_batches (calibration = " INT64_FORMAT ").",
 						   calibration)));
-	ranread_group_report_batch("calibration", calibration, params, &figures);
 	return figures.iops;
 }
 

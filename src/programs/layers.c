@@ -398,6 +398,8 @@ ranread_layers(PG_FUNCTION_ARGS)
 	int			cut_layer = -1;
 	ErrorContextCallback context;
 
+	InitMaterializedSRF(fcinfo, 0);
+	ranread_check_result_columns(rsinfo->setDesc, LAYER_COLUMNS);
 	(void) ranread_group_start("ranread_layers", &args);
 	read_round_arguments(fcinfo, &max_rounds, &band_pct);
 	read_layer_arguments(fcinfo, max_rounds, &args);
@@ -419,8 +421,6 @@ ranread_layers(PG_FUNCTION_ARGS)
 		run->layer[run->count++] = i;
 	}
 
-	InitMaterializedSRF(fcinfo, 0);
-	ranread_check_result_columns(rsinfo->setDesc, LAYER_COLUMNS);
 	run->running = -1;
 	run->number = ranread_group_number();
 	context.callback = layers_context;

@@ -27,12 +27,12 @@ $out = shown($node, 'SET client_min_messages = debug1; SELECT count(*) FROM ranr
 is(lines_matching($out, qr/^DEBUG:  \d+ process(?:es)? \(\d+ iterations\) average response time/), 6 * $layers,
 	'with client_min_messages = debug1, each of its batches says its own');
 
-# calibrate: a NOTICE a batch (depths 1, 2 on 18; 0, 1, 2 before), two pairs, and its two answers
-my $depths = $node->pg_version >= 18 ? 2 : 3;
-$out = shown($node, 'SELECT count(*) FROM ranread_calibrate(iterations => 100, repetitions => 2, max_depth => 2)');
-is(lines_matching($out, qr/^NOTICE:  calibration \d+, batch \d+ \(mode \w+, 1 process, \w+[^)]*\): completed, [0-9,]+ IOPS, mean [0-9.]+ ms, p99 [0-9.]+ ms$/),
-	$depths + 4, 'ranread_calibrate: one NOTICE a batch (' . ($depths + 4) . '), saying what it read and measured');
-is(lines_matching($out, qr/^NOTICE:  /), $depths + 4 + 2, 'and its two answers, nothing else');
+# calibrate: a NOTICE a step (three look-ahead passes, six pairs), and its two answers
+$out = shown($node, 'SELECT count(*) FROM ranread_calibrate(iterations => 100, max_pairs => 6, max_depth => 2)');
+is(lines_matching($out, qr/^NOTICE:  calibration \d+: look-ahead pass \d of 3: /), 3, 'ranread_calibrate: one NOTICE a look-ahead pass (3)');
+is(lines_matching($out, qr/^NOTICE:  calibration \d+: pair \d+: a random page costs [0-9.]+ sequential ones/), 6,
+	'one NOTICE a pair (6), with its ratio');
+is(lines_matching($out, qr/^NOTICE:  /), 3 + 6 + 2, 'and its two answers, nothing else');
 is(lines_matching($out, $batch_line), 0, 'none of its batches says its own');
 
 # sweep: a NOTICE a step and the verdict

@@ -20,7 +20,7 @@ use RanreadTest;
 my %filled = (
 	ranread_running => [ 18, '' ],
 	ranread_setup_running => [ 8, '' ],
-	ranread_layers => [ 12, "4, 100, 'ranread_target', NULL, 10, 5" ],
+	ranread_layers => [ 12, "4, 6000, 'ranread_target', NULL, 3, 5" ],
 	ranread_calibrate => [ 25, "'ranread_target', NULL, NULL, NULL, NULL, NULL, NULL, NULL" ],
 	ranread_compare => [ 6, '1, 2' ],
 	ranread_compare_sweeps => [ 6, '1, 2' ],
@@ -31,8 +31,6 @@ my %filled = (
 );
 
 my $node = RanreadTest::new_node('result_columns');
-# ranread_layers opens its target before it fills a row
-$node->safe_psql('postgres', "SELECT ranread_setup('8 MB', log_level => 0)");
 
 # The declarations the extension ships fill what C fills.
 foreach my $name (sort keys %filled)

@@ -21,21 +21,6 @@ my $lab_dir = $ENV{RANREAD_LAB_FUSE_DIR} // '';
 my $control = $ENV{RANREAD_LAB_FUSE_CONTROL} // '';
 plan skip_all => 'no FUSE laboratory mounted (test/run-tap.sh mounts one as root)' if $lab_dir eq '';
 
-# Set the file system (labfs commands), and read its counters.
-sub lab
-{
-	my ($commands) = @_;
-	open(my $fh, '>', $control) or die "cannot open $control: $!";
-	print $fh "$commands\n";
-	close($fh) or die "labfs refused \"$commands\": $!";
-	return;
-}
-
-sub lab_stats
-{
-	return { map { split /=/, $_, 2 } split /\n/, slurp_file($control) };
-}
-
 my $node = new_node('lab_fuse', autovacuum => 'off');
 my $tablespace = "$lab_dir/225";
 mkdir $tablespace or die "mkdir $tablespace: $!";
@@ -44,17 +29,17 @@ $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
 $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', 'lab', 'lab_t', 0)");
 my $file = $node->safe_psql('postgres', "SELECT pg_relation_filenode('lab_t')");
 my $path = $node->safe_psql('postgres', "SELECT pg_relation_filepath('lab_t')");
-lab("clear count=$file");
+lab_fuse("clear count=$file");
 
 # A run (SQL returning a batch) against the file system's counters, zeroed first.
 sub measured
 {
 	my ($commands, $run) = @_;
-	lab("reset $commands");
+	lab_fuse("reset $commands");
 	my %batch;
 	@batch{qw(batch reads mean_us iops status physical_pct kb_per_read)} = split /\|/,
 	  batch_of($node, $run, 'SELECT batch, reads, response_time_ms * 1000, iops, status, physical_pct, kb_per_read'), -1;
-	return (\%batch, lab_stats());
+	return (\%batch, lab_fuse_stats());
 }
 
 # --- counts: every read ranread times is one read of the file system --------
@@ -114,10 +99,10 @@ foreach my $delay (1000, 3000)
 my ($limit, $delay_ms, $sweeps) = (4, 2, 5);
 for my $n (1 .. $sweeps)
 {
-	lab("reset delay_us=" . ($delay_ms * 1000) . " limit=$limit");
+	lab_fuse("reset delay_us=" . ($delay_ms * 1000) . " limit=$limit");
 	$node->safe_psql('postgres', qq{CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 250,
 		target => 'lab_t', mode => 'direct', slo_mean_ms => @{[ 1.5 * $delay_ms ]}, slo_p99_ms => NULL)});
-	my $s = lab_stats();
+	my $s = lab_fuse_stats();
 	my ($sweep, $max_iops, $slo_processes) = split /\|/, $node->safe_psql('postgres',
 		'SELECT sweep, max_iops, slo_processes FROM ranread_sweeps ORDER BY sweep DESC LIMIT 1');
 	my %iops = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
@@ -136,8 +121,8 @@ for my $n (1 .. $sweeps)
 		$n, $max_iops, $limit, $s->{queued_service_us_mean}, $model));
 	is($slo_processes, $limit, "sweep $n: the highest step within mean <= @{[ 1.5 * $delay_ms ]} ms is $limit processes, as the model predicts");
 }
-lab('clear');
-lab("count=$file");
+lab_fuse('clear');
+lab_fuse("count=$file");
 
 # --- residency where files cannot be mapped -----------------------------------
 # Mode smgr and buffer ask the page cache before each read whether the unit
@@ -148,9 +133,9 @@ lab("count=$file");
 # rest).
 foreach my $mode ('smgr', 'buffer')
 {
-	lab('reset');
+	lab_fuse('reset');
 	my $out = shown($node, "SELECT status FROM ranread_run(2, 200, 'lab_t', mode => '$mode')");
-	my $served = lab_stats()->{reads};
+	my $served = lab_fuse_stats()->{reads};
 	my $row = $node->safe_psql('postgres',
 		"SELECT status, round(physical_pct::numeric, 2) = round(100.0 * $served / reads, 2), kb_per_read IS NULL, device IS NULL FROM ranread_batches ORDER BY batch DESC LIMIT 1");
 	is($row, 'completed|t|t|t',
@@ -176,11 +161,11 @@ SKIP:
 
 # --- faults: EIO on a range of blocks ------------------------------------------
 # Blocks 1000-1003 fail with EIO; 2 workers read 1,000 of the 2,048 units each.
-lab('reset eio=' . $file . ':' . (1000 * 8192) . '-' . (1004 * 8192));
+lab_fuse('reset eio=' . $file . ':' . (1000 * 8192) . '-' . (1004 * 8192));
 my $before = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
 my ($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_run(2, 1000, 'lab_t', mode => 'direct')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-my $s = lab_stats();
+my $s = lab_fuse_stats();
 my $batch = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
 is(sqlstate_of($err), '58030', 'EIO on blocks 1000-1003: the run fails with 58030');
 like($err, qr/ranread worker [12] of batch $batch failed: could not read block 100[0-3] of "\Q$path\E": Input\/output error/,
@@ -193,7 +178,7 @@ is($reads, $s->{reads} - 1, "what it read before is kept: its $reads reads are t
 is("$rows $failed_rows", "2 $s->{errors}", "both workers' rows are recorded, one failed for each EIO the file system returned ($s->{errors})");
 
 # EIO at block 0 is the device's error, not a refusal of direct I/O.
-lab("clear count=$file eio=$file:0-8192");
+lab_fuse("clear count=$file eio=$file:0-8192");
 my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
 ($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_run(2, 100, 'lab_t', mode => 'direct')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
@@ -202,7 +187,7 @@ like($err, qr/ERROR:  58030: could not read block 0 of "\Q$path\E": Input\/outpu
 	"the error is the device's, with its own DETAIL");
 unlike($err, qr/direct I\/O|HINT:  Use mode 'smgr'/, 'and it does not blame direct I/O');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'no batch was recorded');
-lab('clear');
+lab_fuse('clear');
 
 # --- faults: a stalled read ------------------------------------------------------
 # Every block but 0 stalls (for at most 30 s).  The file system honours FUSE
@@ -211,7 +196,7 @@ lab('clear');
 # has ended when its workers have recorded the batch and exited.
 foreach my $how ('stopped', 'cancelled')
 {
-	lab("reset count=$file stall=$file:8192-" . (2048 * 8192) . ' stall_s=30');
+	lab_fuse("reset count=$file stall=$file:8192-" . (2048 * 8192) . ' stall_s=30');
 	my $before = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
 	my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 100, 'lab_t', mode => 'direct')");
 	ok($node->poll_query_until('postgres', "SELECT pg_read_file('$control') ~ 'waiting_stalled=2'"),
@@ -225,8 +210,8 @@ foreach my $how ('stopped', 'cancelled')
 		$how, $took, $how eq 'stopped' ? 'ranread_stop()' : 'cancel'));
 	is($node->safe_psql('postgres', "SELECT status FROM ranread_batches WHERE batch > $before"), $how,
 		"$how: the batch is recorded as $how");
-	cmp_ok(lab_stats()->{interrupted}, '>=', 1, "$how: the file system saw the interrupt");
-	lab('release clear');
+	cmp_ok(lab_fuse_stats()->{interrupted}, '>=', 1, "$how: the file system saw the interrupt");
+	lab_fuse('release clear');
 }
 is(worker_count($node), 0, 'no worker is left');
 

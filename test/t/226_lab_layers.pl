@@ -15,18 +15,7 @@ use Test::More;
 use RanreadTest;
 
 my $lab_dir = $ENV{RANREAD_LAB_FUSE_DIR} // '';
-my $control = $ENV{RANREAD_LAB_FUSE_CONTROL} // '';
 plan skip_all => 'no FUSE laboratory mounted (test/run-tap.sh mounts one as root)' if $lab_dir eq '';
-
-# Set the file system (labfs commands), and read its counters.
-sub lab
-{
-	my ($commands) = @_;
-	open(my $fh, '>', $control) or die "cannot open $control: $!";
-	print $fh "$commands\n";
-	close($fh) or die "labfs refused \"$commands\": $!";
-	return;
-}
 
 my $node = new_node('lab_layers', autovacuum => 'off');
 my $tablespace = "$lab_dir/226";
@@ -37,15 +26,15 @@ $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
 # batch, which 18 evicts first: there the buffer layer's sign is not checked)
 $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', 'lab', 'lab_t', 0)");
 my $file = $node->safe_psql('postgres', "SELECT pg_relation_filenode('lab_t')");
-lab("clear count=$file");
-lab('reset delay_us=300');
+lab_fuse("clear count=$file");
+lab_fuse('reset delay_us=300');
 
 my @modes = ('direct', 'smgr', 'buffer');
 push @modes, 'stream' if $node->pg_version >= 18;
 my $out = shown($node, q{
 	SELECT mode, cardinality(batches), adds_mean_band_ms IS NOT NULL, coalesce(adds_mean_ms > 0, true)
 	FROM ranread_layers(2, 10000, 'lab_t', max_rounds => 5)});
-my %stats = map { split /=/, $_, 2 } split /\n/, slurp_file($control);
+my %stats = %{ lab_fuse_stats() };
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 my ($batches, $reads, $direct, $physical) = split /\|/, $node->safe_psql('postgres', qq{
 	SELECT count(*), sum(round(reads * physical_pct / 100)), count(*) FILTER (WHERE mode = 'direct'),
@@ -73,6 +62,6 @@ foreach my $case (@cases)
 my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
 unlike($out, qr/NOTICE:  layers run[^\n]*(?: -[0-9]|$below)/, 'no share is a negative time, nor a band below zero');
 
-lab('clear');
+lab_fuse('clear');
 ok(log_is_clean($node), 'the server log has no internal error');
 done_testing();

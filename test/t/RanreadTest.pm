@@ -12,7 +12,7 @@ use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
-  lab_missing lab_node lab_set_cap lab_run
+  lab_missing lab_node lab_set_cap lab_run lab_fuse lab_fuse_stats
   extra_enabled timing_skip restart_denying);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
@@ -169,6 +169,27 @@ sub orphan_bytes
 		WHERE f ~ '^[0-9]+(_[a-z]+)?(\.[0-9]+)?$'
 		  AND split_part(split_part(f, '.', 1), '_', 1)::oid NOT IN
 			  (SELECT pg_relation_filenode(oid) FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL)});
+}
+
+# --- the FUSE laboratory (test/lab/labfs.sh, mounted by test/run-tap.sh,
+# which exports RANREAD_LAB_FUSE_DIR and RANREAD_LAB_FUSE_CONTROL) -------------
+
+# Set the file system: labfs commands ("reset delay_us=300", ...) written to
+# its control file.
+sub lab_fuse
+{
+	my ($commands) = @_;
+	my $control = $ENV{RANREAD_LAB_FUSE_CONTROL};
+	open(my $fh, '>', $control) or die "cannot open $control: $!";
+	print $fh "$commands\n";
+	close($fh) or die "labfs refused \"$commands\": $!";
+	return;
+}
+
+# The file system's counters, read from its control file: a hash of name => value.
+sub lab_fuse_stats
+{
+	return { map { split /=/, $_, 2 } split /\n/, PostgreSQL::Test::Utils::slurp_file($ENV{RANREAD_LAB_FUSE_CONTROL}) };
 }
 
 # --- the capped laboratory device (test/lab/capped_zram.sh, made by
