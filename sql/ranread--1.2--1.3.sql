@@ -6,17 +6,33 @@
 -- 1.3 has no install script of its own: CREATE EXTENSION installs 1.2 and
 -- runs this script, so each object below is written once.
 
--- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
--- let any session advertise a fleet run; now only ranread_fleet_wait(),
--- which waits for real servers' runs and answers a stop, advertises one.
--- The roles that could call the old function may call the new ones.
+-- Four routines of 1.2 are dropped and replaced: ranread_fleet_waiting()
+-- by ranread_fleet_connect(), ranread_fleet_check() and ranread_fleet_wait()
+-- (below); ranread_fleet_sweep(), ranread_calibrate() and ranread_layers()
+-- by ones with other arguments (further on).  The roles granted EXECUTE on
+-- an old one (other than its owner) are granted it on what replaces it, at
+-- the end of this script; WITH GRANT OPTION is not carried over
+-- (docs/reference.md).
 SELECT pg_catalog.set_config('ranread_update.fleet_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_fleet_waiting'), '{}')::text, true),
+	   pg_catalog.set_config('ranread_update.fleet_sweep_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_fleet_sweep'), '{}')::text, true),
+	   pg_catalog.set_config('ranread_update.calibrate_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_calibrate'), '{}')::text, true),
+	   pg_catalog.set_config('ranread_update.layers_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_layers'), '{}')::text, true)
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure
+WHERE p.oid IN ('ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
+				'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
+				'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
+				'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure)
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+
+-- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
+-- let any session advertise a fleet run; now only ranread_fleet_wait(),
+-- which waits for real servers' runs and answers a stop, advertises one.
 DROP FUNCTION ranread_fleet_waiting(bigint, boolean);
 
 -- a dblink connection to a foreign server, with a connect timeout and the
@@ -45,18 +61,6 @@ AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_fleet_wait FROM PUBLIC;
-
-DO $$
-DECLARE
-	grantee name;
-BEGIN
-	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_grantees')::name[]
-	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect, ranread_fleet_check, '
-								  'ranread_fleet_wait TO %I', grantee);
-	END LOOP;
-END
-$$;
 
 -- each fleet run's noise bands, as a batch has them (95 % half-widths, in
 -- percent): each server's from its batch, the fleet's from its servers'
@@ -546,15 +550,8 @@ $fleet$;
 -- servers' free worker slots refuse is cut to the slots they have, or ends
 -- the sweep with its verdict.  No SET clause (a procedure with one cannot
 -- COMMIT): it sets its search_path itself, again after each COMMIT.  1.3
--- adds repeat: the procedure is made again, for the roles that could call
--- it.
-SELECT pg_catalog.set_config('ranread_update.fleet_sweep_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
-FROM pg_catalog.pg_proc p,
-	 LATERAL pg_catalog.aclexplode(p.proacl) a
-	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure
-  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+-- adds repeat: the procedure is made again (its grants carried over from
+-- the top of this script).
 DROP PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8);
 
 CREATE PROCEDURE ranread_fleet_sweep(servers name[],
@@ -724,14 +721,7 @@ REVOKE ALL ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, 
 -- max_duration) is reached, gives each recommendation with its range, and
 -- on PostgreSQL 18 (io_workers => true, superuser) steps io_workers.  The
 -- argument repetitions gives way to max_pairs, so the function is made
--- anew; the roles that could call the old one may call the new one.
-SELECT pg_catalog.set_config('ranread_update.calibrate_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
-FROM pg_catalog.pg_proc p,
-	 LATERAL pg_catalog.aclexplode(p.proacl) a
-	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure
-  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+-- anew (its grants carried over from the top of this script).
 DROP FUNCTION ranread_calibrate(name, bigint, int, int, float8);
 
 CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
@@ -776,15 +766,8 @@ REVOKE ALL ON FUNCTION ranread_calibrate(name, bigint, int, int, float8, float8,
 -- ranread_layers() reads its layers in rounds, up the layers and down again,
 -- until each layer's share has a band (src/programs/layers.c): two more
 -- arguments, and the result gains each share's band and every batch of a
--- layer.  A new signature, so the function is dropped and created again;
--- the roles that could call the old one may call the new one.
-SELECT pg_catalog.set_config('ranread_update.layers_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname)::text, '{}'), true)
-FROM pg_catalog.pg_proc p,
-	 LATERAL pg_catalog.aclexplode(p.proacl) a
-	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure
-  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+-- layer.  A new signature, so the function is dropped and created again
+-- (its grants carried over from the top of this script).
 DROP FUNCTION ranread_layers(int, bigint, name, interval);
 
 -- insight: the latency each layer of the read path adds, the same units read
@@ -804,10 +787,16 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
 
+-- the grants on the routines replaced, captured at the top of this script
 DO $$
 DECLARE
 	grantee name;
 BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect, ranread_fleet_check, '
+								  'ranread_fleet_wait TO %I', grantee);
+	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_sweep_grantees')::name[]
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep(name[], int, int, bigint, interval, '
