@@ -32,6 +32,16 @@ if ($major < 18)
 	done_testing();
 	exit;
 }
+if ($node->safe_psql('postgres', q{SELECT count(*) FROM pg_settings WHERE name = 'io_workers'}) eq '0')
+{
+	# a server that sizes its pool of I/O workers itself (PostgreSQL 19)
+	my $out = shown($node, $call, verbose => 1);
+	like($out, qr/ERROR:  0A000: the io_workers part does not apply to this server: it has no io_workers setting/,
+		"PostgreSQL $major: the io_workers part does not apply, and says why");
+	is($batches->(), 0, 'before anything runs');
+	done_testing();
+	exit;
+}
 
 # postgresql.auto.conf's io_workers ('unset' when it has none) and the I/O
 # workers running
