@@ -38,7 +38,9 @@
  * the passes' picks, with their range.  Each pass, step and pair says what
  * it measured in one NOTICE.  The figures returned are rounded (ms to
  * 0.1 us).  Nothing is applied: the statement is returned.  A batch that
- * does not complete ends the calibration with an error; its batches stay
+ * does not complete ends the calibration with an error, and so does
+ * ranread_stop() between two batches (a calibration is a program of
+ * batches, program.c: it holds the run lock throughout); its batches stay
  * recorded, and io_workers is restored on every way out.
  *
  *-------------------------------------------------------------------------
@@ -71,6 +73,7 @@
 #include "readpath/readpath.h"
 #include "rules/calibrate_rules.h"
 #include "rules/order_statistics.h"
+#include "run/program.h"
 #include "run/run.h"
 #include "run/run_arguments.h"
 #include "run/target.h"
@@ -233,14 +236,23 @@ batch_params(RanreadRunArgs *args, const char *mode, int64 iterations, int depth
 	params->calibration = calibration;
 }
 
-/* Run one batch of the calibration; its IOPS.  Errors out if it did not complete. */
+/*
+ * Run one batch of the calibration; its IOPS.  Errors out if it did not
+ * complete, or if ranread_stop() came before it.
+ */
 static double
 run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateBatches *batches)
 {
 	RanreadBatchOutcome outcome;
 	RanreadBatchFigures figures;
 
-	ranread_run_batch(params, NULL, &outcome);
+	if (ranread_program_stop_requested)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("calibration " INT64_FORMAT " was stopped by ranread_stop() between two batches", calibration),
+				 errdetail("The batches it ran are kept in ranread_batches (calibration = " INT64_FORMAT ").",
+						   calibration)));
+	ranread_run_batch(params, &ranread_program_stop_requested, &outcome);
 	batches->batches[batches->count++] = outcome.batch;
 	if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &figures) ||
 		!ranread_group_batch_completed(&figures) || figures.iops <= 0)
@@ -535,6 +547,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	char	   *statement;
 	CalibrateProgress progress;
 	ErrorContextCallback context;
+	RanreadProgram program = {0};
 	TupleDesc	desc;
 	Datum		values[CALIBRATE_COLUMNS];
 	bool		nulls[CALIBRATE_COLUMNS] = {0};
@@ -585,51 +598,59 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	context.arg = &progress;
 	context.previous = error_context_stack;
 	error_context_stack = &context;
-	run_depth_series(depth_params, stream, calibration, &batches, &series);
-	if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
+	PG_TRY();
 	{
-		progress.step = "while it stepped io_workers (put back as it was)";
-		run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
-	}
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_CALIBRATION, calibration);
+		run_depth_series(depth_params, stream, calibration, &batches, &series);
+		if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
+		{
+			progress.step = "while it stepped io_workers (put back as it was)";
+			run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
+		}
 
-	for (;;)
+		for (;;)
+		{
+			progress.step = psprintf("in pair %d", pairs + 1);
+			/* ABBA: sequential first in even pairs, random first in odd ones */
+			if (pairs % 2 == 0)
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+			random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
+			if (pairs % 2 == 1)
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+			ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
+			pairs++;
+			ranread_ratio_band(ratios, pairs, args.band_pct, &band);
+			step_notice(calibration,
+						band.banded ?
+						psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, 95%% band %.1f to %.1f (± %.0f %%)",
+								 pairs, ratios[pairs - 1], band.median, band.low, band.high, band.reached_pct) :
+						psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
+								 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
+						NULL);
+			decided = ranread_page_cost_decided(&band, args.cached_pct);
+			if (decided)
+			{
+				why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
+					pstrdup("when every ratio in the band gave the same random_page_cost");
+				break;
+			}
+			if (pairs == args.max_pairs)
+			{
+				why_stopped = psprintf("at max_pairs (%d)", args.max_pairs);
+				break;
+			}
+			if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), (int) (args.max_duration_s * 1000)))
+			{
+				why_stopped = psprintf("at max_duration (%.0f s)", args.max_duration_s);
+				break;
+			}
+		}
+	}
+	PG_FINALLY();
 	{
-		progress.step = psprintf("in pair %d", pairs + 1);
-		/* ABBA: sequential first in even pairs, random first in odd ones */
-		if (pairs % 2 == 0)
-			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-		random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
-		if (pairs % 2 == 1)
-			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-		ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
-		pairs++;
-		ranread_ratio_band(ratios, pairs, args.band_pct, &band);
-		step_notice(calibration,
-					band.banded ?
-					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, 95%% band %.1f to %.1f (± %.0f %%)",
-							 pairs, ratios[pairs - 1], band.median, band.low, band.high, band.reached_pct) :
-					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
-							 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
-					NULL);
-		decided = ranread_page_cost_decided(&band, args.cached_pct);
-		if (decided)
-		{
-			why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
-				pstrdup("when every ratio in the band gave the same random_page_cost");
-			break;
-		}
-		if (pairs == args.max_pairs)
-		{
-			why_stopped = psprintf("at max_pairs (%d)", args.max_pairs);
-			break;
-		}
-		if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), (int) (args.max_duration_s * 1000)))
-		{
-			why_stopped = psprintf("at max_duration (%.0f s)", args.max_duration_s);
-			break;
-		}
+		ranread_program_end(&program);
 	}
-
+	PG_END_TRY();
 	error_context_stack = context.previous;
 
 	random_median = ranread_median(random_iops, pairs);

@@ -142,9 +142,9 @@ foreach my $how ('pg_cancel_backend', 'ranread_stop')
 		FROM pg_file_settings WHERE name = 'io_workers'}), "$how: the calibration is stepping io_workers");
 	if ($how eq 'ranread_stop')
 	{
-		# ranread_stop() stops the batch that runs: between two batches (a
-		# reload and its wait) there is none, so call it until it signals one
-		ok($node->poll_query_until('postgres', 'SELECT ranread_stop() > 0'), 'ranread_stop() stopped a step\'s batch');
+		# one call stops the calibration, in a batch or between two (a
+		# reload and its wait): it signals the calibration's session
+		is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signalled the calibration\'s session');
 	}
 	else
 	{
@@ -152,7 +152,7 @@ foreach my $how ('pg_cancel_backend', 'ranread_stop')
 			q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%io_workers => true%' AND pid <> pg_backend_pid()});
 	}
 	$h->finish;
-	like($$e, $how eq 'ranread_stop' ? qr/ERROR:  57014: calibration \d+ ended at batch \d+, which did not complete/
+	like($$e, $how eq 'ranread_stop' ? qr/ERROR:  57014: calibration \d+ (?:ended at batch \d+, which did not complete|was stopped by ranread_stop\(\) between two batches)/
 		: qr/ERROR:  57014: canceling statement due to user request|ERROR:  57014: calibration \d+ ended at batch/,
 		"$how ends the calibration");
 	like($$e, qr/CONTEXT:  calibration \d+, cut (while it stepped io_workers \(put back as it was\)|in pair 1); the batches it ran are kept/,
