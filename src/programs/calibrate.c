@@ -573,34 +573,38 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 				 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 	ranread_target_warn_if_small(NameStr(*DatumGetName(args.target)), blocks);
 
-	/* every batch's arguments checked before anything runs */
-	calibration = ranread_group_number();
-	started = GetCurrentTimestamp();
-	series.count = depth_series(args.max_depth, stream, series.depths);
-	depth_params = palloc(sizeof(RanreadParams) * series.count);
-	for (int i = 0; i < series.count; i++)
-		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, series.depths[i],
-					 "uniform", calibration, &depth_params[i]);
-	batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
-				 0, "sequential", calibration, &sequential_params);
-	batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
-
-	batches.batches = palloc(sizeof(int64) * (series.count * CALIBRATE_DEPTH_PASSES +
-											  lengthof(io_worker_counts) * CALIBRATE_IO_WORKER_PASSES +
-											  2 * args.max_pairs));
-	ratios = palloc(sizeof(double) * args.max_pairs);
-	sequential_iops = palloc(sizeof(double) * args.max_pairs);
-	random_iops = palloc(sizeof(double) * args.max_pairs);
-
-	progress.calibration = calibration;
-	progress.step = "in its look-ahead series";
-	context.callback = calibrate_error_context;
-	context.arg = &progress;
-	context.previous = error_context_stack;
-	error_context_stack = &context;
 	PG_TRY();
 	{
-		ranread_program_begin(&program, RANREAD_LOCK_KIND_CALIBRATION, calibration);
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_CALIBRATION);
+		/*
+		 * its number drawn once no other run can start; every batch's
+		 * arguments checked before any runs
+		 */
+		calibration = ranread_group_number();
+		ranread_program_advertise(&program, calibration);
+		started = GetCurrentTimestamp();
+		series.count = depth_series(args.max_depth, stream, series.depths);
+		depth_params = palloc(sizeof(RanreadParams) * series.count);
+		for (int i = 0; i < series.count; i++)
+			batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, series.depths[i],
+						 "uniform", calibration, &depth_params[i]);
+		batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
+					 0, "sequential", calibration, &sequential_params);
+		batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
+
+		batches.batches = palloc(sizeof(int64) * (series.count * CALIBRATE_DEPTH_PASSES +
+												  lengthof(io_worker_counts) * CALIBRATE_IO_WORKER_PASSES +
+												  2 * args.max_pairs));
+		ratios = palloc(sizeof(double) * args.max_pairs);
+		sequential_iops = palloc(sizeof(double) * args.max_pairs);
+		random_iops = palloc(sizeof(double) * args.max_pairs);
+
+		progress.calibration = calibration;
+		progress.step = "in its look-ahead series";
+		context.callback = calibrate_error_context;
+		context.arg = &progress;
+		context.previous = error_context_stack;
+		error_context_stack = &context;
 		run_depth_series(depth_params, stream, calibration, &batches, &series);
 		if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
 		{
@@ -645,13 +649,13 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 				break;
 			}
 		}
+		error_context_stack = context.previous;
 	}
 	PG_FINALLY();
 	{
 		ranread_program_end(&program);
 	}
 	PG_END_TRY();
-	error_context_stack = context.previous;
 
 	random_median = ranread_median(random_iops, pairs);
 	sequential_median = ranread_median(sequential_iops, pairs);

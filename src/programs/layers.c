@@ -504,10 +504,12 @@ ranread_layers(PG_FUNCTION_ARGS)
 	}
 
 	run->running = -1;
-	run->number = ranread_group_number();
 	PG_TRY();
 	{
-		ranread_program_begin(&program, RANREAD_LOCK_KIND_LAYERS, run->number);
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_LAYERS);
+		/* its number drawn once no other run can start */
+		run->number = ranread_group_number();
+		ranread_program_advertise(&program, run->number);
 		settled = run_rounds(run, max_rounds, band_pct, &cut, &cut_layer);
 	}
 	PG_FINALLY();

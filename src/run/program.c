@@ -12,9 +12,11 @@
  * ranread_program_stop_requested, which the session hands to each batch it
  * runs (ranread_run_batch() then stops that batch's workers once they read)
  * and checks before it starts the next; so a stop is never lost between two
- * batches.  ranread_program_end() undoes all of it; call it on every way out
- * (PG_FINALLY) of a program zeroed before ranread_program_begin(); a
- * second call does nothing.
+ * batches.  ranread_program_begin() takes the lock before the program draws
+ * its number (so a refused program uses none), ranread_program_advertise()
+ * does the rest once it has one, and ranread_program_end() undoes what was
+ * done; call it on every way out (PG_FINALLY) of a program zeroed before
+ * ranread_program_begin(); a second call does nothing.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,20 +43,25 @@ program_stop_handler(int signo)
 }
 
 /*
- * Take the run lock (or fail, naming what runs), advertise the program and
- * catch ranread_stop() until ranread_program_end().
+ * Take the run lock, or fail naming what runs, before the program draws its
+ * number: a refused program uses none.
  */
 void
-ranread_program_begin(RanreadProgram *program, uint16 kind, int64 number)
+ranread_program_begin(RanreadProgram *program, uint16 kind)
 {
-	struct sigaction handler;
-
-	program->caught = false;
 	ranread_lock_out_other_runs();
 	program->locked = true;
 	program->kind = kind;
+}
+
+/* Advertise the program as number `number` and catch ranread_stop() until ranread_program_end(). */
+void
+ranread_program_advertise(RanreadProgram *program, int64 number)
+{
+	struct sigaction handler;
+
 	program->number = number;
-	ranread_advertise_program(kind, number, true);
+	ranread_advertise_program(program->kind, number, true);
 
 	/*
 	 * sigaction() rather than pqsignal(): since 18 pqsignal() returns nothing
@@ -66,20 +73,20 @@ ranread_program_begin(RanreadProgram *program, uint16 kind, int64 number)
 	sigemptyset(&handler.sa_mask);
 	handler.sa_flags = SA_RESTART;
 	sigaction(RANREAD_STOP_SIGNAL, &handler, &program->previous_handler);
-	program->caught = true;
+	program->advertised = true;
 }
 
 /* Put back the signal handler, stop advertising, release the run lock. */
 void
 ranread_program_end(RanreadProgram *program)
 {
-	if (program->caught)
-		sigaction(RANREAD_STOP_SIGNAL, &program->previous_handler, NULL);
-	program->caught = false;
-	if (program->locked)
+	if (program->advertised)
 	{
+		sigaction(RANREAD_STOP_SIGNAL, &program->previous_handler, NULL);
 		ranread_advertise_program(program->kind, program->number, false);
-		ranread_release_run_lock();
 	}
+	program->advertised = false;
+	if (program->locked)
+		ranread_release_run_lock();
 	program->locked = false;
 }

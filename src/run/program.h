@@ -14,8 +14,8 @@
 
 typedef struct RanreadProgram
 {
-	bool		locked;			/* holds the run lock and advertises itself */
-	bool		caught;			/* its handler catches ranread_stop() */
+	bool		locked;			/* holds the run lock */
+	bool		advertised;		/* advertises itself, and catches ranread_stop() */
 	uint16		kind;			/* RANREAD_LOCK_KIND_SWEEP, _LAYERS or _CALIBRATION */
 	int64		number;
 	struct sigaction previous_handler;
@@ -27,7 +27,8 @@ typedef struct RanreadProgram
  */
 extern volatile sig_atomic_t ranread_program_stop_requested;
 
-extern void ranread_program_begin(RanreadProgram *program, uint16 kind, int64 number);
+extern void ranread_program_begin(RanreadProgram *program, uint16 kind);
+extern void ranread_program_advertise(RanreadProgram *program, int64 number);
 extern void ranread_program_end(RanreadProgram *program);
 
 #endif							/* RANREAD_PROGRAM_H */

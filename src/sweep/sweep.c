@@ -767,8 +767,9 @@ run_sweep(SweepArgs *args, const char **status)
 	PG_TRY();
 	{
 		/* in the TRY: its wait for an earlier run's workers can fail */
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_SWEEP);
 		sweep = record_start(args);
-		ranread_program_begin(&program, RANREAD_LOCK_KIND_SWEEP, sweep);
+		ranread_program_advertise(&program, sweep);
 		SPI_commit();
 		stop_rule = run_steps(args, sweep, status);
 		record_end(sweep, *status, stop_rule);
