@@ -552,9 +552,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	Datum		values[CALIBRATE_COLUMNS];
 	bool		nulls[CALIBRATE_COLUMNS] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "ranread_calibrate must return a row");
-	ranread_check_result_columns(desc, CALIBRATE_COLUMNS);
+	desc = ranread_result_row_desc(fcinfo, CALIBRATE_COLUMNS);
 	(void) ranread_group_start("ranread_calibrate", &run_args);
 	read_calibrate_arguments(fcinfo, &args);
 	run_args.value[RUN_ARG_TARGET] = args.target;
