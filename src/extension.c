@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * extension.c
- *		The ranread extension itself: its OID, its schema, and whether its
- *		SQL objects are the version this library was built for.
+ *		The ranread extension itself: its OID, its schema, whether its SQL
+ *		objects are the version this library was built for, and whether the
+ *		row a caller declared has the columns a function fills.
  *
  * Nothing is cached across calls: the extension may be dropped and created
  * again in another schema within one session.
@@ -17,6 +18,7 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
+#include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -133,4 +135,19 @@ ranread_check_result_columns(TupleDesc desc, int filled)
 				 errdetail_plural("Returned row contains %d attribute, but query expects %d.",
 								  "Returned row contains %d attributes, but query expects %d.",
 								  filled, filled, desc->natts)));
+}
+
+/*
+ * The row type a function returning one row must fill: its declared result,
+ * checked to have the `filled` columns it fills (above).
+ */
+TupleDesc
+ranread_result_row_desc(FunctionCallInfo fcinfo, int filled)
+{
+	TupleDesc	desc;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	ranread_check_result_columns(desc, filled);
+	return desc;
 }

@@ -11,6 +11,7 @@
 #define RANREAD_EXTENSION_H
 
 #include "access/tupdesc.h"
+#include "fmgr.h"
 
 extern Oid	ranread_extension_oid(void);
 extern Oid	ranread_extension_owner(void);
@@ -18,5 +19,6 @@ extern const char *ranread_extension_schema(void);
 extern const char *ranread_extension_schema_of(Oid ext_oid);
 extern void ranread_check_sql_version(void);
 extern void ranread_check_result_columns(TupleDesc desc, int filled);
+extern TupleDesc ranread_result_row_desc(FunctionCallInfo fcinfo, int filled);
 
 #endif							/* RANREAD_EXTENSION_H */

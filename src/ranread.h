@@ -78,6 +78,8 @@
 #define RANREAD_LOCK_KIND_SETUP		20021	/* a running setup's DSM handle */
 #define RANREAD_LOCK_KIND_FLEET		20022	/* a fleet run's coordinator, waiting for its servers */
 #define RANREAD_LOCK_KIND_FLEET_STOP 20023	/* ranread_stop()'s request that a fleet run stop */
+#define RANREAD_LOCK_KIND_LAYERS	20024	/* a running ranread_layers(), between batches too */
+#define RANREAD_LOCK_KIND_CALIBRATION 20025	/* a running ranread_calibrate(), the same */
 
 /* How a worker's part of the run ended. */
 typedef enum RanreadStatus

@@ -69,7 +69,7 @@ why_not_stop(int pid)
 
 /*
  * Error out unless this role may signal process pid (`what`: "ranread worker"
- * or "the session of ranread sweep process").
+ * or "the session of ranread sweep process", of a layers run or calibration).
  */
 static void
 check_may_stop(int pid, const char *what)
@@ -131,9 +131,11 @@ any_fleet_waits(List *fleets)
  * workers still starting are stopped too and the function returns once that
  * batch is over and recorded (at most STOP_WAIT_MS).  A batch started later
  * is left alone.  Permissions are checked for every worker before any is
- * signalled.  When a sweep runs, only its session is signalled: it stops
- * its running step's workers itself and starts no other step; this call
- * still waits for that step to be recorded.  The run may be another
+ * signalled.  When a program of batches runs (a sweep, ranread_layers(),
+ * ranread_calibrate(): program.c), only its session is signalled, between
+ * two of its batches too: it stops its running batch's workers itself and
+ * starts no other batch; this call still waits for that batch to be
+ * recorded.  The run may be another
  * database's (one run at a time per cluster; a database's views show its own
  * batches only).  Every fleet run waiting for its servers on this
  * coordinator (ranread_fleet_run()) that this role may stop is asked to
@@ -148,22 +150,24 @@ ranread_stop(PG_FUNCTION_ARGS)
 	int64		batch = ranread_running_batch(true, NULL, NULL, &database);
 	List	   *signalled = NIL;
 	ListCell   *lc;
-	int			sweep_pid;
-	bool		signalled_sweep = false;
+	int			program_pid;
+	const char *program;
+	bool		signalled_program = false;
 	List	   *fleets;
 
 	/*
-	 * A sweep: signal its session only.  It leads the running step and stops
-	 * that step's workers once they read (a worker told to stop at the start
-	 * barrier would fail the step), and starts no step after it.
+	 * A sweep, a layers run or a calibration: signal its session only.  It
+	 * leads the running batch and stops that batch's workers once they read
+	 * (a worker told to stop at the start barrier would fail the batch), and
+	 * starts no batch after it.
 	 */
-	if (ranread_running_sweep(0, true, &sweep_pid, NULL) != 0)
+	if (ranread_running_program(&program_pid, NULL, &program) != 0)
 	{
-		check_may_stop(sweep_pid, "the session of ranread sweep process");
-		if (kill(sweep_pid, RANREAD_STOP_SIGNAL) == 0)
+		check_may_stop(program_pid, psprintf("the session of ranread %s process", program));
+		if (kill(program_pid, RANREAD_STOP_SIGNAL) == 0)
 		{
-			signalled = lappend_int(signalled, sweep_pid);
-			signalled_sweep = true;
+			signalled = lappend_int(signalled, program_pid);
+			signalled_program = true;
 		}
 	}
 
@@ -189,7 +193,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 			break;
 		foreach(lc, batch_over ? NIL : pids)
 			check_may_stop(lfirst_int(lc), "ranread worker");
-		foreach(lc, (signalled_sweep || batch_over) ? NIL : pids)
+		foreach(lc, (signalled_program || batch_over) ? NIL : pids)
 		{
 			int			pid = lfirst_int(lc);
 

@@ -50,7 +50,7 @@ static const char *const help_lines[] = {
 	"CALL ranread_fleet_sweep(servers [, start_processes, ...]): step processes on every server at once, a fleet verdict",
 	"ranread_fleet_summary: view, one row per fleet run (fleet sweep, step, IOPS summed, merged p99, overlap)",
 	"ranread_chart_fleet([fleet_sweep, width, height]): a fleet sweep as SVG, IOPS stacked by server, fleet p99",
-	"ranread_stop(): stop the running batch, sweep or fleet run (its servers too); returns the processes signalled",
+	"ranread_stop(): stop the running batch, sweep, layers run, calibration or fleet run (its servers too)",
 	"ranread_reset(): delete all history",
 	"ranread_export(directory [, format, sweep, csv, svg]): write TSV, CSV, RanRead's file or charts to new files",
 	"ranread_drop([target]): drop a target made by ranread_setup()",

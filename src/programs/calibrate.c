@@ -38,7 +38,9 @@
  * the passes' picks, with their range.  Each pass, step and pair says what
  * it measured in one NOTICE.  The figures returned are rounded (ms to
  * 0.1 us).  Nothing is applied: the statement is returned.  A batch that
- * does not complete ends the calibration with an error; its batches stay
+ * does not complete ends the calibration with an error, and so does
+ * ranread_stop() between two batches (a calibration is a program of
+ * batches, program.c: it holds the run lock throughout); its batches stay
  * recorded, and io_workers is restored on every way out.
  *
  *-------------------------------------------------------------------------
@@ -71,6 +73,7 @@
 #include "readpath/readpath.h"
 #include "rules/calibrate_rules.h"
 #include "rules/order_statistics.h"
+#include "run/program.h"
 #include "run/run.h"
 #include "run/run_arguments.h"
 #include "run/target.h"
@@ -233,14 +236,23 @@ batch_params(RanreadRunArgs *args, const char *mode, int64 iterations, int depth
 	params->calibration = calibration;
 }
 
-/* Run one batch of the calibration; its IOPS.  Errors out if it did not complete. */
+/*
+ * Run one batch of the calibration; its IOPS.  Errors out if it did not
+ * complete, or if ranread_stop() came before it.
+ */
 static double
 run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateBatches *batches)
 {
 	RanreadBatchOutcome outcome;
 	RanreadBatchFigures figures;
 
-	ranread_run_batch(params, NULL, &outcome);
+	if (ranread_program_stop_requested)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("calibration " INT64_FORMAT " was stopped by ranread_stop() between two batches", calibration),
+				 errdetail("The batches it ran are kept in ranread_batches (calibration = " INT64_FORMAT ").",
+						   calibration)));
+	ranread_run_batch(params, &ranread_program_stop_requested, &outcome);
 	batches->batches[batches->count++] = outcome.batch;
 	if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &figures) ||
 		!ranread_group_batch_completed(&figures) || figures.iops <= 0)
@@ -535,13 +547,12 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	char	   *statement;
 	CalibrateProgress progress;
 	ErrorContextCallback context;
+	RanreadProgram program = {0};
 	TupleDesc	desc;
 	Datum		values[CALIBRATE_COLUMNS];
 	bool		nulls[CALIBRATE_COLUMNS] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "ranread_calibrate must return a row");
-	ranread_check_result_columns(desc, CALIBRATE_COLUMNS);
+	desc = ranread_result_row_desc(fcinfo, CALIBRATE_COLUMNS);
 	(void) ranread_group_start("ranread_calibrate", &run_args);
 	read_calibrate_arguments(fcinfo, &args);
 	run_args.value[RUN_ARG_TARGET] = args.target;
@@ -560,77 +571,89 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 				 errhint("Use fewer iterations or a larger target (ranread_setup).")));
 	ranread_target_warn_if_small(NameStr(*DatumGetName(args.target)), blocks);
 
-	/* every batch's arguments checked before anything runs */
-	calibration = ranread_group_number();
-	started = GetCurrentTimestamp();
-	series.count = depth_series(args.max_depth, stream, series.depths);
-	depth_params = palloc(sizeof(RanreadParams) * series.count);
-	for (int i = 0; i < series.count; i++)
-		batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, series.depths[i],
-					 "uniform", calibration, &depth_params[i]);
-	batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
-				 0, "sequential", calibration, &sequential_params);
-	batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
-
-	batches.batches = palloc(sizeof(int64) * (series.count * CALIBRATE_DEPTH_PASSES +
-											  lengthof(io_worker_counts) * CALIBRATE_IO_WORKER_PASSES +
-											  2 * args.max_pairs));
-	ratios = palloc(sizeof(double) * args.max_pairs);
-	sequential_iops = palloc(sizeof(double) * args.max_pairs);
-	random_iops = palloc(sizeof(double) * args.max_pairs);
-
-	progress.calibration = calibration;
-	progress.step = "in its look-ahead series";
-	context.callback = calibrate_error_context;
-	context.arg = &progress;
-	context.previous = error_context_stack;
-	error_context_stack = &context;
-	run_depth_series(depth_params, stream, calibration, &batches, &series);
-	if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
+	PG_TRY();
 	{
-		progress.step = "while it stepped io_workers (put back as it was)";
-		run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
-	}
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_CALIBRATION);
+		/*
+		 * its number drawn once no other run can start; every batch's
+		 * arguments checked before any runs
+		 */
+		calibration = ranread_group_number();
+		ranread_program_advertise(&program, calibration);
+		started = GetCurrentTimestamp();
+		series.count = depth_series(args.max_depth, stream, series.depths);
+		depth_params = palloc(sizeof(RanreadParams) * series.count);
+		for (int i = 0; i < series.count; i++)
+			batch_params(&run_args, stream ? "stream" : "smgr", args.iterations, series.depths[i],
+						 "uniform", calibration, &depth_params[i]);
+		batch_params(&run_args, "smgr", Min((int64) blocks, args.iterations * CALIBRATE_SEQUENTIAL_FACTOR),
+					 0, "sequential", calibration, &sequential_params);
+		batch_params(&run_args, "smgr", args.iterations, 0, "uniform", calibration, &random_params);
 
-	for (;;)
+		batches.batches = palloc(sizeof(int64) * (series.count * CALIBRATE_DEPTH_PASSES +
+												  lengthof(io_worker_counts) * CALIBRATE_IO_WORKER_PASSES +
+												  2 * args.max_pairs));
+		ratios = palloc(sizeof(double) * args.max_pairs);
+		sequential_iops = palloc(sizeof(double) * args.max_pairs);
+		random_iops = palloc(sizeof(double) * args.max_pairs);
+
+		progress.calibration = calibration;
+		progress.step = "in its look-ahead series";
+		context.callback = calibrate_error_context;
+		context.arg = &progress;
+		context.previous = error_context_stack;
+		error_context_stack = &context;
+		run_depth_series(depth_params, stream, calibration, &batches, &series);
+		if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
+		{
+			progress.step = "while it stepped io_workers (put back as it was)";
+			run_io_workers_part(&run_args, args.iterations, series.pick, calibration, &batches, &steps);
+		}
+
+		for (;;)
+		{
+			progress.step = psprintf("in pair %d", pairs + 1);
+			/* ABBA: sequential first in even pairs, random first in odd ones */
+			if (pairs % 2 == 0)
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+			random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
+			if (pairs % 2 == 1)
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
+			ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
+			pairs++;
+			ranread_ratio_band(ratios, pairs, args.band_pct, &band);
+			step_notice(calibration,
+						band.banded ?
+						psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, 95%% band %.1f to %.1f (± %.0f %%)",
+								 pairs, ratios[pairs - 1], band.median, band.low, band.high, band.reached_pct) :
+						psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
+								 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
+						NULL);
+			decided = ranread_page_cost_decided(&band, args.cached_pct);
+			if (decided)
+			{
+				why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
+					pstrdup("when every ratio in the band gave the same random_page_cost");
+				break;
+			}
+			if (pairs == args.max_pairs)
+			{
+				why_stopped = psprintf("at max_pairs (%d)", args.max_pairs);
+				break;
+			}
+			if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), (int) (args.max_duration_s * 1000)))
+			{
+				why_stopped = psprintf("at max_duration (%.0f s)", args.max_duration_s);
+				break;
+			}
+		}
+		error_context_stack = context.previous;
+	}
+	PG_FINALLY();
 	{
-		progress.step = psprintf("in pair %d", pairs + 1);
-		/* ABBA: sequential first in even pairs, random first in odd ones */
-		if (pairs % 2 == 0)
-			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-		random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
-		if (pairs % 2 == 1)
-			sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-		ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
-		pairs++;
-		ranread_ratio_band(ratios, pairs, args.band_pct, &band);
-		step_notice(calibration,
-					band.banded ?
-					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, 95%% band %.1f to %.1f (± %.0f %%)",
-							 pairs, ratios[pairs - 1], band.median, band.low, band.high, band.reached_pct) :
-					psprintf("pair %d: a random page costs %.1f sequential ones; their median %.1f, no 95%% band before %d pairs",
-							 pairs, ratios[pairs - 1], band.median, CALIBRATE_MIN_PAIRS),
-					NULL);
-		decided = ranread_page_cost_decided(&band, args.cached_pct);
-		if (decided)
-		{
-			why_stopped = band.steady ? psprintf("when the band was within %.0f%%", args.band_pct) :
-				pstrdup("when every ratio in the band gave the same random_page_cost");
-			break;
-		}
-		if (pairs == args.max_pairs)
-		{
-			why_stopped = psprintf("at max_pairs (%d)", args.max_pairs);
-			break;
-		}
-		if (TimestampDifferenceExceeds(started, GetCurrentTimestamp(), (int) (args.max_duration_s * 1000)))
-		{
-			why_stopped = psprintf("at max_duration (%.0f s)", args.max_duration_s);
-			break;
-		}
+		ranread_program_end(&program);
 	}
-
-	error_context_stack = context.previous;
+	PG_END_TRY();
 
 	random_median = ranread_median(random_iops, pairs);
 	sequential_median = ranread_median(sequential_iops, pairs);

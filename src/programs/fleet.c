@@ -173,6 +173,7 @@ ranread_fleet_check(PG_FUNCTION_ARGS)
 	RanreadParams params;
 	Relation	target;
 	int64		running;
+	const char *program;
 	int			free_slots;
 	static const RunArgument given[] = {RUN_ARG_PROCESSES, RUN_ARG_ITERATIONS, RUN_ARG_TARGET,
 	RUN_ARG_MODE, RUN_ARG_DURATION};
@@ -196,11 +197,11 @@ ranread_fleet_check(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
 				 errmsg("ranread batch " INT64_FORMAT " is already running", running)));
-	running = ranread_running_sweep(0, true, NULL, NULL);
+	running = ranread_running_program(NULL, NULL, &program);
 	if (running != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("ranread sweep " INT64_FORMAT " is already running", running)));
+				 errmsg("ranread %s " INT64_FORMAT " is already running", program, running)));
 	free_slots = ranread_free_worker_slots();
 	if (free_slots < params.processes)
 		ereport(ERROR,

@@ -21,8 +21,10 @@
  * each batch of mode buffer; its own NOTICEs are DEBUG1 (report.c), and the
  * run says one NOTICE a round and one at the end.  A share whose band
  * contains zero is "not measurable here", never a negative time.  A batch
- * that does not complete ends the run: the complete rounds are reported,
- * every batch stays recorded, and the NOTICE says what was cut.
+ * that does not complete ends the run, and so does ranread_stop() between
+ * two batches (the run is a program of batches, program.c): the complete
+ * rounds are reported, every batch stays recorded, and the NOTICE says what
+ * was cut.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,6 +47,7 @@
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "rules/layer_rules.h"
+#include "run/program.h"
 #include "run/run.h"
 #include "run/run_arguments.h"
 #include "run/target.h"
@@ -272,7 +275,8 @@ report_round(const LayersRun *run, int max_rounds)
 /*
  * Where the time goes, in a sentence: the device's mean and each share,
  * with its band, over the complete rounds; and what was cut, if a batch did
- * not complete (cut: its figures, else NULL).
+ * not complete or ranread_stop() came between two (cut: its figures, batch
+ * 0 for the latter, else NULL).
  */
 static void
 report_layers(const LayersRun *run, int max_rounds, double band_pct, bool settled,
@@ -283,7 +287,10 @@ report_layers(const LayersRun *run, int max_rounds, double band_pct, bool settle
 	double		top;
 
 	initStringInfo(&cut_text);
-	if (cut != NULL)
+	if (cut != NULL && cut->batch == 0)
+		appendStringInfo(&cut_text, "round %d was stopped before its batch of mode %s: ",
+						 run->rounds + 1, layers[run->layer[cut_layer]].mode);
+	else if (cut != NULL)
 		appendStringInfo(&cut_text, "batch " INT64_FORMAT " (mode %s) of round %d was %s: ",
 						 cut->batch, layers[run->layer[cut_layer]].mode, run->rounds + 1, cut->status);
 	if (run->rounds == 0)
@@ -380,6 +387,81 @@ layers_context(void *arg)
 }
 
 /*
+ * The rounds, until every band is within band_pct, max_rounds have run or a
+ * batch does not complete (then *cut gets its figures, batch 0 if
+ * ranread_stop() came between two batches, and *cut_layer its layer);
+ * whether the bands settled.
+ */
+static bool
+run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures *cut, int *cut_layer)
+{
+	bool		settled = false;
+	ErrorContextCallback context;
+
+	context.callback = layers_context;
+	context.arg = run;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
+	while (run->rounds < max_rounds && !settled && *cut_layer < 0)
+	{
+		RanreadBatchFigures round[2 * MAX_LAYERS];
+
+		for (int position = 0; position < 2 * run->count && *cut_layer < 0; position++)
+		{
+			int			i = ranread_layers_round_layer(run->count, position);
+			RanreadBatchOutcome outcome;
+
+			if (ranread_program_stop_requested)
+			{
+				/* ranread_stop() between two batches: the round is cut before this one */
+				cut->status = pstrdup("stopped");
+				*cut_layer = i;
+				break;
+			}
+			run->params[i].layers = run->number;
+			if (strcmp(layers[run->layer[i]].mode, "buffer") == 0)
+				evict_from_shared_buffers(run->params[i].target_name);
+			run->running = i;
+			ranread_run_batch(&run->params[i], &ranread_program_stop_requested, &outcome);
+			run->running = -1;
+			if (outcome.recorded)
+				run->recorded++;
+			memset(&round[position], 0, sizeof(RanreadBatchFigures));
+			if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &round[position]) ||
+				!ranread_group_batch_completed(&round[position]) || round[position].mean_ms < 0)
+			{
+				*cut = round[position];
+				cut->batch = outcome.batch;
+				if (cut->status == NULL)
+					cut->status = pstrdup("not recorded");
+				*cut_layer = i;
+			}
+		}
+		if (*cut_layer >= 0)
+			break;
+		for (int i = 0; i < run->count; i++)
+		{
+			const RanreadBatchFigures *up = &round[i];
+			const RanreadBatchFigures *down = &round[2 * run->count - 1 - i];
+
+			run->batches[i][2 * run->rounds] = *up;
+			run->batches[i][2 * run->rounds + 1] = *down;
+			run->mean_ms[i][run->rounds] = (up->mean_ms + down->mean_ms) / 2;
+			run->p99_ms[i][run->rounds] = (up->p99_ms + down->p99_ms) / 2;
+		}
+		run->rounds++;
+		compute_shares(run);
+		report_round(run, max_rounds);
+		settled = run->count < 2 ||
+			ranread_layers_settled(&run->mean_share[1], run->count - 1, run->rounds,
+								   layer_mean_ms(run, run->count - 1), band_pct);
+	}
+	error_context_stack = context.previous;
+
+	return settled;
+}
+
+/*
  * ranread_layers(processes, iterations, target, duration, max_rounds,
  * band_pct): rounds of batches through each read path on the same units,
  * and the latency each layer adds, with its band.
@@ -396,7 +478,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 	bool		settled = false;
 	RanreadBatchFigures cut = {0};
 	int			cut_layer = -1;
-	ErrorContextCallback context;
+	RanreadProgram program = {0};
 
 	InitMaterializedSRF(fcinfo, 0);
 	ranread_check_result_columns(rsinfo->setDesc, LAYER_COLUMNS);
@@ -422,59 +504,19 @@ ranread_layers(PG_FUNCTION_ARGS)
 	}
 
 	run->running = -1;
-	run->number = ranread_group_number();
-	context.callback = layers_context;
-	context.arg = run;
-	context.previous = error_context_stack;
-	error_context_stack = &context;
-	while (run->rounds < max_rounds && !settled && cut_layer < 0)
+	PG_TRY();
 	{
-		RanreadBatchFigures round[2 * MAX_LAYERS];
-
-		for (int position = 0; position < 2 * run->count && cut_layer < 0; position++)
-		{
-			int			i = ranread_layers_round_layer(run->count, position);
-			RanreadBatchOutcome outcome;
-
-			run->params[i].layers = run->number;
-			if (strcmp(layers[run->layer[i]].mode, "buffer") == 0)
-				evict_from_shared_buffers(run->params[i].target_name);
-			run->running = i;
-			ranread_run_batch(&run->params[i], NULL, &outcome);
-			run->running = -1;
-			if (outcome.recorded)
-				run->recorded++;
-			memset(&round[position], 0, sizeof(RanreadBatchFigures));
-			if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &round[position]) ||
-				!ranread_group_batch_completed(&round[position]) || round[position].mean_ms < 0)
-			{
-				cut = round[position];
-				cut.batch = outcome.batch;
-				if (cut.status == NULL)
-					cut.status = pstrdup("not recorded");
-				cut_layer = i;
-			}
-		}
-		if (cut_layer >= 0)
-			break;
-		for (int i = 0; i < run->count; i++)
-		{
-			const RanreadBatchFigures *up = &round[i];
-			const RanreadBatchFigures *down = &round[2 * run->count - 1 - i];
-
-			run->batches[i][2 * run->rounds] = *up;
-			run->batches[i][2 * run->rounds + 1] = *down;
-			run->mean_ms[i][run->rounds] = (up->mean_ms + down->mean_ms) / 2;
-			run->p99_ms[i][run->rounds] = (up->p99_ms + down->p99_ms) / 2;
-		}
-		run->rounds++;
-		compute_shares(run);
-		report_round(run, max_rounds);
-		settled = run->count < 2 ||
-			ranread_layers_settled(&run->mean_share[1], run->count - 1, run->rounds,
-								   layer_mean_ms(run, run->count - 1), band_pct);
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_LAYERS);
+		/* its number drawn once no other run can start */
+		run->number = ranread_group_number();
+		ranread_program_advertise(&program, run->number);
+		settled = run_rounds(run, max_rounds, band_pct, &cut, &cut_layer);
 	}
-	error_context_stack = context.previous;
+	PG_FINALLY();
+	{
+		ranread_program_end(&program);
+	}
+	PG_END_TRY();
 
 	for (int i = 0; i < run->count && run->rounds > 0; i++)
 		put_layer(rsinfo, run, i);

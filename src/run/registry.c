@@ -160,15 +160,17 @@ ranread_free_worker_slots(void)
 }
 
 /*
- * Advertise (or stop advertising) that this session runs sweep `sweep`:
- * a session-level lock, so that it ends with the session, whatever happens.
+ * Advertise (or stop advertising) that this session runs a program of
+ * batches (`kind`: RANREAD_LOCK_KIND_SWEEP, _LAYERS or _CALIBRATION) numbered
+ * `number`: a session-level lock, so that it ends with the session, whatever
+ * happens.
  */
 void
-ranread_advertise_sweep(int64 sweep, bool advertise)
+ranread_advertise_program(uint16 kind, int64 number, bool advertise)
 {
 	LOCKTAG		tag;
 
-	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_SWEEP, sweep);
+	set_numbered_lock_tag(&tag, kind, number);
 	if (advertise)
 		(void) LockAcquire(&tag, ShareLock, true, false);
 	else if (ranread_lock_held_by_me(&tag, ShareLock))
@@ -242,6 +244,40 @@ int64
 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid, Oid *database)
 {
 	return running_lock(RANREAD_LOCK_KIND_SWEEP, sweep, any_database, leader_pid, database, NULL);
+}
+
+/* The programs of batches a session advertises, and how errors name them. */
+static const struct
+{
+	uint16		kind;
+	const char *name;
+}			programs[] = {
+	{RANREAD_LOCK_KIND_SWEEP, "sweep"},
+	{RANREAD_LOCK_KIND_LAYERS, "layers run"},
+	{RANREAD_LOCK_KIND_CALIBRATION, "calibration"},
+};
+
+/*
+ * The program of batches (a sweep, ranread_layers(), ranread_calibrate())
+ * running now in any database, and (each if asked for) its session's
+ * process ID, its database and its name ("sweep", "layers run",
+ * "calibration"); 0 if none runs.
+ */
+int64
+ranread_running_program(int *leader_pid, Oid *database, const char **name)
+{
+	for (int i = 0; i < lengthof(programs); i++)
+	{
+		int64		number = running_lock(programs[i].kind, 0, true, leader_pid, database, NULL);
+
+		if (number != 0)
+		{
+			if (name != NULL)
+				*name = programs[i].name;
+			return number;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -389,7 +425,8 @@ ranread_lock_out_other_runs(void)
 {
 	LOCKTAG		tag;
 	int64		running_batch;
-	int64		running_sweep;
+	int64		running_program;
+	const char *program;
 	int			leader_pid;
 	Oid			database;
 
@@ -417,22 +454,22 @@ ranread_lock_out_other_runs(void)
 						   running_batch, database_name(database), leader_pid),
 				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
 
-	/* between two steps of a sweep, no batch runs */
-	running_sweep = ranread_running_sweep(0, true, &leader_pid, &database);
-	if (running_sweep != 0 && database != MyDatabaseId)
+	/* between two batches of a sweep, a layers run or a calibration, no batch runs */
+	running_program = ranread_running_program(&leader_pid, &database, &program);
+	if (running_program != 0 && database != MyDatabaseId)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("ranread sweep " INT64_FORMAT " of database \"%s\" is already running",
-						running_sweep, database_name(database)),
-				 errdetail("Only one run at a time can measure the storage of the cluster; sweep " INT64_FORMAT " of database \"%s\" was started by process %d.",
-						   running_sweep, database_name(database), leader_pid),
+				 errmsg("ranread %s " INT64_FORMAT " of database \"%s\" is already running",
+						program, running_program, database_name(database)),
+				 errdetail("Only one run at a time can measure the storage of the cluster; %s " INT64_FORMAT " of database \"%s\" was started by process %d.",
+						   program, running_program, database_name(database), leader_pid),
 				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
-	if (running_sweep != 0)
+	if (running_program != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("ranread sweep " INT64_FORMAT " is already running", running_sweep),
-				 errdetail("Only one run at a time can measure the storage; sweep " INT64_FORMAT " was started by process %d.",
-						   running_sweep, leader_pid),
+				 errmsg("ranread %s " INT64_FORMAT " is already running", program, running_program),
+				 errdetail("Only one run at a time can measure the storage; %s " INT64_FORMAT " was started by process %d.",
+						   program, running_program, leader_pid),
 				 errhint("Wait for it to finish, or stop it with ranread_stop().")));
 	ereport(ERROR,
 			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * registry.h
- *		The run lock, the registry of running batches and sweeps, and the
- *		workers and slots of the cluster (registry.c).
+ *		The run lock, the registry of running batches and of programs of
+ *		batches (sweeps, layers runs, calibrations), and the workers and
+ *		slots of the cluster (registry.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,9 +29,10 @@ extern int64 ranread_running_batch(bool any_database, int *leader_pid, dsm_handl
 								  Oid *database);
 extern List *ranread_worker_pids(void);
 extern int	ranread_free_worker_slots(void);
-extern void ranread_advertise_sweep(int64 sweep, bool advertise);
+extern void ranread_advertise_program(uint16 kind, int64 number, bool advertise);
 extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
 								  Oid *database);
+extern int64 ranread_running_program(int *leader_pid, Oid *database, const char **name);
 extern void ranread_advertise_fleet(int64 fleet, bool advertise);
 extern List *ranread_waiting_fleets(void);
 extern bool ranread_fleet_waits(int64 fleet, Oid database);

@@ -12,12 +12,12 @@
  *		most RANREAD_SWEEP_MAX_REPEATS times; repeat => N runs the whole
  *		sweep N times and reports the median and spread of their verdicts.
  *
- * The sweep holds the run lock from its first step to its last, so that no
- * other run slips in between two steps, and advertises itself with a lock
- * of its own, which ranread_stop() and the view ranread_sweeps look for.
- * ranread_stop() signals the sweep's session (RANREAD_STOP_SIGNAL), not the
+ * The sweep is a program of batches (program.c): it holds the run lock from
+ * its first step to its last, so that no other run slips in between two
+ * steps, and advertises itself, for ranread_stop() and the view
+ * ranread_sweeps.  ranread_stop() signals the sweep's session, not the
  * workers: the step's leader, this session, stops them once they read (the
- * sweep's stop flag is an argument of ranread_run_batch()), so the running
+ * program's stop flag is an argument of ranread_run_batch()), so the running
  * step ends as stopped, and no step follows.
  * Each step is one call of ranread_run_batch() (run.c), as the caller and
  * as an SQL call of ranread_run() would run it: its arguments by name in a
@@ -56,6 +56,7 @@
 #include "extension.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
+#include "run/program.h"
 #include "run/registry.h"
 #include "run/run.h"
 #include "record/row_builder.h"
@@ -108,9 +109,6 @@ typedef enum SweepArgument
 /* The verdict NOTICE's DETAIL: lines of at most this many characters, as ranread_verdict()'s. */
 #define VERDICT_LINE_WIDTH	99
 
-/* Set by RANREAD_STOP_SIGNAL (ranread_stop()) while a sweep runs. */
-static volatile sig_atomic_t stop_requested = false;
-
 /* The sweep's arguments, checked. */
 typedef struct SweepArgs
 {
@@ -134,17 +132,6 @@ typedef struct SweepArgs
 	bool		cap_iterations; /* the read path's re-reads can be answered by memory */
 	bool		capped_said;	/* the NOTICE that steps are capped was given */
 } SweepArgs;
-
-/* Installed with sigaction() (below), so a plain handler on every major. */
-static void
-sweep_stop_handler(int signo)
-{
-	int			save_errno = errno;
-
-	stop_requested = true;
-	SetLatch(MyLatch);
-	errno = save_errno;
-}
 
 /* A float argument that may be NULL (0) or must be positive and finite. */
 static double
@@ -643,7 +630,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 	params.sweep = sweep;
 	params.sweep_step = step;
 	/* run_steps() reads the step back from ranread_batches, as recorded */
-	ranread_run_batch(&params, &stop_requested, &outcome);
+	ranread_run_batch(&params, &ranread_program_stop_requested, &outcome);
 
 	PopActiveSnapshot();
 	AtEOXact_GUC(true, guc_level);
@@ -672,7 +659,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	{
 		RanreadSweepStop stop;
 
-		if (stop_requested)
+		if (ranread_program_stop_requested)
 			break;
 		run_step(args, sweep, step, processes, iodepth, prefetch, rate);
 		if (!ranread_sweep_read(sweep, true, &record) || record.count != step)
@@ -684,7 +671,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 						 errdetail("%s", ranread_sweep_step_detail(&record, step - 1))));
 		stop = ranread_sweep_stop_after(record.steps, record.count, &record.rules);
 		SPI_commit();
-		if (stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
+		if (ranread_program_stop_requested || strcmp(record.steps[step - 1].status, "stopped") == 0)
 			break;
 		if (stop == RANREAD_SWEEP_REPEAT)
 		{
@@ -775,24 +762,14 @@ run_sweep(SweepArgs *args, const char **status)
 {
 	volatile int64 sweep = 0;
 	const char *stop_rule;
-	struct sigaction handler;
-	struct sigaction previous_handler;
+	RanreadProgram program = {0};
 
-	/*
-	 * sigaction() rather than pqsignal(): since 18 pqsignal() returns nothing
-	 * and installs a wrapper, so only sigaction() gives back what was there.
-	 */
-	memset(&handler, 0, sizeof(handler));
-	handler.sa_handler = sweep_stop_handler;
-	sigemptyset(&handler.sa_mask);
-	handler.sa_flags = SA_RESTART;
-	sigaction(RANREAD_STOP_SIGNAL, &handler, &previous_handler);
 	PG_TRY();
 	{
 		/* in the TRY: its wait for an earlier run's workers can fail */
-		ranread_lock_out_other_runs();
+		ranread_program_begin(&program, RANREAD_LOCK_KIND_SWEEP);
 		sweep = record_start(args);
-		ranread_advertise_sweep(sweep, true);
+		ranread_program_advertise(&program, sweep);
 		SPI_commit();
 		stop_rule = run_steps(args, sweep, status);
 		record_end(sweep, *status, stop_rule);
@@ -800,9 +777,7 @@ run_sweep(SweepArgs *args, const char **status)
 	}
 	PG_FINALLY();
 	{
-		sigaction(RANREAD_STOP_SIGNAL, &previous_handler, NULL);
-		ranread_advertise_sweep(sweep, false);
-		ranread_release_run_lock();
+		ranread_program_end(&program);
 	}
 	PG_END_TRY();
 	report_verdict(sweep);
@@ -827,7 +802,6 @@ ranread_sweep(PG_FUNCTION_ARGS)
 	check_privileges(&args);
 
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	stop_requested = false;
 	while (done < args.repeat)
 	{
 		const char *status;

@@ -265,9 +265,7 @@ ranread_sweep_decide(PG_FUNCTION_ARGS)
 	Datum		values[DECIDE_COLUMNS];
 	bool		nulls[DECIDE_COLUMNS] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	ranread_check_result_columns(desc, DECIDE_COLUMNS);
+	desc = ranread_result_row_desc(fcinfo, DECIDE_COLUMNS);
 	for (int arg = FIRST_ARRAY; arg < END_ARRAYS; arg++)
 	{
 		read_array(fcinfo, arg, &arrays[arg]);

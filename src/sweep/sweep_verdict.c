@@ -667,9 +667,7 @@ ranread_sweep_verdict(PG_FUNCTION_ARGS)
 	const RanreadSweepStep *slo_step;
 	const RanreadSweepStep *knee_step;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	ranread_check_result_columns(desc, VERDICT_COLUMNS);
+	desc = ranread_result_row_desc(fcinfo, VERDICT_COLUMNS);
 	if (!ranread_sweep_read(sweep, false, &record))
 		PG_RETURN_NULL();
 	ranread_sweep_judge(record.steps, record.count, &record.rules, &verdict);

@@ -68,11 +68,20 @@ $node->safe_psql('old', q{CREATE ROLE upgrade_bench LOGIN;
 	GRANT EXECUTE ON FUNCTION ranread_run TO upgrade_bench;
 	GRANT EXECUTE ON PROCEDURE ranread_sweep TO upgrade_bench;});
 $node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.2'");
-# 1.3 replaces ranread_fleet_waiting by three functions, and ranread_calibrate
-# by one with other arguments; a role that could call the old may call the new
+# 1.3 replaces ranread_fleet_waiting by three functions, and ranread_fleet_sweep,
+# ranread_calibrate, ranread_layers and ranread_run (granted above) by ones
+# with other arguments; a role that could call the old may call the new
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting TO upgrade_bench');
+$node->safe_psql('old', 'GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_calibrate TO upgrade_bench');
+$node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_layers TO upgrade_bench');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' '
+	|| has_function_privilege('public', f, 'EXECUTE'), ',') FROM unnest(ARRAY['ranread_fleet_sweep',
+	'ranread_layers']::regproc[]) f}),
+	'true false,true false', 'the update grants the new ranread_fleet_sweep and ranread_layers to the roles that had the old ones, not to PUBLIC');
+$node->safe_psql('old', 'REVOKE EXECUTE ON PROCEDURE ranread_fleet_sweep FROM upgrade_bench');
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_layers FROM upgrade_bench');
 is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' ' || has_function_privilege('public', f, 'EXECUTE')
 	FROM CAST('ranread_calibrate(name, bigint, int, int, float8, float8, interval, boolean)' AS regprocedure) f}),
 	'true false', 'the update grants the new ranread_calibrate to the roles that had the old one, not to PUBLIC');

@@ -88,14 +88,22 @@ like($out, qr/^NOTICE:  no steady state within the duration/m, 'and a NOTICE say
 $out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 500)");
 my ($iops, $mean, $service_mean, $service_p99, $rate, $arrivals) =
 	split /\|/, last_batch('iops, response_time_ms, service_mean_ms, service_p99_ms, rate_iops, arrivals');
-cmp_ok(abs($iops - 500) / 500, '<', 0.05, "rate_iops 500 over 2 workers: the batch did $iops IOPS");
+# the rate is kept within 5 %, or the run says it was not: a machine busy
+# enough to delay the workers past their due times is told, not asserted
+# away (the rate's accuracy against a known answer: 220_lab_caps.pl)
+my $kept = abs($iops - 500) / 500 < 0.05;
+my $warned = lines_matching($out, qr/did not keep its rate/);
+ok($kept || $warned == 1, "rate_iops 500 over 2 workers: the batch did $iops IOPS, or its WARNING says it did not keep the rate");
+cmp_ok($iops, '<=', 500 * 1.05, 'and never ran faster than the rate');
 is("$rate|$arrivals", '500|uniform', 'the rate and its arrivals are recorded');
 ok($service_mean > 0 && $service_p99 > 0 && $mean >= $service_mean,
 	"service times are recorded, and the response time from each read's due time is no less ($mean >= $service_mean ms)");
 like($out, qr/^NOTICE:  service time \(from issuing each read\): mean = /m, 'a NOTICE gives the service times');
-is(lines_matching($out, qr/did not keep its rate/), 0, 'a rate the device keeps gets no WARNING');
-$node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 400, arrivals => 'poisson')");
-cmp_ok(abs(last_batch('iops') - 400) / 400, '<', 0.15, 'poisson arrivals at 400 reads/s: about 400 IOPS');
+is($warned, $iops < 0.95 * 500 ? 1 : 0, 'a WARNING if and only if the batch did less than 95 % of the rate');
+$out = shown($node, "SELECT status FROM ranread_run(2, NULL, 'series', mode => 'direct', duration => '2 s', rate_iops => 400, arrivals => 'poisson')");
+$iops = last_batch('iops');
+ok(abs($iops - 400) / 400 < 0.15 || lines_matching($out, qr/did not keep its rate/) == 1,
+	"poisson arrivals at 400 reads/s: about 400 IOPS ($iops), or a WARNING that the rate was not kept");
 $out = shown($node, "SELECT status FROM ranread_run(1, NULL, 'series', duration => '1 s', rate_iops => 5000000)");
 like($out, qr/^WARNING:  batch [0-9]+ did not keep its rate: 5,000,000 reads\/s asked, [0-9,]+ achieved \([0-9]+%\)$/m,
 	'5 million reads/s from one worker: the WARNING says it did not keep its rate, and by how much');

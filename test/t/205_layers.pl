@@ -79,26 +79,23 @@ is($node->safe_psql('postgres', q{
 	FROM layered l, LATERAL (SELECT avg(response_time_ms) AS mean, avg(iops) AS iops FROM ranread_batches WHERE batch = ANY (l.batches)) b}),
 	't', 'a layer\'s mean and IOPS are its batches\' means, rounded');
 
-# ranread_stop() during a layers run: the batch it stops ends the run; the
-# complete rounds are reported and every batch stays recorded
-my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, cardinality(batches) FROM ranread_layers(1, 60000, max_rounds => 10)');
+# ranread_stop() during a layers run: one call ends the run, whether it
+# stops a batch or comes between two (the run's session catches it:
+# src/run/program.c); the complete rounds are reported and every batch stays
+# recorded
+my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, cardinality(batches) FROM ranread_layers(2, 60000, max_rounds => 10)');
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
 ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 * @{[ scalar(@modes) ]} FROM ranread_batches WHERE layers > $run}),
 	'the layers run reaches its second round');
-for (1 .. 100)
-{
-	$node->safe_psql('postgres', 'SELECT ranread_stop()');
-	last unless $h->pumpable;
-	usleep(100_000);
-}
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the layers run\'s session, not its two workers');
 $h->finish;
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 my ($recorded, $stopped, $rounds) = split /\|/, $node->safe_psql('postgres', qq{
 	SELECT count(*), count(*) FILTER (WHERE status = 'stopped'), count(*) / (2 * @{[ scalar(@modes) ]})
 	FROM ranread_batches WHERE layers = $run});
-is($stopped, 1, 'ranread_stop() stopped one batch of the layers run');
-like($$herr, qr/NOTICE:  (?:00000: )?layers run $run after $rounds rounds?: batch \d+ \(mode \w+\) of round @{[ $rounds + 1 ]} was stopped: the figures are those of the $rounds complete rounds?; /,
-	'the NOTICE says which batch was stopped and that the complete rounds are reported');
+cmp_ok($stopped, '<=', 1, 'ranread_stop() stopped the running batch of the layers run, if one ran');
+like($$herr, qr/NOTICE:  (?:00000: )?layers run $run after $rounds rounds?: (?:batch \d+ \(mode \w+\) of round @{[ $rounds + 1 ]} was stopped|round @{[ $rounds + 1 ]} was stopped before its batch of mode \w+): the figures are those of the $rounds complete rounds?; /,
+	'the NOTICE says which batch was stopped, or before which, and that the complete rounds are reported');
 like($$herr, qr/its $recorded batches stay recorded in ranread_batches \(layers = $run\)/, "and that its $recorded batches stay recorded");
 is(scalar(grep { /\|/ } split /\n/, $$hout) - 1, scalar(@modes), 'the rows of the complete rounds are returned');
 

@@ -32,6 +32,16 @@ if ($major < 18)
 	done_testing();
 	exit;
 }
+if ($node->safe_psql('postgres', q{SELECT count(*) FROM pg_settings WHERE name = 'io_workers'}) eq '0')
+{
+	# a server that sizes its pool of I/O workers itself (PostgreSQL 19)
+	my $out = shown($node, $call, verbose => 1);
+	like($out, qr/ERROR:  0A000: the io_workers part does not apply to this server: it has no io_workers setting/,
+		"PostgreSQL $major: the io_workers part does not apply, and says why");
+	is($batches->(), 0, 'before anything runs');
+	done_testing();
+	exit;
+}
 
 # postgresql.auto.conf's io_workers ('unset' when it has none) and the I/O
 # workers running
@@ -132,9 +142,9 @@ foreach my $how ('pg_cancel_backend', 'ranread_stop')
 		FROM pg_file_settings WHERE name = 'io_workers'}), "$how: the calibration is stepping io_workers");
 	if ($how eq 'ranread_stop')
 	{
-		# ranread_stop() stops the batch that runs: between two batches (a
-		# reload and its wait) there is none, so call it until it signals one
-		ok($node->poll_query_until('postgres', 'SELECT ranread_stop() > 0'), 'ranread_stop() stopped a step\'s batch');
+		# one call stops the calibration, in a batch or between two (a
+		# reload and its wait): it signals the calibration's session
+		is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signalled the calibration\'s session');
 	}
 	else
 	{
@@ -142,7 +152,7 @@ foreach my $how ('pg_cancel_backend', 'ranread_stop')
 			q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%io_workers => true%' AND pid <> pg_backend_pid()});
 	}
 	$h->finish;
-	like($$e, $how eq 'ranread_stop' ? qr/ERROR:  57014: calibration \d+ ended at batch \d+, which did not complete/
+	like($$e, $how eq 'ranread_stop' ? qr/ERROR:  57014: calibration \d+ (?:ended at batch \d+, which did not complete|was stopped by ranread_stop\(\) between two batches)/
 		: qr/ERROR:  57014: canceling statement due to user request|ERROR:  57014: calibration \d+ ended at batch/,
 		"$how ends the calibration");
 	like($$e, qr/CONTEXT:  calibration \d+, cut (while it stepped io_workers \(put back as it was\)|in pair 1); the batches it ran are kept/,
