@@ -1,8 +1,9 @@
 # Reads under writes: ranread_run(writers => N, write_rate_iops => R).
 # Refusals before anything is written, the GRANT writing needs, a small run
 # (its writes counted and recorded, WAL grown by at least its rows, the read
-# target untouched) and a cancel that leaves the write target whole.  Nothing
-# here asserts a speed.
+# target untouched), a cancel that leaves the write target whole, a stop
+# that stops the writers too, and the refusal of a run with writers while a
+# sweep holds the run lock.  Nothing here asserts a speed.
 use strict;
 use warnings;
 use FindBin;
@@ -110,6 +111,34 @@ is($node->safe_psql('postgres', q{SELECT status FROM ranread_write_results WHERE
 	'cancelled', 'as cancelled');
 is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
 	FROM ranread_write_target}), '256 3840 3840', 'every row of the write target is whole');
+
+# ranread_stop() stops the writers with the readers
+($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
+	writers => 1, write_rate_iops => 20)});
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer of a new run writes');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '2', 'ranread_stop() signals its reader and its writer');
+$h->finish;
+is($node->safe_psql('postgres', q{SELECT b.status || ' ' || w.status FROM ranread_batches b JOIN ranread_write_results w USING (batch)
+	WHERE batch = (SELECT max(batch) FROM ranread_write_results)}), 'stopped stopped', 'the batch and its writer are recorded as stopped');
+
+# A run with writers is refused while a program of batches (here an open-loop
+# sweep) holds the run lock, during a step or between two, and writes nothing
+my $write_rows = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_write_results');
+$write_before = $node->safe_psql('postgres', $write_md5);
+($h, $out, $errref) = start_psql($node, q{CALL ranread_sweep(start_processes => 1, duration => '3 s', rate_iops => 20,
+	rate_step_iops => 20, max_rate_iops => 200, min_scaling_pct => 0,
+	stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep IS NOT NULL AND reads > 0}),
+	'a sweep runs');
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
+is($state, '55P03', 'a run with writers meanwhile: 55P03');
+like($err, qr/ranread (?:sweep|batch) \d+ is already running/, 'naming the sweep or its running step');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the sweep\'s session');
+$h->finish;
+like($$out . $$errref, qr/NOTICE:  (?:00000: )?sweep \d+ stopped after \d+ steps?/, 'which stops the sweep');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_write_results'), $write_rows, 'the refused run recorded no writer');
+is($node->safe_psql('postgres', $write_md5), $write_before, 'and wrote nothing');
 
 $node->stop;
 done_testing();
