@@ -404,7 +404,7 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 	error_context_stack = &context;
 	while (run->rounds < max_rounds && !settled && *cut_layer < 0)
 	{
-		RanreadBatchFigures round[2 * MAX_LAYERS];
+		RanreadBatchFigures round[2 * MAX_LAYERS] = {0};
 
 		for (int position = 0; position < 2 * run->count && *cut_layer < 0; position++)
 		{
@@ -426,7 +426,6 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 			run->running = -1;
 			if (outcome.recorded)
 				run->recorded++;
-			memset(&round[position], 0, sizeof(RanreadBatchFigures));
 			if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &round[position]) ||
 				!ranread_group_batch_completed(&round[position]) || round[position].mean_ms < 0)
 			{
