@@ -203,17 +203,17 @@ aux_begin() {
 aux_end() {
     local run=$1 f kind ios=0 others=0
     cluster_stop "$work"
-    auxf[$run.io]= auxf[$run.other]=
-    for f in $(ls "$cg"); do
-        [[ $'\n'$aux_before$'\n' != *$'\n'$f$'\n'* ]] && grep -q '^totals:' "$cg/$f" || continue
-        if grep -Eq '^c?fn=(\([0-9]+\) )?IoWorkerMain$' "$cg/$f"; then
+    auxf[$run.io]='' auxf[$run.other]=''
+    for f in "$cg"/*; do
+        [[ $'\n'$aux_before$'\n' != *$'\n'${f##*/}$'\n'* ]] && grep -q '^totals:' "$f" || continue
+        if grep -Eq '^c?fn=(\([0-9]+\) )?IoWorkerMain$' "$f"; then
             kind=io ios=$(( ios + 1 ))
-        elif grep -Eq '^c?fn=(\([0-9]+\) )?(CheckpointerMain|BackgroundWriterMain|WalWriterMain)$' "$cg/$f"; then
+        elif grep -Eq '^c?fn=(\([0-9]+\) )?(CheckpointerMain|BackgroundWriterMain|WalWriterMain)$' "$f"; then
             kind=other others=$(( others + 1 ))
         else
             continue
         fi
-        auxf[$run.$kind]+=${auxf[$run.$kind]:+,}$cg/$f
+        auxf[$run.$kind]+=${auxf[$run.$kind]:+,}$f
     done
     # a process whose profile is missing (killed at the stop) would be lost
     (( others == 3 )) || die "$others profiles of the checkpointer, background writer and WAL writer, not 3"
