@@ -5,8 +5,9 @@ of reads (bench/instructions.sh).
 
     callgrind_split.py SHORT LONG READS LABEL [TOP]
 
-SHORT and LONG are callgrind.out files; READS is how many more reads LONG
-did than SHORT.  Whatever both runs spend once (start-up, connection,
+SHORT and LONG are callgrind.out files, or comma-separated lists of them
+whose costs add (several processes: a backend and the I/O workers that read
+for it); READS is how many more reads LONG did than SHORT.  Whatever both runs spend once (start-up, connection,
 recording) cancels in the difference, so the figures are per read.  Each
 instruction is counted once, in the function that executes it (callgrind's
 self cost), and put in the group of that function's object: ranread
@@ -89,13 +90,21 @@ def self_costs(path):
     return costs
 
 
+def self_costs_of(paths):
+    """Self costs summed over a comma-separated list of callgrind.out files."""
+    costs = collections.Counter()
+    for path in paths.split(","):
+        costs.update(self_costs(path))
+    return costs
+
+
 def main():
     short, long_, reads, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     top = int(sys.argv[5]) if len(sys.argv) > 5 else 6
     if reads <= 0:
         sys.exit(f"callgrind_split.py: {label}: the long run did not read more than the short one ({reads})")
-    diff = self_costs(long_)
-    diff.subtract(self_costs(short))
+    diff = self_costs_of(long_)
+    diff.subtract(self_costs_of(short))
     by_group = collections.Counter()
     for (obj, _), cost in diff.items():
         by_group[group_of(obj)] += cost

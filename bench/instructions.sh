@@ -7,7 +7,7 @@
 # release, and the figure bench/instructions_guard.sh checks.
 #
 # The server (PostgreSQL of PG_CONFIG, a throwaway cluster, io_method =
-# sync on 18 so that every read runs in the ranread worker) runs under
+# sync on 18 unless --io-method says otherwise) runs under
 # callgrind, which follows the postmaster's children, and counts only under
 # the worker's read loop (read_random_units(), --toggle-collect): the
 # worker's start and its recording of the results, whose size grows with the
@@ -16,6 +16,14 @@
 # the short run is subtracted from the long one's, so what the loop spends
 # once (its permutation, residency map) cancels and what is left is the cost
 # of the extra reads.
+# The server's other processes (the I/O workers of io_method = worker, the
+# checkpointer, background writer, WAL writer) count under their main loops;
+# the server is started before each run and stopped after it, so that they
+# write their profiles (callgrind writes a process's profile at its exit;
+# vgdb cannot reach a forked child to dump it earlier), and the same
+# short/long difference gives their instructions per read: rows CASE/io (the
+# I/O workers) and CASE/other (the rest), and CASE/all, the run's process
+# plus these.
 # fio (--thread, the whole process: Debian's binary has no symbol for its
 # job's loop, so its helper thread's per-second work is in, a little) and
 # t/io_uring (counted under submitter_uring_fn()) run under callgrind the
@@ -51,8 +59,12 @@
 #               stream-seq prewarm fio-psync fio-uring tio1 tio32
 #               (default all)
 #   --repeat K  measure each case K times (the spread of the count)
-#   --keep DIR  keep the callgrind files in DIR (CASE.K.short, CASE.K.long),
-#               for callgrind_annotate (--tree=caller: who calls what)
+#   --io-method M  io_method of the server on 18: sync (default), worker
+#               (io_workers = 3) or io_uring
+#   --keep DIR  keep the callgrind files in DIR (CASE.K.short, CASE.K.long;
+#               the other processes' CASE.K.short.io.N, CASE.K.short.other.N
+#               and the same for long), for bench/callgrind_groups.py and
+#               callgrind_annotate (--tree=caller: who calls what)
 #
 # Needs: root (the RAM-backed device, the cluster as postgres), valgrind,
 # fio, python3, mkfs.ext4, Debian's fio source (fetched and built once for
@@ -71,6 +83,7 @@ LONG=22000
 CASES="direct1 direct32 smgr buffer stream stream-seq prewarm fio-psync fio-uring tio1 tio32"
 REPEAT=1
 KEEP=
+IO_METHOD=sync
 CASES_ALL=$CASES
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -80,6 +93,7 @@ while [[ $# -gt 0 ]]; do
         --cases) CASES=${2:?}; shift 2 ;;
         --repeat) REPEAT=${2:?}; shift 2 ;;
         --keep) KEEP=${2:?}; shift 2 ;;
+        --io-method) IO_METHOD=${2:?}; shift 2 ;;
         *) echo "instructions: unknown argument $1" >&2; bench_usage 1 ;;
     esac
 done
@@ -87,6 +101,7 @@ done
     die "--short and --long must be positive integers, --long the larger"
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a positive integer"
 [[ -z $KEEP || -d $KEEP ]] || die "--keep $KEEP: no such directory"
+[[ $IO_METHOD =~ ^(sync|worker|io_uring)$ ]] || die "--io-method must be sync, worker or io_uring"
 for c in $CASES; do
     [[ " $CASES_ALL " == *" $c "* ]] ||
         die "unknown case $c"
@@ -99,6 +114,7 @@ done
 so="$($PG_CONFIG --pkglibdir)/ranread.so"
 [[ -f $so ]] || die "ranread is not installed for $PG_CONFIG: make install PG_CONFIG=$PG_CONFIG"
 major=$($PG_CONFIG --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+[[ $IO_METHOD == sync || $major -ge 18 ]] || die "--io-method $IO_METHOD needs PostgreSQL 18"
 if [[ " $CASES " == *" tio"* ]]; then tio_uring_build; fi
 
 work=$(mktemp -d /tmp/ranread_instr.XXXXXX)
@@ -116,7 +132,8 @@ cluster_init "$work"
     echo "shared_buffers = 32MB"          # far smaller than the target: few hits
     echo "max_connections = 10"           # a pin limit above a stream's depth of 32
     echo "max_worker_processes = 8"
-    (( major < 18 )) || echo "io_method = sync"
+    (( major < 18 )) || echo "io_method = $IO_METHOD"
+    [[ $IO_METHOD != worker ]] || echo "io_workers = 3"
     (( major < 18 )) || echo "io_combine_limit = 1"  # one block per I/O, for ranread and pg_prewarm alike
 } >"$work/settings.conf"
 cluster_start "$work"
@@ -136,6 +153,7 @@ echo "server:   $server"
 echo "ranread:  $so md5 $(md5sum "$so" | cut -c1-12), installed $(date -u -r "$so" '+%Y-%m-%d %H:%M:%S UTC')"
 echo "source:   $(git -C "$(dirname "$SELF")" log -1 --format='%h' 2>/dev/null || echo '?')"
 echo "target:   $setup_out"
+(( major < 18 )) || echo "io_method: $IO_METHOD"
 echo "device:   $ram_device ($ram_kind), ext4; reads $SHORT and $LONG, difference per read"
 echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at start, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 
@@ -171,6 +189,37 @@ new_profile() {
     die "no callgrind profile of a process that ran $fn() appeared"
 }
 
+# aux_begin starts the server under callgrind before a run; aux_end RUN
+# (short or long) stops it after the run, which makes its other processes
+# write their profiles, and puts those of the I/O workers into auxf[RUN.io],
+# the others' into auxf[RUN.other] (comma-separated).
+declare -A auxf
+aux_begin() {
+    aux_before=$(ls "$cg")
+    cluster_start "$work" "${CALLGRIND[@]}" --callgrind-out-file="$cg/%p.out" --toggle-collect=read_random_units \
+        --toggle-collect=pg_prewarm --toggle-collect=IoWorkerMain --toggle-collect=CheckpointerMain \
+        --toggle-collect=BackgroundWriterMain --toggle-collect=WalWriterMain
+}
+aux_end() {
+    local run=$1 f kind ios=0 others=0
+    cluster_stop "$work"
+    auxf[$run.io]='' auxf[$run.other]=''
+    for f in "$cg"/*; do
+        [[ $'\n'$aux_before$'\n' != *$'\n'${f##*/}$'\n'* ]] && grep -q '^totals:' "$f" || continue
+        if grep -Eq '^c?fn=(\([0-9]+\) )?IoWorkerMain$' "$f"; then
+            kind=io ios=$(( ios + 1 ))
+        elif grep -Eq '^c?fn=(\([0-9]+\) )?(CheckpointerMain|BackgroundWriterMain|WalWriterMain)$' "$f"; then
+            kind=other others=$(( others + 1 ))
+        else
+            continue
+        fi
+        auxf[$run.$kind]+=${auxf[$run.$kind]:+,}$f
+    done
+    # a process whose profile is missing (killed at the stop) would be lost
+    (( others == 3 )) || die "$others profiles of the checkpointer, background writer and WAL writer, not 3"
+    [[ $IO_METHOD != worker ]] || (( ios == 3 )) || die "$ios profiles of the 3 I/O workers"
+}
+
 # The profile of the backend that ran pg_prewarm(target, 'buffer') of the
 # target's first N blocks, cold: evicted from shared buffers and from the
 # page cache first; prints "file blocks".
@@ -198,19 +247,19 @@ measure() {
     local c=$1 s l
     case $c in
         stream-seq)
-            s=$(ranread_profile "$SHORT" stream 32 ", distribution => 'sequential'")
-            l=$(ranread_profile "$LONG" stream 32 ", distribution => 'sequential'")
+            aux_begin; s=$(ranread_profile "$SHORT" stream 32 ", distribution => 'sequential'"); aux_end short
+            aux_begin; l=$(ranread_profile "$LONG" stream 32 ", distribution => 'sequential'"); aux_end long
             ;;
         prewarm)
-            s=$(prewarm_profile "$SHORT")
-            l=$(prewarm_profile "$LONG")
+            aux_begin; s=$(prewarm_profile "$SHORT"); aux_end short
+            aux_begin; l=$(prewarm_profile "$LONG"); aux_end long
             ;;
         direct1|direct32|smgr|buffer|stream)
             local mode=${c%%[0-9]*} depth=${c#"${c%%[0-9]*}"}
             [[ -n $depth ]] || depth=1
             [[ $c != stream ]] || depth=32
-            s=$(ranread_profile "$SHORT" "$mode" "$depth")
-            l=$(ranread_profile "$LONG" "$mode" "$depth")
+            aux_begin; s=$(ranread_profile "$SHORT" "$mode" "$depth"); aux_end short
+            aux_begin; l=$(ranread_profile "$LONG" "$mode" "$depth"); aux_end long
             ;;
         fio-psync|fio-uring)
             local eng=(--ioengine=psync)
@@ -231,15 +280,27 @@ measure() {
     set -- $s $l
     [[ -z $KEEP ]] || { cp "$1" "$KEEP/$c.$k.short"; cp "$3" "$KEEP/$c.$k.long"; }
     python3 "$(dirname "$SELF")/callgrind_split.py" "$1" "$3" $(( $4 - $2 )) "$c" >>"$results"
+    [[ $c == fio-* || $c == tio* ]] && return 0
+    local kind run i f all_s=$1 all_l=$3
+    for kind in io other; do
+        [[ -n ${auxf[short.$kind]} ]] || continue
+        python3 "$(dirname "$SELF")/callgrind_split.py" "${auxf[short.$kind]}" "${auxf[long.$kind]}" \
+            $(( $4 - $2 )) "$c/$kind" >>"$results"
+        all_s+=,${auxf[short.$kind]} all_l+=,${auxf[long.$kind]}
+        for run in short long; do
+            i=0
+            for f in ${auxf[$run.$kind]//,/ }; do
+                i=$(( i + 1 ))
+                [[ -z $KEEP ]] || cp "$f" "$KEEP/$c.$k.$run.$kind.$i"
+            done
+        done
+    done
+    python3 "$(dirname "$SELF")/callgrind_split.py" "$all_s" "$all_l" $(( $4 - $2 )) "$c/all" >>"$results"
 }
 
 ranread_cases=
 for c in $CASES; do [[ $c == fio-* || $c == tio* ]] || ranread_cases+=" $c"; done
 [[ $major -ge 18 ]] || ranread_cases=$(echo " $ranread_cases " | sed 's/ stream-seq / /; s/ stream / /; s/ prewarm / /')
-if [[ -n ${ranread_cases// } ]]; then
-    cluster_start "$work" "${CALLGRIND[@]}" --callgrind-out-file="$cg/%p.out" --toggle-collect=read_random_units \
-        --toggle-collect=pg_prewarm
-fi
 for (( k = 1; k <= REPEAT; k++ )); do
     for c in $CASES; do
         [[ $c == fio-* || $c == tio* || " $ranread_cases " == *" $c "* ]] || continue
@@ -252,13 +313,13 @@ echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) at end"
 echo
 python3 - "$results" <<'EOF'
 import sys
-print(f"{'case':<11}{'total':>8}{'ranread':>9}{'postgres':>9}{'libc':>7}{'liburing':>9}{'tool':>7}{'other':>7}  top functions of ranread (or the tool), per read")
+print(f"{'case':<17}{'total':>8}{'ranread':>9}{'postgres':>9}{'libc':>7}{'liburing':>9}{'tool':>7}{'other':>7}  top functions of ranread (or the tool), per read")
 for line in open(sys.argv[1]):
     c = line.rstrip("\n").split("\t")
-    print(f"{c[0]:<11}{c[1]:>8}{c[2]:>9}{c[3]:>9}{c[4]:>7}{c[5]:>9}{c[6]:>7}{c[7]:>7}  {c[8]}")
-print("\ncase       top functions of the other objects, per read")
+    print(f"{c[0]:<17}{c[1]:>8}{c[2]:>9}{c[3]:>9}{c[4]:>7}{c[5]:>9}{c[6]:>7}{c[7]:>7}  {c[8]}")
+print("\ncase             top functions of the other objects, per read")
 for line in open(sys.argv[1]):
     c = line.rstrip("\n").split("\t")
-    print(f"{c[0]:<11}{c[9]}")
+    print(f"{c[0]:<17}{c[9]}")
 EOF
 echo "(instructions per read in user space; the kernel's work is not counted)"

@@ -28,7 +28,7 @@
 # failed.  RANREAD_TEST_STEPS (default "majors valgrind packages upgrades")
 # runs only the steps it names: "packages upgrades" checks the packaging and
 # the upgrades alone, the host pairs then with whatever ranread is installed.
-# RANREAD_TAP_JOBS=N runs N TAP files at once (test/run-tap.sh; default 1).
+# RANREAD_TAP_JOBS=N runs N TAP files at once (test/run-tap.sh; default 3).
 # RANREAD_TEST_EXTRA (e.g. "timing") passes through to the TAP suite: it
 # opts in to the tests that assert this machine's speed rather than the code
 # (see docs/reliability.md, "On a busy machine"); scripts/test-under-load.sh

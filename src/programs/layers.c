@@ -396,17 +396,18 @@ static bool
 run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures *cut, int *cut_layer)
 {
 	bool		settled = false;
+	int			cut_at = -1;
 	ErrorContextCallback context;
 
 	context.callback = layers_context;
 	context.arg = run;
 	context.previous = error_context_stack;
 	error_context_stack = &context;
-	while (run->rounds < max_rounds && !settled && *cut_layer < 0)
+	while (run->rounds < max_rounds && !settled && cut_at < 0)
 	{
 		RanreadBatchFigures round[2 * MAX_LAYERS] = {0};
 
-		for (int position = 0; position < 2 * run->count && *cut_layer < 0; position++)
+		for (int position = 0; position < 2 * run->count && cut_at < 0; position++)
 		{
 			int			i = ranread_layers_round_layer(run->count, position);
 			RanreadBatchOutcome outcome;
@@ -415,7 +416,7 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 			{
 				/* ranread_stop() between two batches: the round is cut before this one */
 				cut->status = pstrdup("stopped");
-				*cut_layer = i;
+				cut_at = i;
 				break;
 			}
 			run->params[i].layers = run->number;
@@ -433,10 +434,10 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 				cut->batch = outcome.batch;
 				if (cut->status == NULL)
 					cut->status = pstrdup("not recorded");
-				*cut_layer = i;
+				cut_at = i;
 			}
 		}
-		if (*cut_layer >= 0)
+		if (cut_at >= 0)
 			break;
 		for (int i = 0; i < run->count; i++)
 		{
@@ -456,7 +457,7 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 								   layer_mean_ms(run, run->count - 1), band_pct);
 	}
 	error_context_stack = context.previous;
-
+	*cut_layer = cut_at;
 	return settled;
 }
 

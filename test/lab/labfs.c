@@ -184,14 +184,22 @@ in_ranges(const Range *ranges, int n, const char *path, uint64_t from, uint64_t 
 /*
  * Sleep until deadline (CLOCK_MONOTONIC ns), waking early by the sleeps'
  * measured lateness, in steps of at most 10 ms; false if the read was
- * interrupted.
+ * interrupted.  At most half of the wait is skipped so: on a busy machine,
+ * whose sleeps wake late by more than a short delay, a wait is still slept
+ * in part and its lateness still measured, rather than skipped whole from
+ * then on (the file system's measured service time says what it gave).
  */
 static bool
 sleep_until(int64_t deadline)
 {
+	int64_t		most_early = (deadline - now_ns()) / 2;
+
+	if (most_early < 0)
+		most_early = 0;
 	for (;;)
 	{
-		int64_t		early = __atomic_load_n(&lab.lateness_ns, __ATOMIC_RELAXED);
+		int64_t		smoothed = __atomic_load_n(&lab.lateness_ns, __ATOMIC_RELAXED);
+		int64_t		early = smoothed < most_early ? smoothed : most_early;
 		int64_t		now = now_ns();
 		int64_t		target = deadline - early;
 		bool		last;
@@ -208,7 +216,7 @@ sleep_until(int64_t deadline)
 			int64_t		late = now_ns() - target;
 
 			late = late < 0 ? 0 : (late > 1000000 ? 1000000 : late);
-			__atomic_store_n(&lab.lateness_ns, early + (late - early) / 8, __ATOMIC_RELAXED);
+			__atomic_store_n(&lab.lateness_ns, smoothed + (late - smoothed) / 8, __ATOMIC_RELAXED);
 		}
 	}
 }

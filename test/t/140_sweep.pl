@@ -204,19 +204,19 @@ $node->safe_psql('postgres', q{CREATE FUNCTION sweep_in_function() RETURNS void 
 like($e, qr/2D000: ranread_sweep cannot run inside a transaction block/, 'in a function: 2D000');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'neither recorded a sweep');
 
-# another session watches the sweep; a cancel in step 2 keeps step 1 (up to
-# 100,000 reads a process, capped at the 1 GB target's 131,072 units a step:
-# step 2 lasts seconds at 30,000 IOPS, against the few tenths of a second
-# from seeing it to cancelling it; 40,000 left it 2.7 s)
+# another session watches the sweep; a cancel in step 2 keeps step 1 (steps
+# of 5 s, not of a count of reads: a fast machine finished a step of 100,000
+# reads a process before the cancel, seen at 30,000 IOPS to take seconds,
+# reached it, and the cancel landed in step 3)
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 100000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => '5 s', target => 'long', min_scaling_pct => 0, $far)");
 ok($node->poll_query_until('postgres', q{
 	SELECT count(*) = 1 FROM ranread_progress
 	WHERE activity = 'run' AND worker IS NULL AND sweep_step = 2 AND reads > 0 AND state = '2 of 2 reading'
 	  AND sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
 	'ranread_progress shows the running sweep, its step 2 and its reads from another session');
 is(sweep_row('status, steps'), 'running|1', 'ranread_sweeps: running, one step committed');
-$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 100000%'");
+$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, duration%'");
 $h->finish;
 like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled');
 is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
@@ -230,7 +230,7 @@ like(sweep_row('verdict'), qr/^Highest IOPS: .* at 1 process\. .*It was cancelle
 # SLO far away: a step near its bound would run again, and the stop land in
 # the repeat)
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 1, max_processes => 8, iterations => 100000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 1, max_processes => 8, duration => '5 s', target => 'long', min_scaling_pct => 0, $far)");
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
 	'the next sweep reaches step 2');
 is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the sweep\'s session, which stops its step');
@@ -242,7 +242,7 @@ like(sweep_row('verdict'), qr/It was stopped by ranread_stop\(\)\.$/, 'its verdi
 # a stop while a step's 16 workers are still starting: the step is stopped
 # once they read (a worker stopped at the barrier would fail the step)
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 16, step_processes => 1, max_processes => 20, iterations => 2000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 16, step_processes => 1, max_processes => 20, duration => '5 s', target => 'long', min_scaling_pct => 0, $far)");
 my $seen = 0;
 for (1 .. 1000)
 {
@@ -259,9 +259,10 @@ is($node->safe_psql('postgres', q{SELECT status FROM ranread_batches WHERE sweep
 	'stopped', 'its step 2 is recorded as stopped');
 
 # a role that may not signal the superuser running a sweep cannot stop it
+# (steps of 3 s: the refused stop must find the sweep still running)
 $node->safe_psql('postgres', q{CREATE ROLE stopper LOGIN; GRANT EXECUTE ON FUNCTION ranread_stop TO stopper;});
 ($h, $out, $err) = start_psql($node,
-	"CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 40000, target => 'long', min_scaling_pct => 0, $far)");
+	"CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '3 s', target => 'long', min_scaling_pct => 0, $far)");
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND reads > 0}),
 	'a superuser\'s sweep is reading');
 ($r, $o, $e) = $node->psql('postgres', 'SET ROLE stopper; SELECT ranread_stop()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);

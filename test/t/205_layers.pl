@@ -13,7 +13,6 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use RanreadTest;
 
 my $node = new_node('layers');
