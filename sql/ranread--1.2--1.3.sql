@@ -835,7 +835,20 @@ CREATE TABLE ranread_db_activity (
 	checkpoints_requested bigint,
 	buffers_checkpoint bigint,			-- written by the checkpointer
 	buffers_clean bigint,				-- by the background writer
-	buffers_backend bigint				-- by every other process
+	buffers_backend bigint,				-- by every other process
+	-- checkpoint => 'during' (NULL otherwise): seconds after counting began
+	checkpoint_requested_s float8,
+	checkpoint_began_s float8,			-- NULL: it had not begun when the reads ended
+	checkpoint_ended_s float8,			-- NULL: it outlasted the reads
+	writes_before_checkpoint bigint,	-- writes committed when it was requested
+	reads_inside bigint,				-- reads while it ran, and their p99 with its 95 % band
+	p99_inside_ms float8,
+	p99_inside_low_ms float8,
+	p99_inside_high_ms float8,
+	reads_outside bigint,				-- the batch's other reads
+	p99_outside_ms float8,
+	p99_outside_low_ms float8,
+	p99_outside_high_ms float8
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
 
@@ -884,12 +897,13 @@ CREATE FUNCTION ranread_run(processes int,
 							start_at timestamptz DEFAULT NULL,	-- release the workers then (NULL: once ready)
 							writers int DEFAULT 0,	-- background writers beside the readers
 							write_rate_iops float8 DEFAULT NULL,	-- writes/s of all writers (open loop)
-							write_target name DEFAULT 'ranread_write_target')	-- made by ranread_setup_writes()
+							write_target name DEFAULT 'ranread_write_target',	-- made by ranread_setup_writes()
+							checkpoint text DEFAULT NULL)	-- 'during': a fast checkpoint a third into the run
 RETURNS ranread_summary			-- the batch's row, as the view shows it
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) FROM PUBLIC;
 
 -- the grants on the routines replaced, captured at the top of this script
 DO $$
@@ -919,7 +933,7 @@ BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, '
-								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name) TO %I',
+								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) TO %I',
 								  grantee);
 	END LOOP;
 END

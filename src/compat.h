@@ -321,6 +321,16 @@ ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
 #endif
 
 /*
+ * A checkpoint without delays, as CHECKPOINT asks for one
+ * (checkpoint_window.c): 19 renamed CHECKPOINT_IMMEDIATE to CHECKPOINT_FAST.
+ */
+#if PG_VERSION_NUM >= 190000
+#define RANREAD_CHECKPOINT_FAST		CHECKPOINT_FAST
+#else
+#define RANREAD_CHECKPOINT_FAST		CHECKPOINT_IMMEDIATE
+#endif
+
+/*
  * What the database did during a batch with writers (db_activity.c): one row
  * of its cumulative counters, each column named as ranread_db_activity's:
  * WAL bytes, full-page images, WAL syncs and their time (ms), checkpoints

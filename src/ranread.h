@@ -156,6 +156,33 @@ typedef struct RanreadDbActivity
 } RanreadDbActivity;
 
 /*
+ * checkpoint => 'during' (checkpoint_window.c): a fast checkpoint asked for a
+ * third into the counted reads, and the readers' histogram at both ends of
+ * its window.  One process at a time changes it (busy): the leader while the
+ * readers read, or the last reader as it stops.
+ */
+typedef enum RanreadCheckpointState
+{
+	RANREAD_CHECKPOINT_DUE,		/* not yet requested */
+	RANREAD_CHECKPOINT_REQUESTED,	/* requested, not yet begun */
+	RANREAD_CHECKPOINT_RUNNING, /* begun: the window is open */
+	RANREAD_CHECKPOINT_DONE		/* the window is closed (or never opened) */
+} RanreadCheckpointState;
+
+typedef struct RanreadCheckpointWindow
+{
+	pg_atomic_flag busy;
+	RanreadCheckpointState state;
+	uint64		requested_lsn;	/* WAL insert position when it was requested */
+	double		requested_s;	/* seconds after counting began; -1: never */
+	double		started_s;		/* -1: it had not begun when the reads ended */
+	double		ended_s;		/* -1: it outlasted the reads */
+	int64		writes_before;	/* writes committed when it was requested */
+	RanreadHistogram at_start;	/* the readers' histograms summed as it began */
+	RanreadHistogram inside;	/* the reads between its beginning and its end */
+} RanreadCheckpointWindow;
+
+/*
  * Everything the caller chose for a run: filled from ranread_run()'s
  * arguments by one function (ranread_read_run_arguments(), run_arguments.c),
  * passed to ranread_run_batch() (run.c) and copied into shared memory.  A
@@ -191,6 +218,7 @@ typedef struct RanreadParams
 	int			writers;		/* background writers beside the readers; 0: none */
 	double		write_rate_iops;	/* writes/s, all writers together (open loop) */
 	char		write_target_name[NAMEDATALEN];
+	bool		checkpoint_during;	/* a fast checkpoint a third into the run */
 } RanreadParams;
 
 typedef struct RanreadShared
@@ -253,6 +281,9 @@ typedef struct RanreadShared
 	/* with writers: the database's counters at the release and at the end */
 	RanreadDbActivity activity_start;
 	RanreadDbActivity activity_end;
+
+	/* checkpoint => 'during': the checkpoint asked for, and its window */
+	RanreadCheckpointWindow checkpoint;
 
 	/* where the variable-length parts start: see ranread_shared_layout() */
 	Size		service_offset; /* open loop: one service-time histogram per worker */

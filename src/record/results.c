@@ -37,6 +37,7 @@
 #include "rules/run_rules.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
+#include "record/checkpoint_window.h"
 #include "record/db_activity.h"
 #include "record/stat_io.h"
 
@@ -671,6 +672,7 @@ ranread_record_batch(RanreadShared *shared)
 
 		ranread_db_activity_end(shared);
 		ranread_db_activity_columns(shared, &activity);
+		ranread_checkpoint_columns(shared, &activity);
 		(void) insert_row(shared, "ranread_db_activity", &activity, false, NULL, 0);
 	}
 }

@@ -66,6 +66,7 @@
 #include "os/segments.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
+#include "record/checkpoint_window.h"
 #include "record/db_activity.h"
 #include "record/stat_io.h"
 #include "run/target.h"
@@ -251,6 +252,7 @@ follow_reading(RanreadShared *shared)
 	instr_time	now;
 	instr_time	next;
 	long		sleep_ms;
+	long		checkpoint_ms;
 
 	RANREAD_TIME_SET_CURRENT(now);
 	if (pg_atomic_read_u32(&shared->reading) == 0)
@@ -262,6 +264,7 @@ follow_reading(RanreadShared *shared)
 		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 		shared->device_start_taken = true;
 	}
+	checkpoint_ms = ranread_checkpoint_follow(shared, now);
 	next = ranread_series_next_boundary(shared);
 	if (ranread_instr_time_s(now) >= ranread_instr_time_s(next))
 	{
@@ -281,6 +284,8 @@ follow_reading(RanreadShared *shared)
 	}
 	INSTR_TIME_SUBTRACT(next, now);
 	sleep_ms = (long) ceil((ranread_instr_time_ns(next) / 1e6));
+	if (checkpoint_ms >= 0)
+		sleep_ms = Min(sleep_ms, checkpoint_ms);
 	return Max(1, Min(READY_POLL_MS, sleep_ms));
 }
 
@@ -471,6 +476,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	shared->series_offset = series_offset;
 	shared->series_capacity = series_capacity;
 	pg_atomic_init_flag(&ranread_series_of(shared)->busy);
+	ranread_checkpoint_window_init(shared);
 	ranread_series_of(shared)->steady_at_s = -1;
 	for (int i = 0; i < params->processes; i++)
 	{

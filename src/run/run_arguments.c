@@ -398,6 +398,40 @@ read_writer_arguments(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * checkpoint: NULL, or 'during' for a fast checkpoint a third into the run
+ * (checkpoint_window.c).  It needs writers, or it would write only what
+ * others dirtied, and the privileges CHECKPOINT itself needs, since the run
+ * asks the checkpointer as that command does.
+ */
+static void
+read_checkpoint_argument(const RanreadRunArgs *args, RanreadParams *params)
+{
+	char	   *checkpoint;
+
+	if (args->isnull[RUN_ARG_CHECKPOINT])
+		return;
+	checkpoint = text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_CHECKPOINT]));
+	if (strcmp(checkpoint, "during") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("checkpoint must be 'during' or NULL, not \"%s\"", checkpoint),
+				 errhint("checkpoint => 'during' asks for a checkpoint a third into the run.")));
+	if (params->writers == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("checkpoint => 'during' needs writers"),
+				 errdetail("The checkpoint writes the pages the writers dirtied; without them it would write only what other sessions did."),
+				 errhint("Give writers and write_rate_iops as well.")));
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_CHECKPOINT))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to request a checkpoint"),
+				 errdetail("Only roles with privileges of the \"%s\" role may run with checkpoint => 'during', as only they may execute CHECKPOINT.",
+						   "pg_checkpoint")));
+	params->checkpoint_during = true;
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -475,6 +509,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 							   &params->distribution);
 	read_start_at_argument(args, params);
 	read_writer_arguments(args, params);
+	read_checkpoint_argument(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

@@ -63,6 +63,7 @@
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "os/residency.h"
+#include "record/checkpoint_window.h"
 #include "record/results.h"
 #include "record/series.h"
 #include "run/worker.h"
@@ -768,6 +769,7 @@ sample_at_end(RanreadShared *shared)
 	shared->device_sampled = shared->device_start_taken &&
 		ranread_device_stats(&shared->device, &shared->device_end);
 	ranread_series_close(shared, shared->device_end_time);
+	ranread_checkpoint_window_close(shared);
 }
 
 /*

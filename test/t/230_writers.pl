@@ -2,7 +2,8 @@
 # Refusals before anything is written, the GRANT writing needs, a small run
 # (its writes counted and recorded, WAL grown by at least its rows, the read
 # target untouched), a cancel that leaves the write target whole, a stop
-# that stops the writers too, and the refusal of a run with writers while a
+# that stops the writers too, checkpoint => 'during' (its refusals, a real
+# checkpoint and its window), and the refusal of a run with writers while a
 # sweep holds the run lock.  Nothing here asserts a speed.
 use strict;
 use warnings;
@@ -99,6 +100,43 @@ is($node->safe_psql('postgres', 'SELECT writes = ' . $writes . ' AND wal_bytes >
 isnt($node->safe_psql('postgres', $write_md5), $write_before, 'the write target changed');
 is($node->safe_psql('postgres', $read_md5), $read_before, 'the read target did not');
 
+# checkpoint => 'during': refusals first, nothing recorded
+my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10, checkpoint => 'now')});
+is($state, '22023', "a checkpoint other than 'during': 22023");
+($state, $err) = refused($run . q{checkpoint => 'during')});
+is($state, '22023', 'checkpoint without writers: 22023');
+like($err, qr/HINT:  Give writers and write_rate_iops as well\./, 'with a hint');
+$node->safe_psql('postgres', 'GRANT SELECT, UPDATE ON ranread_write_target TO reader');
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10, checkpoint => 'during')}, as => [ '-U', 'reader' ]);
+is($state, '42501', 'a role that may write but not CHECKPOINT: 42501');
+like($err, qr/DETAIL:  Only roles with privileges of the "pg_checkpoint" role may run with checkpoint => 'during', as only they may execute CHECKPOINT\./,
+	'saying which role it needs');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'no refused run recorded a batch');
+
+# a run with its checkpoint: asked for a third into the reads, really made
+# (pg_control's redo moves), its window and both sides of it recorded
+my $redo = $node->safe_psql('postgres', 'SELECT redo_lsn FROM pg_control_checkpoint()');
+my $shown = shown($node, q{SELECT status FROM ranread_run(2, NULL, duration => '6 s', rate_iops => 200,
+	writers => 1, write_rate_iops => 100, checkpoint => 'during')});
+like($shown, qr/^completed$/m, 'a run with checkpoint => \'during\' completes');
+like($shown, qr/NOTICE:  batch \d+: checkpoint asked for at \d+\.\d s, after [\d,]+ writes; (?:it ran from [\d.]+ s to [\d.]+ s|it began at [\d.]+ s and was still running when the reads ended)\nDETAIL:  Read p99 inside it: (?:[\d.]+ ms \(95 % band [\d.]+ to [\d.]+ ms, [\d,]+ reads\)|none \(no reads\)); outside it: [\d.]+ ms \(95 % band [\d.]+ to [\d.]+ ms, [\d,]+ reads\)\./,
+	'its NOTICE says when the checkpoint was asked for and ran, and the read p99 inside and outside it');
+is($node->safe_psql('postgres', "SELECT redo_lsn > '$redo' FROM pg_control_checkpoint()"), 't', 'a checkpoint was made');
+is($node->safe_psql('postgres', q{
+	SELECT checkpoint_requested_s >= 2 AND checkpoint_requested_s < 6,
+		   checkpoint_began_s >= checkpoint_requested_s,
+		   coalesce(checkpoint_ended_s >= checkpoint_began_s, true),
+		   writes_before_checkpoint > 0,
+		   reads_inside + reads_outside = b.reads,
+		   reads_inside = 0 OR (p99_inside_low_ms <= p99_inside_ms AND p99_inside_ms <= p99_inside_high_ms),
+		   p99_outside_low_ms <= p99_outside_ms AND p99_outside_ms <= p99_outside_high_ms
+	FROM ranread_db_activity a JOIN ranread_batches b USING (batch)
+	WHERE batch = (SELECT max(batch) FROM ranread_batches)}), 't|t|t|t|t|t|t',
+	'asked for a third into the 6 s, after writes; its window in order; every read on one side of it; each p99 within its band');
+is($node->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE checkpoint_requested_s IS NULL AND reads_inside IS NULL),
+	count(*) FROM ranread_db_activity}), '1|2', 'a run without checkpoint => \'during\' leaves its columns NULL');
+
 # A cancelled run: the writers record how it ended, the write target stays whole
 my ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
 	writers => 1, write_rate_iops => 20)});
@@ -106,7 +144,7 @@ ok($node->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer writes');
 sleep 1;
 interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_run(1, NULL');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM ranread_write_results}), 'the writer recorded its row');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 4 FROM ranread_write_results}), 'the writer recorded its row');
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_write_results WHERE batch = (SELECT max(batch) FROM ranread_write_results)}),
 	'cancelled', 'as cancelled');
 is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
