@@ -34,6 +34,7 @@ static const char *const help_lines[] = {
 	"ranread_setup_writes([size, tablespace, target]): a logged write target for writers, one row a page",
 	"writers => N, write_rate_iops => R (with duration): N writers beside the readers, R writes/s in all, each timed",
 	"ranread_write_summary: view, a batch's writes (rate, time to commit) and what the database did (WAL, checkpoints)",
+	"checkpoint => 'during' (with writers, pg_checkpoint): a checkpoint a third in; read p99 inside it and outside",
 	"CALL ranread_sweep([start_processes, ...]): step until a stop rule, a verdict with bands (between N sweeps too)",
 	"ranread_verdict([sweep]): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
