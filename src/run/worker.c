@@ -701,13 +701,17 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	}
 }
 
-/* What pg_stat_activity shows for this worker (the tests wait for "reading"). */
-static void
-report_activity(const RanreadShared *shared, int worker, const char *doing)
+/*
+ * What pg_stat_activity shows for reader or writer `index` (the tests wait
+ * for "reading" and "writing").
+ */
+void
+ranread_worker_report_activity(const RanreadShared *shared, bool writer, int index, const char *doing)
 {
 	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d %s",
-									shared->batch, worker + 1, shared->params.processes, doing));
+						   psprintf("ranread batch " INT64_FORMAT ": %s %d of %d %s",
+									shared->batch, writer ? "writer" : "worker", index + 1,
+									writer ? shared->params.writers : shared->params.processes, doing));
 }
 
 /*
@@ -729,7 +733,7 @@ run_worker(RanreadShared *shared, int worker)
 	slot->uring_opened = registration >= 0;
 	slot->unregistered_errno = Max(registration, 0);
 
-	report_activity(shared, worker, "waiting to start");
+	ranread_worker_report_activity(shared, false, worker, "waiting to start");
 	/* a SIGTERM from here on withdraws the worker; one before it ends it now */
 	stop_gently = true;
 	CHECK_FOR_INTERRUPTS();
@@ -743,7 +747,7 @@ run_worker(RanreadShared *shared, int worker)
 		return false;
 	}
 
-	report_activity(shared, worker, "reading");
+	ranread_worker_report_activity(shared, false, worker, "reading");
 	read_random_units(shared, slot, path, state, worker);
 	stop_gently = false;
 	path->close(state);
@@ -889,7 +893,7 @@ ranread_worker_main(Datum main_arg)
 	{
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
 			sample_at_end(shared);
-		report_activity(shared, worker, "recording");
+		ranread_worker_report_activity(shared, false, worker, "recording");
 		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
 		slot->recording = true;
 		ranread_record_worker(shared, worker);

@@ -65,14 +65,6 @@ typedef struct WriteLoop
 	pg_prng_state prng;
 } WriteLoop;
 
-static void
-report_activity(const RanreadShared *shared, int writer, const char *doing)
-{
-	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("ranread batch " INT64_FORMAT ": writer %d of %d %s",
-									shared->batch, writer + 1, shared->params.writers, doing));
-}
-
 /* The UPDATE of one row of the write target, kept across transactions. */
 static SPIPlanPtr
 prepare_update(const RanreadShared *shared)
@@ -200,7 +192,7 @@ run_writer(RanreadShared *shared, int writer)
 	memset(VARDATA(loop.filler), 0, RANREAD_WRITE_ROW_BYTES);
 	pg_prng_seed(&loop.prng, shared->seed ^ ((uint64) (writer + 1) << 32) ^ (uint64) MyProcPid);
 
-	report_activity(shared, writer, "waiting to start");
+	ranread_worker_report_activity(shared, true, writer, "waiting to start");
 	ranread_worker_stop_gently(true);
 	CHECK_FOR_INTERRUPTS();
 	pg_atomic_add_fetch_u32(&shared->barrier, 1);
@@ -212,7 +204,7 @@ run_writer(RanreadShared *shared, int writer)
 	}
 	RANREAD_TIME_SET_CURRENT(slot->end_time);
 
-	report_activity(shared, writer, "writing");
+	ranread_worker_report_activity(shared, true, writer, "writing");
 	write_until_done(shared, slot, &loop, writer);
 	ranread_worker_stop_gently(false);
 	pgstat_report_stat(true);
@@ -262,7 +254,7 @@ ranread_writer_main(Datum main_arg)
 
 	if (released)
 	{
-		report_activity(shared, writer, "recording");
+		ranread_worker_report_activity(shared, true, writer, "recording");
 		ranread_record_writer(shared, writer);
 		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)
 			ranread_record_batch(shared);
