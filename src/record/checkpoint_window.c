@@ -27,6 +27,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/xlog.h"
 #include "catalog/pg_control.h"
 #include "catalog/pg_type.h"
