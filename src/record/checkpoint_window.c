@@ -186,6 +186,7 @@ add_seconds(RanreadRow *row, const char *name, double seconds, bool known)
 	ranread_row_add(row, name, FLOAT8OID, Float8GetDatum(seconds), !known || seconds < 0);
 }
 
+/* A side's columns; a band's open side is NULL. */
 static void
 add_side(RanreadRow *row, const char *prefix, const RanreadWindowSide *side, bool known)
 {
@@ -193,8 +194,10 @@ add_side(RanreadRow *row, const char *prefix, const RanreadWindowSide *side, boo
 
 	ranread_row_add(row, psprintf("reads_%s", prefix), INT8OID, Int64GetDatum(side->reads), !known);
 	ranread_row_add(row, psprintf("p99_%s_ms", prefix), FLOAT8OID, Float8GetDatum(side->p99_ms), empty);
-	ranread_row_add(row, psprintf("p99_%s_low_ms", prefix), FLOAT8OID, Float8GetDatum(side->p99_low_ms), empty);
-	ranread_row_add(row, psprintf("p99_%s_high_ms", prefix), FLOAT8OID, Float8GetDatum(side->p99_high_ms), empty);
+	ranread_row_add(row, psprintf("p99_%s_low_ms", prefix), FLOAT8OID, Float8GetDatum(side->p99_low_ms),
+					empty || side->p99_low_ms < 0);
+	ranread_row_add(row, psprintf("p99_%s_high_ms", prefix), FLOAT8OID, Float8GetDatum(side->p99_high_ms),
+					empty || side->p99_high_ms < 0);
 }
 
 /* The window's columns of the batch's ranread_db_activity row: NULL without checkpoint => 'during'. */
@@ -217,12 +220,20 @@ ranread_checkpoint_columns(const RanreadShared *shared, RanreadRow *row)
 	add_side(row, "outside", &outside, opened);
 }
 
-/* "1.23 ms (95 % band 1.10 to 1.40 ms, 1,234 reads)" */
+/*
+ * "1.23 ms (95 % band 1.10 to 1.40 ms, 1,234 reads)", or with too few reads
+ * to bound the band above, "(95 % band 1.10 ms and up: 54 reads ...)".
+ */
 static char *
 side_text(const RanreadWindowSide *side)
 {
 	if (side->reads == 0)
 		return pstrdup("none (no reads)");
+	if (side->p99_high_ms < 0)
+		return psprintf("%s ms (95 %% band %s and up: %s reads are too few to bound it above)",
+						ranread_format_ms(side->p99_ms),
+						side->p99_low_ms < 0 ? "0 ms" : psprintf("%s ms", ranread_format_ms(side->p99_low_ms)),
+						ranread_format_rate((double) side->reads));
 	return psprintf("%s ms (95 %% band %s to %s ms, %s reads)",
 					ranread_format_ms(side->p99_ms), ranread_format_ms(side->p99_low_ms),
 					ranread_format_ms(side->p99_high_ms), ranread_format_rate((double) side->reads));
@@ -249,17 +260,17 @@ ranread_checkpoint_report(const RanreadShared *shared, int level)
 	if (window->started_s < 0)
 	{
 		ereport(level,
-				(errmsg("batch " INT64_FORMAT ": the checkpoint asked for at %.1f s had not begun when the reads ended",
+				(errmsg("batch " INT64_FORMAT ": the checkpoint asked for at %.2f s had not begun when the reads ended",
 						shared->batch, window->requested_s),
 				 errhint("Another checkpoint may have been running; see pg_stat_checkpointer or the server log (log_checkpoints).")));
 		return;
 	}
 	ranread_checkpoint_sides(shared, &inside, &outside);
 	span = window->ended_s >= 0 ?
-		psprintf("it ran from %.1f s to %.1f s", window->started_s, window->ended_s) :
-		psprintf("it began at %.1f s and was still running when the reads ended", window->started_s);
+		psprintf("it ran from %.2f s to %.2f s", window->started_s, window->ended_s) :
+		psprintf("it began at %.2f s and was still running when the reads ended", window->started_s);
 	ereport(level,
-			(errmsg("batch " INT64_FORMAT ": checkpoint asked for at %.1f s, after %s writes; %s",
+			(errmsg("batch " INT64_FORMAT ": checkpoint asked for at %.2f s, after %s writes; %s",
 					shared->batch, window->requested_s, ranread_format_rate((double) window->writes_before), span),
 			 errdetail("Read p99 inside it: %s; outside it: %s.", side_text(&inside), side_text(&outside))));
 }

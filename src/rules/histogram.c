@@ -106,8 +106,9 @@ ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
  * The 95 % band of the percentile `fraction` of the recorded values, from
  * order statistics: the values of ranks n f -/+ 1.96 sqrt(n f (1 - f)) (the
  * normal approximation of the binomial count below the true percentile), at
- * the histogram's resolution.  It assumes the values independent; both -1
- * when nothing was recorded.
+ * the histogram's resolution.  It assumes the values independent.  A side
+ * whose rank falls outside the values is open: -1 (a p99's upper side needs
+ * about 560 values); both -1 when nothing was recorded.
  */
 void
 ranread_hist_percentile_band_ms(const RanreadHistogram *hist, double fraction,
@@ -115,17 +116,12 @@ ranread_hist_percentile_band_ms(const RanreadHistogram *hist, double fraction,
 {
 	double		n = (double) hist->count;
 	double		spread = 1.96 * sqrt(n * fraction * (1 - fraction));
-	double		low_rank = Max(1, floor(n * fraction - spread));
-	double		high_rank = Min(n, ceil(n * fraction + spread) + 1);
+	double		low_rank = floor(n * fraction - spread);
+	double		high_rank = ceil(n * fraction + spread) + 1;
 
-	if (hist->count == 0)
-	{
-		*low_ms = *high_ms = -1;
-		return;
-	}
 	/* ranks to fractions half a rank below, so that ceil() finds the rank again */
-	*low_ms = ranread_hist_percentile_ms(hist, (low_rank - 0.5) / n);
-	*high_ms = ranread_hist_percentile_ms(hist, (high_rank - 0.5) / n);
+	*low_ms = low_rank >= 1 && n > 0 ? ranread_hist_percentile_ms(hist, (low_rank - 0.5) / n) : -1;
+	*high_ms = high_rank <= n ? ranread_hist_percentile_ms(hist, (high_rank - 0.5) / n) : -1;
 }
 
 static double
