@@ -219,7 +219,8 @@ foreach my $how ('stopped', 'cancelled')
 	$node->poll_query_until('postgres', qq{SELECT (SELECT count(*) FROM ranread_batches WHERE batch > $before) = 1
 		AND NOT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'ranread worker')});
 	my $took = time - $t0;
-	cmp_ok($took, '<', 2, sprintf('%s: the run ended (batch recorded, workers gone) %.2f s after the %s, within 2 s',
+	# (a third of the 30 s stall: ended by the interrupt, not by the stall's end, however busy the machine)
+	cmp_ok($took, '<', 10, sprintf('%s: the run ended (batch recorded, workers gone) %.2f s after the %s, within 10 s',
 		$how, $took, $how eq 'stopped' ? 'ranread_stop()' : 'cancel'));
 	is($node->safe_psql('postgres', "SELECT status FROM ranread_batches WHERE batch > $before"), $how,
 		"$how: the batch is recorded as $how");
