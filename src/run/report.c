@@ -29,6 +29,7 @@
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "run/report.h"
+#include "record/checkpoint_window.h"
 #include "record/results.h"
 #include "rules/run_rules.h"
 #include "record/series.h"
@@ -366,6 +367,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				 errhint("Run again when nothing else reads from %s (see iostat, pg_stat_activity); device_shared_pct in ranread_summary records the share.",
 						 shared->device.name)));
 	report_over_time(shared, summary);
+	ranread_checkpoint_report(shared, notice);
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(notice,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",

@@ -69,8 +69,8 @@ $node->safe_psql('old', q{CREATE ROLE upgrade_bench LOGIN;
 	GRANT EXECUTE ON PROCEDURE ranread_sweep TO upgrade_bench;});
 $node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.2'");
 # 1.3 replaces ranread_fleet_waiting by three functions, and ranread_fleet_sweep,
-# ranread_calibrate and ranread_layers by ones with other arguments; a role
-# that could call the old may call the new
+# ranread_calibrate, ranread_layers and ranread_run (granted above) by ones
+# with other arguments; a role that could call the old may call the new
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_calibrate TO upgrade_bench');

@@ -1,0 +1,183 @@
+/*-------------------------------------------------------------------------
+ *
+ * write_target.c
+ *		Finding a write target, proving ranread made it, opening it for a
+ *		batch's writers, and removing it.
+ *
+ * A write target is what a batch's writers (writer.c) write to, and the only
+ * relation they write: an ordinary logged table that
+ * ranread_setup_writes() created in the extension's schema, with an integer
+ * key "id" and a bytea "filler" (one row a page), and made a member of the
+ * extension.  As for a read target (target.c), membership is the proof that
+ * ranread made it, and only the extension's owner can give it; a read target
+ * is unlogged, so neither kind can pass for the other.  A logged table is
+ * what PostgreSQL writes as it writes any table: WAL first, full-page images
+ * after each checkpoint, dirty buffers flushed by the checkpointer, the
+ * background writer or a backend.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xlog.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "executor/spi.h"
+#include "storage/lmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+
+#include "compat.h"
+#include "extension.h"
+#include "os/osstats.h"
+#include "ranread.h"
+#include "run/target.h"
+#include "run/write_target.h"
+#include "spi_columns.h"
+
+/* True if relid is a logged table with columns id and filler, a member of the extension. */
+static bool
+is_write_target(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_RELATION &&
+		get_rel_persistence(relid) == RELPERSISTENCE_PERMANENT &&
+		get_attnum(relid, "id") == 1 && get_attnum(relid, "filler") == 2 &&
+		getExtensionOfObject(RelationRelationId, relid) == ranread_extension_oid();
+}
+
+/*
+ * The write target called name in the extension's schema, locked in
+ * lockmode; InvalidOid if there is no relation of that name.  A relation of
+ * that name that is not a write target is refused.
+ */
+Oid
+ranread_write_target_lookup(const char *name, LOCKMODE lockmode)
+{
+	Oid			namespace = get_namespace_oid(ranread_extension_schema(), false);
+	Oid			relid = get_relname_relid(name, namespace);
+
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	LockRelationOid(relid, lockmode);
+	/* recheck once locked: it may have been dropped or replaced meanwhile */
+	if (get_relname_relid(name, namespace) != relid)
+	{
+		UnlockRelationOid(relid, lockmode);
+		return ranread_write_target_lookup(name, lockmode);
+	}
+	if (!is_write_target(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a ranread write target", name),
+				 errdetail("A write target is a logged table that ranread_setup_writes() made a member of the extension; ranread writes no other relation."),
+				 errhint("Choose another name for the write target.")));
+	return relid;
+}
+
+/*
+ * Refuse writers whose WAL might not fit: at most RANREAD_WRITE_WAL_BYTES a
+ * write, at write_rate_iops for the whole duration, against the free space
+ * of the file system that holds pg_wal.  Checkpoints recycle WAL beyond
+ * max_wal_size, but archiving, replication slots and wal_keep_size can keep
+ * all of it, so the estimate is the whole run's.
+ */
+static void
+check_wal_space(const RanreadParams *params)
+{
+	const char *wal_dir = psprintf("%s/pg_wal", DataDir);
+	double		seconds = (double) params->duration_ns / 1e9;
+	double		estimate = (double) RANREAD_WRITE_WAL_BYTES * params->write_rate_iops * seconds;
+	uint64		free_bytes = ranread_free_bytes(wal_dir);
+
+	if (estimate > (double) free_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_DISK_FULL),
+				 errmsg("not enough free space for the WAL the writers may generate"),
+				 errdetail("At most %d bytes a write (a full-page image and its commit) at %g writes/s for %.0f s is %.0f MB; "
+						   "the file system of \"%s\" has %.0f MB free, and max_wal_size is %s. Nothing was read or written.",
+						   RANREAD_WRITE_WAL_BYTES, params->write_rate_iops, seconds, estimate / BYTES_PER_MB,
+						   wal_dir, (double) free_bytes / BYTES_PER_MB,
+						   GetConfigOptionByName("max_wal_size", NULL, false)),
+				 errhint("Lower write_rate_iops or duration, or free space for pg_wal.")));
+}
+
+/*
+ * Open the write target of a batch with writers, refusing before any worker
+ * starts: on a standby, without the target, without the privileges its
+ * writers use (they write as the role that runs the batch), or without the
+ * space for their WAL.
+ */
+Relation
+ranread_write_target_open_for_run(const RanreadParams *params)
+{
+	const char *name = params->write_target_name;
+	Oid			relid;
+	AclResult	aclresult;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot run writers on a standby"),
+				 errdetail("The server is in recovery (pg_is_in_recovery()); nothing was read or written."),
+				 errhint("Run with writers => 0 here, or run the writers on the primary.")));
+	relid = ranread_write_target_lookup(name, AccessShareLock);
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("ranread write target \"%s\" does not exist", name),
+				 errdetail("Writers write only to a write target made for them; nothing was read or written."),
+				 errhint("Create it with ranread_setup_writes(target => '%s').", name)));
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT | ACL_UPDATE);
+	if (aclresult != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", name),
+				 errdetail("Writers update the write target as the role that runs the batch, which needs SELECT and UPDATE on it."),
+				 errhint("Run GRANT SELECT, UPDATE ON %s TO %s as the write target's owner or a superuser.",
+						 quote_qualified_identifier(ranread_extension_schema(), name),
+						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+	check_wal_space(params);
+	return relation_open(relid, NoLock);
+}
+
+/* The write target's rows: ids 1 to this, as ranread_setup_writes() made them. */
+int32
+ranread_write_target_rows(Relation write_target)
+{
+	int32		rows;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT max(id) AS rows FROM %s",
+							 quote_qualified_identifier(ranread_extension_schema(),
+														RelationGetRelationName(write_target))),
+					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the write target's rows");
+	rows = (int32) ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "rows", 0);
+	SPI_finish();
+	if (rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread write target \"%s\" is empty", RelationGetRelationName(write_target)),
+				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.",
+						 RelationGetRelationName(write_target))));
+	return rows;
+}
+
+/* Drop a write target found by ranread_write_target_lookup(); the caller must own it. */
+void
+ranread_write_target_drop(Oid relid, const char *name)
+{
+	ObjectAddress object;
+
+	if (!ranread_owns_relation(relid))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+	/* a member of the extension can only be dropped once it is released */
+	ranread_target_release(relid);
+	ObjectAddressSet(object, RelationRelationId, relid);
+	performDeletion(&object, DROP_RESTRICT, 0);
+}
