@@ -136,6 +136,11 @@ is($node->safe_psql('postgres', q{
 	FROM ranread_db_activity a JOIN ranread_batches b USING (batch)
 	WHERE batch = (SELECT max(batch) FROM ranread_batches)}), 't|t|t|t|t|t|t',
 	'asked for a third into the 6 s, after writes; its window in order; every read on one side of it; each p99 within its band (open above when the reads are few)');
+like($node->safe_psql('postgres', 'SELECT ranread_chart_intervals()'),
+	qr/<rect id="checkpoint" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="[\d.]+" fill="#bab0ac"/,
+	'ranread_chart_intervals shades its window');
+unlike($node->safe_psql('postgres', q{SELECT ranread_chart_intervals((SELECT min(batch) FROM ranread_db_activity))}),
+	qr/id="checkpoint"/, 'and no window for a batch without one');
 is($node->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE checkpoint_requested_s IS NULL AND reads_inside IS NULL),
 	count(*) FROM ranread_db_activity}), '1|2', 'a run without checkpoint => \'during\' leaves its columns NULL');
 
