@@ -865,7 +865,9 @@ SELECT w.batch,
 	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.5)) AS p50_ms,
 	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.99)) AS p99_ms,
 	   ranread_round_ms(max(w.max_ms)) AS max_ms,
-	   max(w.status) FILTER (WHERE w.status <> 'completed') AS not_completed,
+	   -- the worst status other than completed (text order would put stopped above failed)
+	   (ARRAY['stopped', 'cancelled', 'failed'])[max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
+		   AS not_completed,
 	   a.wal_bytes, a.wal_fpi, a.wal_syncs, a.wal_sync_ms, a.checkpoints_timed, a.checkpoints_requested,
 	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.seconds AS activity_s
 FROM ranread_write_results w

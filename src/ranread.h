@@ -164,8 +164,7 @@ typedef struct RanreadDbActivity
 typedef enum RanreadCheckpointState
 {
 	RANREAD_CHECKPOINT_DUE,		/* not yet requested */
-	RANREAD_CHECKPOINT_REQUESTED,	/* requested, not yet begun */
-	RANREAD_CHECKPOINT_RUNNING, /* begun: the window is open */
+	RANREAD_CHECKPOINT_OPEN,	/* requested: the window is open */
 	RANREAD_CHECKPOINT_DONE		/* the window is closed (or never opened) */
 } RanreadCheckpointState;
 
@@ -174,12 +173,12 @@ typedef struct RanreadCheckpointWindow
 	pg_atomic_flag busy;
 	RanreadCheckpointState state;
 	uint64		requested_lsn;	/* WAL insert position when it was requested */
-	double		requested_s;	/* seconds after counting began; -1: never */
-	double		started_s;		/* -1: it had not begun when the reads ended */
-	double		ended_s;		/* -1: it outlasted the reads */
+	double		requested_s;	/* seconds after counting began; the window opens; -1: never */
+	double		started_s;		/* the first look that found it begun; -1: none */
+	double		ended_s;		/* the first look that found it recorded; -1: it outlasted the reads */
 	int64		writes_before;	/* writes committed when it was requested */
-	RanreadHistogram at_start;	/* the readers' histograms summed as it began */
-	RanreadHistogram inside;	/* the reads between its beginning and its end */
+	RanreadHistogram at_start;	/* the readers' histograms summed at the request */
+	RanreadHistogram inside;	/* the reads between the request and its end */
 } RanreadCheckpointWindow;
 
 /*

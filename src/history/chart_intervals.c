@@ -9,8 +9,8 @@
  *		raises the run's WARNING ("IOPS fell from ... after ... s") holds.
  *
  * A batch run with checkpoint => 'during' has its checkpoint's window shaded
- * behind the lines (from ranread_db_activity; to the end of the reads if it
- * outlasted them).
+ * behind the lines (from ranread_db_activity: from the request to its end,
+ * or to the end of the reads if it outlasted them).
  *
  * The rule is series_rules.c's ranread_series_find_drop(), applied to the
  * rows as recorded, so the chart and the WARNING cannot disagree; the IOPS
@@ -67,7 +67,7 @@ typedef struct IntervalChart
 	RanreadInterval *intervals;
 	bool		dropped;		/* the throttle rule holds */
 	RanreadDrop drop;
-	double		checkpoint_began_s; /* checkpoint => 'during': its window; -1: none */
+	double		checkpoint_requested_s; /* checkpoint => 'during': its window; -1: none */
 	double		checkpoint_ended_s; /* -1: it outlasted the reads */
 } IntervalChart;
 
@@ -151,22 +151,22 @@ read_intervals(const char *schema, IntervalChart *chart)
 	chart->dropped = ranread_series_find_drop(chart->intervals, chart->count, chart->processes, &chart->drop);
 }
 
-/* The window of the checkpoint the batch asked for, if it asked for one that began. */
+/* The window of the checkpoint the batch asked for (from the request to its end), if it asked for one. */
 static void
 read_checkpoint_window(const char *schema, IntervalChart *chart)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(chart->batch)};
 
-	chart->checkpoint_began_s = chart->checkpoint_ended_s = -1;
-	if (SPI_execute_with_args(psprintf("SELECT checkpoint_began_s, checkpoint_ended_s FROM %s.ranread_db_activity "
+	chart->checkpoint_requested_s = chart->checkpoint_ended_s = -1;
+	if (SPI_execute_with_args(psprintf("SELECT checkpoint_requested_s, checkpoint_ended_s FROM %s.ranread_db_activity "
 									   "WHERE batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the checkpoint of batch " INT64_FORMAT, chart->batch);
 	if (SPI_processed != 1)
 		return;
-	chart->checkpoint_began_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-														"checkpoint_began_s", -1);
+	chart->checkpoint_requested_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+															"checkpoint_requested_s", -1);
 	chart->checkpoint_ended_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 														"checkpoint_ended_s", -1);
 }
@@ -336,16 +336,16 @@ draw_drop(StringInfo out, const IntervalChart *chart, const Box *box, const Axis
 static bool
 has_checkpoint_window(const IntervalChart *chart, double span_s)
 {
-	return ranread_svg_drawable(chart->checkpoint_began_s) && chart->checkpoint_began_s <= span_s;
+	return ranread_svg_drawable(chart->checkpoint_requested_s) && chart->checkpoint_requested_s <= span_s;
 }
 
-/* The checkpoint's window, shaded from its beginning to its end (or to the end of the reads). */
+/* The checkpoint's window, shaded from its request to its end (or to the end of the reads). */
 static void
 draw_checkpoint_window(StringInfo out, const IntervalChart *chart, const Box *box, const Axis *x, double span_s)
 {
 	double		ended_s = ranread_svg_drawable(chart->checkpoint_ended_s) ?
-		Min(Max(chart->checkpoint_ended_s, chart->checkpoint_began_s), span_s) : span_s;
-	double		from = ranread_svg_axis_pixel(x, chart->checkpoint_began_s, box->left, box->right);
+		Min(Max(chart->checkpoint_ended_s, chart->checkpoint_requested_s), span_s) : span_s;
+	double		from = ranread_svg_axis_pixel(x, chart->checkpoint_requested_s, box->left, box->right);
 	double		to = ranread_svg_axis_pixel(x, ended_s, box->left, box->right);
 
 	/* at least a pixel wide: a fast checkpoint lasts a fraction of an interval */

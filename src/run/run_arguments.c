@@ -389,6 +389,13 @@ read_writer_arguments(const RanreadRunArgs *args, RanreadParams *params)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("write_rate_iops must be positive and at most %.0f", RANREAD_MAX_RATE_IOPS),
 				 errdetail("The value given is %g.", params->write_rate_iops)));
+	/* at least one write a writer in the run: a slower rate would schedule writes after its end */
+	if (params->write_rate_iops * ((double) params->duration_ns / 1e9) < params->writers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_rate_iops %g gives each of the %d writers less than one write in %.0f s",
+						params->write_rate_iops, params->writers, (double) params->duration_ns / 1e9),
+				 errhint("Raise write_rate_iops or duration, or use fewer writers.")));
 	namestrcpy((Name) params->write_target_name, NameStr(*DatumGetName(args->value[RUN_ARG_WRITE_TARGET])));
 	if (strcmp(params->write_target_name, params->target_name) == 0)
 		ereport(ERROR,

@@ -83,6 +83,14 @@ static volatile sig_atomic_t stop_requested = false;
 static volatile sig_atomic_t stop_gently = false;
 
 /*
+ * True while a writer's write runs (writer.c): SIGTERM and SIGINT then also
+ * cancel it, so that a write waiting for a lock (or for a synchronous
+ * standby) honours lock_timeout, a cancel and a stop instead of waiting on.
+ * The write's transaction aborts, which leaves the write target as it was.
+ */
+static volatile sig_atomic_t cancel_write = false;
+
+/*
  * RANREAD_STOP_SIGNAL always asks the worker to stop reading (a worker not
  * yet at the barrier withdraws when it gets there).  SIGTERM and SIGINT do
  * the same at the barrier and in the read loop; elsewhere they do what they
@@ -102,7 +110,12 @@ handle_stop_signal(SIGNAL_ARGS)
 static void
 handle_sigterm(SIGNAL_ARGS)
 {
-	if (stop_gently)
+	if (stop_gently && cancel_write)
+	{
+		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
+		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
+	}
+	else if (stop_gently)
 		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
 		die(RANREAD_SIGNAL_ARGS_PASSED);
@@ -111,10 +124,14 @@ handle_sigterm(SIGNAL_ARGS)
 static void
 handle_sigint(SIGNAL_ARGS)
 {
-	if (stop_gently)
+	if (stop_gently && !cancel_write)
 		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
+	{
+		if (stop_gently)
+			stop_requested = true;
 		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
+	}
 }
 
 /*
@@ -134,6 +151,13 @@ void
 ranread_worker_stop_gently(bool gently)
 {
 	stop_gently = gently;
+}
+
+/* A writer's write begins (true) or has committed (false): see cancel_write. */
+void
+ranread_worker_write_cancellable(bool cancellable)
+{
+	cancel_write = cancellable;
 }
 
 /* Whether this writer has been told to stop (writer.c; a worker reads stop_requested itself). */

@@ -20,17 +20,23 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "access/xlog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
 #include "storage/lmgr.h"
+#include "tcop/utility.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "compat.h"
 #include "extension.h"
@@ -80,6 +86,59 @@ ranread_write_target_lookup(const char *name, LOCKMODE lockmode)
 }
 
 /*
+ * What makes the write target differ from what ranread_setup_writes() made,
+ * or NULL: anything that could run code, or write elsewhere, when a writer
+ * updates a row (a trigger, a rule, row security, a check, another column,
+ * an inheritance child or parent, an index beyond the primary key on id).
+ * Its owner may be another role than the one whose writers update it, so
+ * such code would run as that role (a superuser, say).  Called with a lock
+ * that keeps all of these from being added until the run ends.
+ */
+static const char *
+write_target_changed(Relation rel)
+{
+	Form_pg_class form = rel->rd_rel;
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes = RelationGetIndexList(rel);
+	const char *changed = NULL;
+
+	/* (relhastriggers and relhassubclass stay set once a trigger or child is dropped: the relcache and pg_inherits say) */
+	if (rel->trigdesc != NULL && rel->trigdesc->numtriggers > 0)
+		changed = "a trigger";
+	else if (rel->rd_rules != NULL)
+		changed = "a rule";
+	else if (form->relrowsecurity || form->relforcerowsecurity)
+		changed = "row-level security";
+	else if (form->relchecks > 0)
+		changed = "a check constraint";
+	else if (form->relispartition || has_superclass(RelationGetRelid(rel)) ||
+			 find_inheritance_children(RelationGetRelid(rel), NoLock) != NIL)
+		changed = "an inheritance child or parent";
+	else if (desc->natts != 2 || TupleDescAttr(desc, 0)->atttypid != INT4OID ||
+			 TupleDescAttr(desc, 1)->atttypid != BYTEAOID ||
+			 TupleDescAttr(desc, 0)->attgenerated || TupleDescAttr(desc, 1)->attgenerated)
+		changed = "other columns than id integer and filler bytea";
+	else if (list_length(indexes) != 1)
+		changed = "other indexes than its primary key";
+	else
+	{
+		HeapTuple	tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(linitial_oid(indexes)));
+		Form_pg_index index;
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for index %u", linitial_oid(indexes));
+		index = (Form_pg_index) GETSTRUCT(tuple);
+		if (!index->indisprimary || index->indnatts != 1 || index->indkey.values[0] != 1 ||
+			!heap_attisnull(tuple, Anum_pg_index_indexprs, NULL) ||
+			!heap_attisnull(tuple, Anum_pg_index_indpred, NULL))
+			changed = "another index than its primary key on id";
+		ReleaseSysCache(tuple);
+	}
+	list_free(indexes);
+	return changed;
+}
+
+/*
  * Refuse writers whose WAL might not fit: at most RANREAD_WRITE_WAL_BYTES a
  * write, at write_rate_iops for the whole duration, against the free space
  * of the file system that holds pg_wal.  Checkpoints recycle WAL beyond
@@ -118,6 +177,8 @@ ranread_write_target_open_for_run(const RanreadParams *params)
 	const char *name = params->write_target_name;
 	Oid			relid;
 	AclResult	aclresult;
+	Relation	write_target;
+	const char *changed;
 
 	if (RecoveryInProgress())
 		ereport(ERROR,
@@ -125,14 +186,20 @@ ranread_write_target_open_for_run(const RanreadParams *params)
 				 errmsg("cannot run writers on a standby"),
 				 errdetail("The server is in recovery (pg_is_in_recovery()); nothing was read or written."),
 				 errhint("Run with writers => 0 here, or run the writers on the primary.")));
-	relid = ranread_write_target_lookup(name, AccessShareLock);
+	/* a read-only transaction must not have writes made on its behalf */
+	PreventCommandIfReadOnly("ranread_run() with writers");
+	/* held to the run's end: no trigger, rule, index or policy can be added meanwhile */
+	relid = ranread_write_target_lookup(name, ShareUpdateExclusiveLock);
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("ranread write target \"%s\" does not exist", name),
 				 errdetail("Writers write only to a write target made for them; nothing was read or written."),
 				 errhint("Create it with ranread_setup_writes(target => '%s').", name)));
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT | ACL_UPDATE);
+	/* both privileges: the mask alone would accept either */
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult == ACLCHECK_OK)
+		aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE);
 	if (aclresult != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -141,8 +208,16 @@ ranread_write_target_open_for_run(const RanreadParams *params)
 				 errhint("Run GRANT SELECT, UPDATE ON %s TO %s as the write target's owner or a superuser.",
 						 quote_qualified_identifier(ranread_extension_schema(), name),
 						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+	write_target = relation_open(relid, NoLock);
+	changed = write_target_changed(write_target);
+	if (changed != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread write target \"%s\" has %s", name, changed),
+				 errdetail("Writers update only a write target as ranread_setup_writes() made it: two columns, its primary key, nothing that runs code on an update. Nothing was read or written."),
+				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.", name)));
 	check_wal_space(params);
-	return relation_open(relid, NoLock);
+	return write_target;
 }
 
 /* The write target's rows: ids 1 to this, as ranread_setup_writes() made them. */

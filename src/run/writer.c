@@ -57,6 +57,9 @@
 #include "run/worker.h"
 #include "run/writer.h"
 
+/* The longest a writer sleeps between two looks at whether the reads have ended. */
+#define WRITER_LOOK_MS		100
+
 /* A writer's prepared UPDATE and the bytes it writes next. */
 typedef struct WriteLoop
 {
@@ -76,7 +79,7 @@ prepare_update(const RanreadShared *shared)
 	if (relname == NULL)
 		elog(ERROR, "the write target was dropped");
 	SPI_connect();
-	plan = SPI_prepare(psprintf("UPDATE %s SET filler = $2 WHERE id OPERATOR(pg_catalog.=) $1",
+	plan = SPI_prepare(psprintf("UPDATE ONLY %s SET filler = $2 WHERE id OPERATOR(pg_catalog.=) $1",
 								quote_qualified_identifier(shared->schema_name, relname)),
 					   2, types);
 	if (plan == NULL || SPI_keepplan(plan) != 0)
@@ -120,7 +123,12 @@ write_one(const RanreadShared *shared, WriteLoop *loop)
 	CommitTransactionCommand();
 }
 
-/* Sleep until due_ns, or until told to stop or the readers are done. */
+/*
+ * Sleep until due_ns, or until told to stop or the readers are done (the
+ * latch reset before the checks, so that a stop between them is not lost;
+ * each sleep at most WRITER_LOOK_MS, so that the end of the reads is seen
+ * soon however long the gap between two writes).
+ */
 static void
 wait_until_due(const RanreadShared *shared, uint64 due_ns)
 {
@@ -129,6 +137,7 @@ wait_until_due(const RanreadShared *shared, uint64 due_ns)
 		instr_time	now;
 		uint64		now_ns;
 
+		ResetLatch(MyLatch);
 		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
 		if (now_ns >= due_ns || ranread_worker_stop_requested() ||
@@ -137,11 +146,9 @@ wait_until_due(const RanreadShared *shared, uint64 due_ns)
 		if (due_ns - now_ns < 1000000)
 			ranread_sleep_until_ns(due_ns);
 		else
-		{
-			ResetLatch(MyLatch);
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 (long) ((due_ns - now_ns) / 1000000), PG_WAIT_EXTENSION);
-		}
+							 (long) Min((due_ns - now_ns) / 1000000, WRITER_LOOK_MS), PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 
@@ -164,7 +171,9 @@ write_until_done(RanreadShared *shared, RanreadWriterSlot *slot, WriteLoop *loop
 			break;
 		fill_filler(loop);
 		RANREAD_TIME_SET_CURRENT(start);
+		ranread_worker_write_cancellable(true);
 		write_one(shared, loop);
+		ranread_worker_write_cancellable(false);
 		RANREAD_TIME_SET_CURRENT(end);
 		slot->end_time = end;
 		INSTR_TIME_SUBTRACT(end, start);
@@ -233,6 +242,9 @@ ranread_writer_main(Datum main_arg)
 	slot = ranread_writer_slot(shared, writer);
 	/* a write's time includes its commit's WAL flush, whatever the server's default */
 	SetConfigOption("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION);
+	/* and each write is a read-write read-committed transaction, whatever the role's defaults */
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("default_transaction_read_only", "off", PGC_USERSET, PGC_S_SESSION);
 
 	PG_TRY();
 	{
@@ -240,8 +252,10 @@ ranread_writer_main(Datum main_arg)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata = ranread_catch_error(writer_context);
+		ErrorData  *edata;
 
+		ranread_worker_write_cancellable(false);
+		edata = ranread_catch_error(writer_context);
 		released = ranread_barrier_released(shared);
 		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
 		slot->status = RANREAD_STATUS_FAILED;

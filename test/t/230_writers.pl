@@ -61,7 +61,7 @@ is($state, '42704', 'a write target that is no relation of the schema: 42704');
 ($state, $err) = refused(q{SELECT ranread_setup_writes('2 MB', target => 'ranread_target')});
 is($state, '42809', 'setup_writes refuses to replace a read target: 42809');
 # more writers than free worker slots (max_worker_processes = 32)
-($state, $err) = refused($run . q{writers => 40, write_rate_iops => 10)});
+($state, $err) = refused($run . q{writers => 40, write_rate_iops => 100)});
 is($state, '53000', 'more writers than worker slots: 53000, as for readers');
 # more WAL than pg_wal's file system holds: 8,704 bytes x 10,000,000 writes/s x 7 days
 ($state, $err) = refused(q{SELECT * FROM ranread_run(1, NULL, duration => '7 days', rate_iops => 20,
@@ -121,13 +121,13 @@ my $shown = shown($node, q{SELECT status FROM ranread_run(2, NULL, duration => '
 	writers => 1, write_rate_iops => 100, checkpoint => 'during')});
 like($shown, qr/^completed$/m, 'a run with checkpoint => \'during\' completes');
 my $side = qr/[\d.]+ ms \(95 % band (?:[\d.]+ to [\d.]+ ms, [\d,]+ reads|[\d.]+ ms and up: [\d,]+ reads are too few to bound it above)\)/;
-like($shown, qr/NOTICE:  batch \d+: checkpoint asked for at \d+\.\d\d s, after [\d,]+ writes; (?:it ran from [\d.]+ s to [\d.]+ s|it began at [\d.]+ s and was still running when the reads ended)\nDETAIL:  Read p99 inside it: (?:$side|none \(no reads\)); outside it: $side\./,
+like($shown, qr/NOTICE:  batch \d+: checkpoint asked for at \d+\.\d\d s, after [\d,]+ writes; (?:it began by [\d.]+ s and was recorded by [\d.]+ s|it began by [\d.]+ s and was still running when the reads ended|it had not begun when the reads ended)\nDETAIL:  Read p99 in its window: (?:$side|none \(no reads\)); outside it: $side\./,
 	'its NOTICE says when the checkpoint was asked for and ran, and the read p99 inside and outside it');
 is($node->safe_psql('postgres', "SELECT redo_lsn > '$redo' FROM pg_control_checkpoint()"), 't', 'a checkpoint was made');
 is($node->safe_psql('postgres', q{
 	SELECT checkpoint_requested_s >= 2 AND checkpoint_requested_s < 6,
-		   checkpoint_began_s >= checkpoint_requested_s,
-		   coalesce(checkpoint_ended_s >= checkpoint_began_s, true),
+		   coalesce(checkpoint_began_s >= checkpoint_requested_s, true),
+		   coalesce(checkpoint_ended_s >= checkpoint_began_s, checkpoint_ended_s IS NULL),
 		   writes_before_checkpoint > 0,
 		   reads_inside + reads_outside = b.reads,
 		   reads_inside = 0 OR (coalesce(p99_inside_low_ms <= p99_inside_ms, true)
@@ -156,6 +156,70 @@ is($node->safe_psql('postgres', q{SELECT status FROM ranread_write_results WHERE
 	'cancelled', 'as cancelled');
 is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
 	FROM ranread_write_target}), '256 3840 3840', 'every row of the write target is whole');
+
+# A write target changed after setup is refused: a trigger, an index or an
+# inheritance child would run code (or write elsewhere) as the role whose
+# writers update it, which need not be its owner
+$write_before = $node->safe_psql('postgres', $write_md5);
+$batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
+$node->safe_psql('postgres', q{CREATE TABLE public.trap_log (who name);
+	CREATE FUNCTION public.trap() RETURNS trigger LANGUAGE plpgsql AS
+		$$BEGIN INSERT INTO public.trap_log VALUES (current_user); RETURN NEW; END$$;});
+for my $change ([ 'CREATE TRIGGER trap BEFORE UPDATE ON ranread_write_target FOR EACH ROW EXECUTE FUNCTION public.trap()',
+		'DROP TRIGGER trap ON ranread_write_target', 'a trigger' ],
+	[ 'CREATE INDEX trap_index ON ranread_write_target (md5(filler))', 'DROP INDEX trap_index',
+		'other indexes than its primary key' ],
+	[ 'CREATE TABLE public.trap_child () INHERITS (ranread_write_target)', 'DROP TABLE public.trap_child',
+		'an inheritance child or parent' ])
+{
+	my ($make, $undo, $what) = @$change;
+	$node->safe_psql('postgres', $make);
+	($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
+	is($state, '55000', "a write target with $what: 55000");
+	like($err, qr/ERROR:  55000: ranread write target "ranread_write_target" has \Q$what\E\nDETAIL:  Writers update only a write target as ranread_setup_writes\(\) made it/,
+		'naming what changed');
+	$node->safe_psql('postgres', $undo);
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM public.trap_log'), '0', 'no trigger ran');
+is($node->safe_psql('postgres', $write_md5), $write_before, 'nothing was written');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'and no batch recorded');
+
+# ... and cannot be changed while writers run: the run holds a lock that
+# CREATE TRIGGER waits for
+($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
+	writers => 1, write_rate_iops => 20)});
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'a run with a writer writes');
+($state, $err) = refused(q{SET lock_timeout = '300ms';
+	CREATE TRIGGER trap BEFORE UPDATE ON ranread_write_target FOR EACH ROW EXECUTE FUNCTION public.trap()});
+is($state, '55P03', 'CREATE TRIGGER on the write target meanwhile waits for the run (here: lock timeout)');
+is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '2', 'the run is stopped');
+$h->finish;
+
+# privileges: SELECT alone is not enough, refused before anything runs
+$node->safe_psql('postgres', q{CREATE ROLE peeker LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_run TO peeker;
+	GRANT SELECT ON ranread_summary, ranread_targets, ranread_target, ranread_write_target TO peeker;
+	GRANT USAGE ON SEQUENCE ranread_batch_seq TO peeker;
+	GRANT SELECT, INSERT ON ranread_results, ranread_batches, ranread_intervals, ranread_write_results, ranread_db_activity TO peeker;});
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)}, as => [ '-U', 'peeker' ]);
+is($state, '42501', 'SELECT without UPDATE on the write target: 42501');
+# a rate too low for one write a writer in the run, and a read-only transaction
+($state, $err) = refused($run . q{writers => 2, write_rate_iops => 1)});
+is($state, '22023', 'fewer writes than writers in the run: 22023');
+($state, $err) = refused('BEGIN READ ONLY; ' . $run . q{writers => 1, write_rate_iops => 10)});
+is($state, '25006', 'writers from a read-only transaction: 25006');
+
+# a writer waiting for a row another session holds honours its lock_timeout
+# (10 s): the write is cancelled, the writer recorded as failed, the run ends
+my ($lh) = start_psql($node, 'BEGIN; SELECT id FROM ranread_write_target FOR UPDATE; SELECT pg_sleep(60);');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+	'another session holds every row of the write target');
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
+is($node->safe_psql('postgres', q{SELECT status, error ~ 'lock timeout' FROM ranread_write_results ORDER BY batch DESC LIMIT 1}),
+	'failed|t', 'the blocked writer ended at its lock timeout, recorded as failed with the reason');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'});
+$lh->kill_kill;
 
 # ranread_stop() stops the writers with the readers
 ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
