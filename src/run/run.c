@@ -457,11 +457,12 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	Size		writer_offset;
 	Size		series_offset;
 	int			series_capacity;
+	int32		write_rows = 0;
 
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
 	/* first the writers' refusals: on a standby, the read target cannot be opened either */
-	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params) : NULL;
+	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params, &write_rows) : NULL;
 	target = ranread_target_open_for_run(params->target_name);
 	ranread_check_batch_target(params, target);
 
@@ -508,7 +509,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	if (write_target != NULL)
 	{
 		shared->write_target_relid = RelationGetRelid(write_target);
-		shared->write_rows = ranread_write_target_rows(write_target);
+		shared->write_rows = write_rows;
 	}
 	shared->seed = params->seed != 0 ? params->seed : pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());

@@ -165,14 +165,57 @@ check_wal_space(const RanreadParams *params)
 				 errhint("Lower write_rate_iops or duration, or free space for pg_wal.")));
 }
 
+/* The write target's rows: ids 1 to this, as ranread_setup_writes() made them. */
+static int32
+write_target_rows(Relation write_target)
+{
+	int32		rows;
+
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT max(id) AS rows FROM %s",
+							 quote_qualified_identifier(ranread_extension_schema(),
+														RelationGetRelationName(write_target))),
+					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the write target's rows");
+	rows = (int32) ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "rows", 0);
+	SPI_finish();
+	if (rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread write target \"%s\" is empty", RelationGetRelationName(write_target)),
+				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.",
+						 RelationGetRelationName(write_target))));
+	return rows;
+}
+
+/*
+ * Refuse a run that would write a row of the write target more often than its
+ * page has room for the versions (ranread.h): updates would then leave their
+ * page, and the table grow.
+ */
+static void
+check_writes_per_row(const RanreadParams *params, const char *name, int32 rows)
+{
+	double		writes = params->write_rate_iops * ((double) params->duration_ns / 1e9);
+
+	if (writes / rows > RANREAD_WRITE_MAX_MEAN_PER_ROW)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%.0f writes to the %d rows of ranread write target \"%s\" are %.1f a row, more than %d",
+						writes, rows, name, writes / rows, RANREAD_WRITE_MAX_MEAN_PER_ROW),
+				 errdetail("A row's page has room for about %d versions of it during a run; more updates would leave the page and grow the table. Nothing was read or written.",
+						   RANREAD_WRITE_HOT_VERSIONS),
+				 errhint("Make the write target larger (ranread_setup_writes(size => ...)), or lower write_rate_iops or duration.")));
+}
+
 /*
  * Open the write target of a batch with writers, refusing before any worker
  * starts: on a standby, without the target, without the privileges its
- * writers use (they write as the role that runs the batch), or without the
- * space for their WAL.
+ * writers use, when it was changed after setup, when the run would write its
+ * rows too often, or without the space for their WAL.  *rows gets its rows.
  */
 Relation
-ranread_write_target_open_for_run(const RanreadParams *params)
+ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows)
 {
 	const char *name = params->write_target_name;
 	Oid			relid;
@@ -217,30 +260,9 @@ ranread_write_target_open_for_run(const RanreadParams *params)
 				 errdetail("Writers update only a write target as ranread_setup_writes() made it: two columns, its primary key, nothing that runs code on an update. Nothing was read or written."),
 				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.", name)));
 	check_wal_space(params);
+	*rows = write_target_rows(write_target);
+	check_writes_per_row(params, name, *rows);
 	return write_target;
-}
-
-/* The write target's rows: ids 1 to this, as ranread_setup_writes() made them. */
-int32
-ranread_write_target_rows(Relation write_target)
-{
-	int32		rows;
-
-	SPI_connect();
-	if (SPI_execute(psprintf("SELECT max(id) AS rows FROM %s",
-							 quote_qualified_identifier(ranread_extension_schema(),
-														RelationGetRelationName(write_target))),
-					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not read the write target's rows");
-	rows = (int32) ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "rows", 0);
-	SPI_finish();
-	if (rows < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ranread write target \"%s\" is empty", RelationGetRelationName(write_target)),
-				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.",
-						 RelationGetRelationName(write_target))));
-	return rows;
 }
 
 /* Drop a write target found by ranread_write_target_lookup(); the caller must own it. */

@@ -15,8 +15,7 @@
 #include "ranread.h"
 
 extern Oid	ranread_write_target_lookup(const char *name, LOCKMODE lockmode);
-extern Relation ranread_write_target_open_for_run(const RanreadParams *params);
-extern int32 ranread_write_target_rows(Relation write_target);
+extern Relation ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows);
 extern void ranread_write_target_drop(Oid relid, const char *name);
 
 #endif							/* RANREAD_WRITE_TARGET_H */

@@ -12,8 +12,9 @@
  * write is its own transaction that rewrites the filler of one row drawn at
  * random, RANREAD_WRITE_ROW_BYTES fresh pseudo-random bytes, and commits
  * with synchronous_commit on.  PostgreSQL does the rest as for any table:
- * the heap page is changed in shared buffers (a HOT update, the old version
- * pruned on a later visit), WAL is inserted (a full-page image on the first
+ * the heap page is changed in shared buffers (a HOT update: the page has
+ * room for the run's versions of its row, ranread.h; they are pruned in the
+ * next run), WAL is inserted (a full-page image on the first
  * change after a checkpoint), the commit waits for its WAL flush, and the
  * dirty page is written later by the checkpointer, the background writer or
  * a backend.  Each write is timed from the start of its transaction to the

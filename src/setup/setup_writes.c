@@ -6,10 +6,10 @@
  *
  * The write target is an ordinary logged table in the extension's schema,
  * "id" int4 (its primary key) and "filler" bytea stored PLAIN, with
- * fillfactor 50 and one row a page: each row's filler is
- * RANREAD_WRITE_ROW_BYTES fresh pseudo-random bytes, a little under half a
- * page, so that an UPDATE of the row finds room on its own page (a HOT
- * update, no index change) and no second row ever fits.  It is created as the
+ * fillfactor 10 and one row a page: each row's filler is
+ * RANREAD_WRITE_ROW_BYTES fresh pseudo-random bytes, so that the updates of
+ * a run find room on the row's own page (HOT updates, no index change: see
+ * ranread.h) and no second row is ever inserted there.  It is created as the
  * extension's owner, given to the caller and made a member of the extension,
  * which is what lets writers write to it and nothing else (write_target.c).
  * Every row is inserted through SQL, WAL-logged as any insert; an existing
@@ -53,7 +53,7 @@ create_write_target(const char *schema, const char *name, const char *tablespace
 	return ranread_setup_create_table(schema, name, tablespace, RELPERSISTENCE_PERMANENT,
 									  psprintf("CREATE TABLE %s (id pg_catalog.int4 NOT NULL, filler pg_catalog.bytea NOT NULL, "
 											   "PRIMARY KEY (id)%s) "
-											   "WITH (fillfactor = 50, autovacuum_enabled = false, vacuum_truncate = false)%s",
+											   "WITH (fillfactor = 10, autovacuum_enabled = false, vacuum_truncate = false)%s",
 											   table, tablespace != NULL ? psprintf(" USING INDEX%s", in_tablespace) : "",
 											   in_tablespace),
 									  psprintf("ALTER TABLE %s ALTER COLUMN filler SET STORAGE PLAIN", table));

@@ -52,7 +52,7 @@ my $history = $primary->safe_psql('postgres', $history_sql);
 my $log_offset = -s $primary->logfile;
 
 my ($h, $outref, $errref) = start_psql($primary, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
-	writers => 2, write_rate_iops => 40)});
+	writers => 2, write_rate_iops => 10)});
 ok($primary->poll_query_until('postgres',
 	q{SELECT count(*) = 2 FROM pg_stat_activity WHERE query LIKE 'ranread batch %: writer % of 2 writing'}),
 	'the writers write');
@@ -69,7 +69,7 @@ like($log, qr/\(PID $pid\) was terminated by signal 9.*\n.*DETAIL:  Failed proce
 like($log, qr/all server processes terminated; reinitializing/, 'and went through crash recovery');
 is($primary->safe_psql('postgres', $history_sql), $history, 'the history recorded before is intact; the killed batch left no row');
 is($primary->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
-	FROM ranread_write_target}), '128 3840 3840', 'every row of the write target is whole');
+	FROM ranread_write_target}), '128 480 480', 'every row of the write target is whole');
 # the read target is unlogged: crash recovery emptied it, and a run says so
 ($ret, $out, $err) = $primary->psql('postgres', q{SELECT * FROM ranread_run(1, 10)});
 like($err, qr/ranread target "ranread_target" is empty or incomplete/, 'crash recovery emptied the (unlogged) read target');
