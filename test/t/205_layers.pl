@@ -105,7 +105,7 @@ ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 FROM ranread_batch
 	'another layers run has recorded batches');
 interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_layers(1, 60000');
 # the cut batch's workers record it after the error has reached the client
-ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+ok(wait_for_no_workers($node),
 	'the cut batch\'s workers have recorded it and ended');
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 ($recorded, my $cancelled) = split /\|/, $node->safe_psql('postgres', qq{
