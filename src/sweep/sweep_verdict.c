@@ -450,7 +450,7 @@ ranread_sweep_step_detail(const RanreadSweepRecord *record, int step)
 	appendStringInfo(&out, "p99.9 %s ms, max %s ms", ranread_format_ms(s->p999_ms),
 					 ranread_format_ms(s->max_ms));
 	if (s->physical_pct >= 0)
-		appendStringInfo(&out, "; the device answered %.1f%% of the reads", s->physical_pct);
+		appendStringInfo(&out, "; the device answered %.1f%%", s->physical_pct);
 	appendStringInfoChar(&out, '.');
 	return out.data;
 }

@@ -22,7 +22,7 @@ foreach my $how ('cancel', 'terminate')
 	$node->safe_psql('postgres', "SELECT pg_${how}_backend(pid) FROM pg_stat_activity
 		WHERE backend_type = 'client backend' AND query LIKE '%ranread_run(2, 1000000000%' AND pid <> pg_backend_pid()");
 	my $asked = [gettimeofday];
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+	ok(wait_for_no_workers($node),
 		"$how: every ranread worker ends after pg_${how}_backend() of the caller");
 	my $took = tv_interval($asked);
 	SKIP:

@@ -68,9 +68,7 @@ cmp_ok($reset_took, '<=', 1, 'at most the run that ended as the history was rese
 my @odd = grep { ($_->[1] // '') !~ /^(completed|stopped)$/ } @batches;
 is(scalar(@odd), 0, 'every run ended completed or stopped, and returned its row')
   or diag('returned: ' . join(', ', map { join(' ', @$_) || '(no row)' } @odd));
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
-	'no ranread worker is left');
+ok(wait_for_no_workers($node), 'no ranread worker is left');
 
 # Batches started after the reset finished must be complete: one row per
 # worker and a batch row, with statuses that agree.

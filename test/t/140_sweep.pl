@@ -48,7 +48,7 @@ sub verdict_joined
 my $far = 'stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000';
 my $shown = shown($node, "CALL ranread_sweep(start_processes => 1, max_processes => 4, iterations => 300, target => 'sw', min_scaling_pct => 0, $far)");
 my @steps = grep { /^NOTICE:  step \d/ } split /\n/, $shown;
-like($shown, qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS ± [\d.]+ %, mean [\d.]+ ms, p99 [\d.]+ ms; (within|outside) the SLO\nDETAIL:  Noise: mean ± [\d.]+ %, p99 ± [\d.]+ %\. p99\.9 [\d.]+ ms, max [\d.]+ ms; the device answered [\d.]+% of the reads\.$/m,
+like($shown, qr/^NOTICE:  step 1: 1 process, [\d,]+ IOPS ± [\d.]+ %, mean [\d.]+ ms, p99 [\d.]+ ms; (within|outside) the SLO\nDETAIL:  Noise: mean ± [\d.]+ %, p99 ± [\d.]+ %\. p99\.9 [\d.]+ ms, max [\d.]+ ms; the device answered [\d.]+%\.$/m,
 	'a NOTICE per step: processes, IOPS with its noise band, mean, p99 and the SLO; its DETAIL the other bands, p99.9, max and the physical proof');
 like($steps[1] // '', qr/^NOTICE:  step 2: 2 processes, .*; -?\d+% of linear scaling$/, 'from step 2 on, the share of linear scaling');
 cmp_ok(max(map { length } grep { /^(NOTICE|DETAIL):  step \d|^DETAIL:  Noise/ } split /\n/, $shown), '<=', 120,

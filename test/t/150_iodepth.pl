@@ -92,7 +92,7 @@ foreach my $how ('stopped', 'cancelled')
 		"SELECT status = '$how' AND reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1"),
 		"iodepth 16, $how: the batch is recorded as $how with its reads");
 	check_batch("iodepth 16, $how", 16, 2);
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+	ok(wait_for_no_workers($node),
 		"iodepth 16, $how: every worker has exited");
 }
 

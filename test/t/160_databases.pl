@@ -40,7 +40,7 @@ sub statuses
 sub workers_gone
 {
 	my ($what) = @_;
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+	ok(wait_for_no_workers($node),
 		"$what: its worker exits");
 	return;
 }

@@ -146,7 +146,7 @@ foreach my $how ('stopped', 'cancelled')
 		WHERE relfilenode = pg_relation_filenode('stream_big') AND pinning_backends > 0}),
 		"$how: while it reads, its buffers are pinned");
 	interrupt_run($node, $h, $how, 'SELECT ranread_run');
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+	ok(wait_for_no_workers($node),
 		"$how: the workers end");
 	is(pinned_buffers('stream_big'), '0', "$how: no buffer of the target is left pinned");
 	is($node->safe_psql('postgres', 'SELECT status, reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1'),

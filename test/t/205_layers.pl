@@ -104,6 +104,9 @@ $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') +
 ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 FROM ranread_batches WHERE layers > $run}),
 	'another layers run has recorded batches');
 interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_layers(1, 60000');
+# the cut batch's workers record it after the error has reached the client
+ok(wait_for_no_workers($node),
+	'the cut batch\'s workers have recorded it and ended');
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 ($recorded, my $cancelled) = split /\|/, $node->safe_psql('postgres', qq{
 	SELECT count(*), count(*) FILTER (WHERE status = 'cancelled') FROM ranread_batches WHERE layers = $run});

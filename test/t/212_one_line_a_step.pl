@@ -35,9 +35,14 @@ is(lines_matching($out, qr/^NOTICE:  calibration \d+: pair \d+: a random page co
 is(lines_matching($out, qr/^NOTICE:  /), 3 + 6 + 2, 'and its two answers, nothing else');
 is(lines_matching($out, $batch_line), 0, 'none of its batches says its own');
 
-# sweep: a NOTICE a step and the verdict
+# sweep: a NOTICE a step it ran and the verdict.  A step whose stop decision
+# lies within its noise runs again (another batch of that step, with its own
+# NOTICE), and a busy machine may stop the sweep at its first step: so the
+# NOTICEs are counted against the sweep's batches, not against two.
 $out = shown($node, 'CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 100)');
-is(lines_matching($out, qr/^NOTICE:  step \d+: /), 2, 'ranread_sweep: one NOTICE a step');
+is(lines_matching($out, qr/^NOTICE:  step \d+: /),
+	$node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
+	'ranread_sweep: one NOTICE a step it ran (each run of a repeated step included)');
 is(lines_matching($out, $batch_line), 0, 'none of its batches says its own');
 
 ok(log_is_clean($node), 'the server log has no internal error');

@@ -59,12 +59,21 @@ foreach my $case (@cases)
 	my ($mode, $layer) = @$case;
 	is($rows{$mode}[2], 't', "$layer: its band is stated (adds_mean_band_ms)");
 	is($rows{$mode}[3], 't', "$layer: its share is positive, or NULL as not measurable");
-	like($out, qr/(?:, | and )\Q$layer\E (?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\))/,
-		"$layer: the NOTICE gives a positive share with its band, or a band that contains zero");
+	like($out, qr/(?:, | and )\Q$layer\E (?:[0-9.]+ ± [0-9.]+ µs|not measurable here \((?:± [0-9.]+ µs|mode \w+ read [0-9.]+ ± [0-9.]+ µs faster than mode \w+)\))/,
+		"$layer: the NOTICE gives a positive share with its band, or says why it is not measurable");
 }
-# (before 18 the buffer layer is left out: mode buffer may read faster than mode smgr there)
-my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
-unlike($out, qr/NOTICE:  layers run[^\n]*(?: -[0-9]|$below)/, 'no share is a negative time, nor a band below zero');
+unlike($out, qr/NOTICE:  layers run[^\n]* -[0-9]/, 'no share is a negative time');
+# That no layer reads faster than the one below it (a band below zero, which
+# the NOTICE reports as "not measurable here (mode smgr read ... faster than
+# mode direct)") is this machine's speed: beside a load, on 15, mode smgr once
+# read 2.9 ± 1.5 µs faster than mode direct.  Before 18 the buffer layer is
+# left out: mode buffer may read faster than mode smgr there.
+SKIP:
+{
+	skip timing_skip(), 1 if timing_skip();
+	my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
+	unlike($out, qr/NOTICE:  layers run[^\n]*$below/, 'no band below zero');
+}
 
 lab_fuse('clear');
 ok(log_is_clean($node), 'the server log has no internal error');

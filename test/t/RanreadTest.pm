@@ -10,7 +10,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(new_node start_psql wait_for_readers worker_count sqlstate_of
+our @EXPORT = qw(new_node start_psql wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
   lab_missing lab_node lab_set_cap lab_run lab_fuse lab_fuse_stats
   extra_enabled timing_skip restart_denying);
@@ -101,6 +101,14 @@ sub wait_for_readers
 	my ($node, $n) = @_;
 	return $node->poll_query_until('postgres',
 		"SELECT count(*) >= $n FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'");
+}
+
+# Wait until no ranread worker is left (each has recorded its rows and exited).
+sub wait_for_no_workers
+{
+	my ($node) = @_;
+	return $node->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'");
 }
 
 # End the run that start_psql() began with harness $h, whose query begins
