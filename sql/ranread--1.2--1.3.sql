@@ -836,6 +836,8 @@ CREATE TABLE ranread_db_activity (
 	buffers_checkpoint bigint,			-- written by the checkpointer
 	buffers_clean bigint,				-- by the background writer
 	buffers_backend bigint,				-- by every other process
+	updates bigint,						-- of the write target (n_tup_upd)
+	hot_updates bigint,					-- of those, HOT: no new page, no index entry (n_tup_hot_upd)
 	-- checkpoint => 'during' (NULL otherwise): seconds after counting began
 	checkpoint_requested_s float8,
 	checkpoint_began_s float8,			-- NULL: it had not begun when the reads ended
@@ -851,6 +853,27 @@ CREATE TABLE ranread_db_activity (
 	p99_outside_high_ms float8
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
+
+-- ranread_reset() deletes from the two new tables too: a role that could
+-- reset 1.2's history (DELETE on ranread_results) gets DELETE on them, so
+-- that it still can.  (Writers' other privileges are granted on purpose:
+-- docs/reference.md's grant block.)
+DO $$
+DECLARE
+	grantee text;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
+		FROM pg_catalog.pg_class c
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
+		  AND a.grantee <> c.relowner
+	LOOP
+		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity TO %s', grantee);
+	END LOOP;
+END
+$$;
 
 -- A batch's writes in one row: its writers merged.
 CREATE VIEW ranread_write_summary AS
@@ -869,7 +892,7 @@ SELECT w.batch,
 	   (ARRAY['stopped', 'cancelled', 'failed'])[max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
 		   AS not_completed,
 	   a.wal_bytes, a.wal_fpi, a.wal_syncs, a.wal_sync_ms, a.checkpoints_timed, a.checkpoints_requested,
-	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.seconds AS activity_s
+	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.updates, a.hot_updates, a.seconds AS activity_s
 FROM ranread_write_results w
 LEFT JOIN ranread_db_activity a ON a.batch = w.batch
 GROUP BY w.batch, a.batch;

@@ -167,6 +167,8 @@ typedef struct RanreadDbActivity
 	int64		buffers_checkpoint;
 	int64		buffers_clean;	/* by the background writer */
 	int64		buffers_backend;	/* by every other process */
+	int64		updates;		/* of the write target's rows */
+	int64		hot_updates;	/* of those, the ones that stayed on their page */
 } RanreadDbActivity;
 
 /*
@@ -294,6 +296,7 @@ typedef struct RanreadShared
 	/* with writers: the database's counters at the release and at the end */
 	RanreadDbActivity activity_start;
 	RanreadDbActivity activity_end;
+	bool		activity_recorded;	/* the ranread_db_activity row is committed */
 
 	/* checkpoint => 'during': the checkpoint asked for, and its window */
 	RanreadCheckpointWindow checkpoint;

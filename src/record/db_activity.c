@@ -13,7 +13,10 @@
  * that wrote meanwhile is in them, and so is what the checkpointer and the
  * background writer had not yet reported (they report at most every few
  * seconds), which is why the row says over how many seconds it counted.
- * WAL sync time is NULL unless track_wal_io_timing is on.
+ * WAL sync time is NULL unless track_wal_io_timing is on.  The write
+ * target's updates and HOT updates (pg_stat_all_tables' n_tup_upd and
+ * n_tup_hot_upd) say whether every write stayed on its row's page, as the
+ * write target's layout means it to (ranread.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -32,12 +35,14 @@
 #include "record/catch_error.h"
 #include "record/db_activity.h"
 
-/* The server's counters now; the caller is in a transaction. */
+/* The server's counters now, and the write target's; the caller is in a transaction. */
 void
-ranread_db_activity_take(RanreadDbActivity *activity)
+ranread_db_activity_take(RanreadDbActivity *activity, Oid write_target)
 {
 	HeapTuple	row;
 	TupleDesc	desc;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(write_target)};
 
 	pgstat_clear_snapshot();	/* a fresh reading, not the transaction's cached one */
 	SPI_connect();
@@ -54,6 +59,12 @@ ranread_db_activity_take(RanreadDbActivity *activity)
 	activity->buffers_checkpoint = ranread_spi_int_named(row, desc, "buffers_checkpoint", 0);
 	activity->buffers_clean = ranread_spi_int_named(row, desc, "buffers_clean", 0);
 	activity->buffers_backend = ranread_spi_int_named(row, desc, "buffers_backend", 0);
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_stat_get_tuples_updated($1) AS updates, "
+							  "pg_catalog.pg_stat_get_tuples_hot_updated($1) AS hot_updates",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the write target's statistics");
+	activity->updates = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "updates", 0);
+	activity->hot_updates = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "hot_updates", 0);
 	SPI_finish();
 	pgstat_clear_snapshot();
 	activity->at = GetCurrentTimestamp();
@@ -74,7 +85,7 @@ ranread_db_activity_end(RanreadShared *shared)
 	{
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		ranread_db_activity_take(&shared->activity_end);
+		ranread_db_activity_take(&shared->activity_end, shared->write_target_relid);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
 	}
@@ -119,4 +130,40 @@ ranread_db_activity_columns(const RanreadShared *shared, RanreadRow *row)
 	add_delta(row, "buffers_checkpoint", a->buffers_checkpoint, b->buffers_checkpoint, unknown);
 	add_delta(row, "buffers_clean", a->buffers_clean, b->buffers_clean, unknown);
 	add_delta(row, "buffers_backend", a->buffers_backend, b->buffers_backend, unknown);
+	add_delta(row, "updates", a->updates, b->updates, unknown);
+	add_delta(row, "hot_updates", a->hot_updates, b->hot_updates, unknown);
+}
+
+/*
+ * The batch's row of ranread_db_activity could not be recorded: say its
+ * figures in the server log, so that nothing measured is lost silently.
+ */
+void
+ranread_db_activity_log(const RanreadShared *shared)
+{
+	const RanreadDbActivity *a = &shared->activity_start;
+	const RanreadDbActivity *b = &shared->activity_end;
+
+	if (!a->taken || !b->taken)
+	{
+		ereport(LOG,
+				(errmsg("the ranread_db_activity row of ranread batch " INT64_FORMAT " was not recorded",
+						shared->batch),
+				 errdetail("The server's counters were not read at both ends of the batch.")));
+		return;
+	}
+	ereport(LOG,
+			(errmsg("the ranread_db_activity row of ranread batch " INT64_FORMAT " was not recorded",
+					shared->batch),
+			 errdetail("Over %.1f s: %.0f bytes of WAL, " INT64_FORMAT " full-page images, " INT64_FORMAT " WAL syncs, "
+					   INT64_FORMAT " timed and " INT64_FORMAT " requested checkpoints, buffers written by the checkpointer "
+					   INT64_FORMAT ", the background writer " INT64_FORMAT " and backends " INT64_FORMAT
+					   "; " INT64_FORMAT " updates of the write target, " INT64_FORMAT " of them HOT.",
+					   (double) (b->at - a->at) / USECS_PER_SEC, b->wal_bytes - a->wal_bytes,
+					   b->wal_fpi - a->wal_fpi, b->wal_syncs - a->wal_syncs,
+					   b->checkpoints_timed - a->checkpoints_timed,
+					   b->checkpoints_requested - a->checkpoints_requested,
+					   b->buffers_checkpoint - a->buffers_checkpoint, b->buffers_clean - a->buffers_clean,
+					   b->buffers_backend - a->buffers_backend, b->updates - a->updates,
+					   b->hot_updates - a->hot_updates)));
 }

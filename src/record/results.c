@@ -673,6 +673,8 @@ ranread_record_batch(RanreadShared *shared)
 		ranread_db_activity_end(shared);
 		ranread_db_activity_columns(shared, &activity);
 		ranread_checkpoint_columns(shared, &activity);
-		(void) insert_row(shared, "ranread_db_activity", &activity, false, NULL, 0);
+		shared->activity_recorded = insert_row(shared, "ranread_db_activity", &activity, false, NULL, 0);
+		if (!shared->activity_recorded)
+			ranread_db_activity_log(shared);
 	}
 }

@@ -336,6 +336,9 @@ try_release(RanreadShared *shared)
 	uint32		all_ready = ranread_barrier_workers(shared);
 	Timestamp	local;
 
+	/* the database's counters from here, once every worker and writer is ready */
+	if (shared->params.writers > 0)
+		ranread_db_activity_take(&shared->activity_start, shared->write_target_relid);
 	shared->started_at = GetCurrentTimestamp();
 	shared->run_date = DatumGetDateADT(DirectFunctionCall1(timestamptz_date,
 														   TimestampTzGetDatum(shared->started_at)));
@@ -530,8 +533,6 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	if (shared->params.evict)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
 	ranread_stat_io_begin(shared);
-	if (shared->params.writers > 0)
-		ranread_db_activity_take(&shared->activity_start);
 	release_when_ready(run);
 	wait_until_all_exited(run);
 

@@ -59,22 +59,27 @@ is_write_target(Oid relid)
 /*
  * The write target called name in the extension's schema, locked in
  * lockmode; InvalidOid if there is no relation of that name.  A relation of
- * that name that is not a write target is refused.
+ * that name that is not a write target is refused.  allowed(relid, name)
+ * errors out if the caller may not use it: called before the lock, so that
+ * a role without the right cannot hold others up by queueing for it, as
+ * RangeVarGetRelidExtended()'s callback does.
  */
 Oid
-ranread_write_target_lookup(const char *name, LOCKMODE lockmode)
+ranread_write_target_lookup(const char *name, LOCKMODE lockmode,
+							void (*allowed) (Oid relid, const char *name))
 {
 	Oid			namespace = get_namespace_oid(ranread_extension_schema(), false);
 	Oid			relid = get_relname_relid(name, namespace);
 
 	if (!OidIsValid(relid))
 		return InvalidOid;
+	allowed(relid, name);
 	LockRelationOid(relid, lockmode);
 	/* recheck once locked: it may have been dropped or replaced meanwhile */
 	if (get_relname_relid(name, namespace) != relid)
 	{
 		UnlockRelationOid(relid, lockmode);
-		return ranread_write_target_lookup(name, lockmode);
+		return ranread_write_target_lookup(name, lockmode, allowed);
 	}
 	if (!is_write_target(relid))
 		ereport(ERROR,
@@ -209,6 +214,28 @@ check_writes_per_row(const RanreadParams *params, const char *name, int32 rows)
 }
 
 /*
+ * For ranread_write_target_lookup(): writers update the write target as the
+ * role that runs the batch, which needs both SELECT and UPDATE on it (the
+ * mask alone would accept either).
+ */
+static void
+check_may_write(Oid relid, const char *name)
+{
+	AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+
+	if (aclresult == ACLCHECK_OK)
+		aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE);
+	if (aclresult != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", name),
+				 errdetail("Writers update the write target as the role that runs the batch, which needs SELECT and UPDATE on it."),
+				 errhint("Run GRANT SELECT, UPDATE ON %s TO %s as the write target's owner or a superuser.",
+						 quote_qualified_identifier(ranread_extension_schema(), name),
+						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+}
+
+/*
  * Open the write target of a batch with writers, refusing before any worker
  * starts: on a standby, without the target, without the privileges its
  * writers use, when it was changed after setup, when the run would write its
@@ -219,7 +246,6 @@ ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows)
 {
 	const char *name = params->write_target_name;
 	Oid			relid;
-	AclResult	aclresult;
 	Relation	write_target;
 	const char *changed;
 
@@ -232,25 +258,13 @@ ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows)
 	/* a read-only transaction must not have writes made on its behalf */
 	PreventCommandIfReadOnly("ranread_run() with writers");
 	/* held to the run's end: no trigger, rule, index or policy can be added meanwhile */
-	relid = ranread_write_target_lookup(name, ShareUpdateExclusiveLock);
+	relid = ranread_write_target_lookup(name, ShareUpdateExclusiveLock, check_may_write);
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("ranread write target \"%s\" does not exist", name),
 				 errdetail("Writers write only to a write target made for them; nothing was read or written."),
 				 errhint("Create it with ranread_setup_writes(target => '%s').", name)));
-	/* both privileges: the mask alone would accept either */
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (aclresult == ACLCHECK_OK)
-		aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE);
-	if (aclresult != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", name),
-				 errdetail("Writers update the write target as the role that runs the batch, which needs SELECT and UPDATE on it."),
-				 errhint("Run GRANT SELECT, UPDATE ON %s TO %s as the write target's owner or a superuser.",
-						 quote_qualified_identifier(ranread_extension_schema(), name),
-						 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
 	write_target = relation_open(relid, NoLock);
 	changed = write_target_changed(write_target);
 	if (changed != NULL)
@@ -265,14 +279,21 @@ ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows)
 	return write_target;
 }
 
+/* For ranread_write_target_lookup(): the caller must own the write target. */
+void
+ranread_write_target_check_owner(Oid relid, const char *name)
+{
+	if (!ranread_owns_relation(relid))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+}
+
 /* Drop a write target found by ranread_write_target_lookup(); the caller must own it. */
 void
 ranread_write_target_drop(Oid relid, const char *name)
 {
 	ObjectAddress object;
 
-	if (!ranread_owns_relation(relid))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+	ranread_write_target_check_owner(relid, name);
 	/* a member of the extension can only be dropped once it is released */
 	ranread_target_release(relid);
 	ObjectAddressSet(object, RelationRelationId, relid);

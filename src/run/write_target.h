@@ -14,7 +14,9 @@
 
 #include "ranread.h"
 
-extern Oid	ranread_write_target_lookup(const char *name, LOCKMODE lockmode);
+extern Oid	ranread_write_target_lookup(const char *name, LOCKMODE lockmode,
+										void (*allowed) (Oid relid, const char *name));
+extern void ranread_write_target_check_owner(Oid relid, const char *name);
 extern Relation ranread_write_target_open_for_run(const RanreadParams *params, int32 *rows);
 extern void ranread_write_target_drop(Oid relid, const char *name);
 

@@ -117,8 +117,12 @@ write_one(const RanreadShared *shared, WriteLoop *loop)
 	if (SPI_execute_plan(loop->plan, values, NULL, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("row %d of the write target is missing", DatumGetInt32(values[0])),
-				 errhint("Run ranread_setup_writes() again: it replaces the write target.")));
+				 errmsg("row %d of ranread write target \"%s\" is missing",
+						DatumGetInt32(values[0]), shared->params.write_target_name),
+				 errdetail("The write target had %d rows when the run began; a row was deleted, or its id changed, meanwhile.",
+						   shared->write_rows),
+				 errhint("Run ranread_setup_writes(target => '%s') again: it replaces the write target.",
+						 shared->params.write_target_name)));
 	PopActiveSnapshot();
 	SPI_finish();
 	CommitTransactionCommand();

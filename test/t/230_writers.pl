@@ -223,8 +223,66 @@ ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activi
 ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
 is($node->safe_psql('postgres', q{SELECT status, error ~ 'lock timeout' FROM ranread_write_results ORDER BY batch DESC LIMIT 1}),
 	'failed|t', 'the blocked writer ended at its lock timeout, recorded as failed with the reason');
+like($err, qr/WARNING:  01000: ranread writer 1 of batch \d+ failed after 0 writes: canceling statement due to lock timeout\n.*DETAIL:  The reads after it ran beside fewer writes than asked/,
+	'and the run says so in a WARNING');
 $node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'});
 $lh->kill_kill;
+
+# what the run could not record is said, and its figures logged: here the
+# database's activity, for a role that may not INSERT into ranread_db_activity
+$node->safe_psql('postgres', q{CREATE ROLE forgetful LOGIN;
+	GRANT EXECUTE ON FUNCTION ranread_run TO forgetful;
+	GRANT SELECT ON ranread_summary, ranread_targets, ranread_target TO forgetful;
+	GRANT SELECT, UPDATE ON ranread_write_target TO forgetful;
+	GRANT USAGE ON SEQUENCE ranread_batch_seq TO forgetful;
+	GRANT SELECT, INSERT ON ranread_results, ranread_batches, ranread_intervals, ranread_write_results TO forgetful;});
+my $log_offset = -s $node->logfile;
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)}, as => [ '-U', 'forgetful' ]);
+like($err, qr/WARNING:  01000: the ranread_db_activity row of ranread batch \d+ was not recorded\n.*HINT:  The role running ranread needs INSERT on ranread_db_activity\./s,
+	'an activity row not recorded: a WARNING');
+like(slurp_file($node->logfile, $log_offset),
+	qr/LOG:  the ranread_db_activity row of ranread batch \d+ was not recorded\n.*DETAIL:  Over [\d.]+ s: \d+ bytes of WAL, \d+ full-page images, .* updates of the write target, \d+ of them HOT\./,
+	'and its figures in the server log');
+
+# a non-owner cannot replace a write target, and is refused before it queues
+# for the lock (which would hold up every session that reads the table)
+$node->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_setup_writes TO forgetful});
+my ($lockh) = start_psql($node, 'BEGIN; LOCK ranread_write_target IN ACCESS SHARE MODE; SELECT pg_sleep(60);');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+	'another session holds a lock on the write target');
+($state, $err) = refused(q{SET lock_timeout = '2s'; SELECT ranread_setup_writes('2 MB')}, as => [ '-U', 'forgetful' ]);
+is($state, '42501', 'setup_writes over another role\'s write target: 42501 at once, not a lock timeout');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'});
+$lockh->kill_kill;
+# and a write target larger than its file system has room for: refused before a row is written
+($state, $err) = refused(q{SELECT ranread_setup_writes('15 TB', target => 'huge')});
+is($state, '53100', 'a write target larger than the free space: 53100');
+like($err, qr/DETAIL:  Its rows need up to \d+ MB beside ".*", which has \d+ MB free, and their WAL up to \d+ MB in ".*pg_wal", which has \d+ MB free/,
+	'naming both file systems');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 'huge'}), '0', 'and leaves nothing behind');
+
+# every update of a run is counted, and one that left its row's page is said:
+# another session's snapshot keeps alive 14 more versions of every row of a
+# small write target, all its pages hold (RANREAD_WRITE_HOT_VERSIONS), so that
+# the run's first update of a row has no room on its page
+$node->safe_psql('postgres', q{SELECT ranread_setup_writes('1 MB', target => 'crowded')});
+my ($crowd) = start_psql($node, 'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM crowded; SELECT pg_sleep(60);');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+	'another session holds a snapshot');
+$node->safe_psql('postgres', 'UPDATE crowded SET filler = filler') for 1 .. 14;
+($state, $err) = refused($run . q{writers => 1, write_rate_iops => 20, write_target => 'crowded')});
+my ($updates, $hot) = split /\|/, $node->safe_psql('postgres', q{SELECT updates, hot_updates FROM ranread_db_activity
+	WHERE batch = (SELECT max(batch) FROM ranread_write_results)});
+is($updates, $node->safe_psql('postgres', q{SELECT writes FROM ranread_write_summary ORDER BY batch DESC LIMIT 1}),
+	'ranread_db_activity counts the write target\'s updates: one a write');
+cmp_ok($hot, '<', $updates, 'and fewer HOT ones, with no room on the pages');
+like($err, qr/WARNING:  01000: (\d+) of the $updates updates of ranread write target "crowded" during batch \d+ left their row's page/,
+	'the run warns that its updates left their pages');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'});
+$crowd->kill_kill;
+is($node->safe_psql('postgres', q{SELECT updates || ' ' || hot_updates FROM ranread_db_activity
+	WHERE batch = (SELECT min(batch) FROM ranread_db_activity WHERE updates > 0)}) =~ /^(\d+) \1$/ ? 1 : 0, 1,
+	'the first run with writes, on a fresh write target: every update HOT');
 
 # ranread_stop() stops the writers with the readers
 ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
