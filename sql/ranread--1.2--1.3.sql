@@ -791,7 +791,7 @@ SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
 
 -- The write target writers write to: a logged table, one row a page.
-CREATE FUNCTION ranread_setup_writes(size text DEFAULT '64 MB',
+CREATE FUNCTION ranread_setup_writes(size text DEFAULT '256 MB',
 									 tablespace name DEFAULT NULL,
 									 target name DEFAULT 'ranread_write_target')
 RETURNS text
