@@ -80,8 +80,11 @@ is($node->safe_psql('postgres', q{
 
 # each stop rule, live
 $shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, iterations => 200, target => 'sw', stop_latency_ms => 0.001)");
-like($shown, qr/It stopped because the mean latency at 1 process, [\d.]+ ms, passed stop_latency_ms \(0\.001 ms\)\./, 'latency: the verdict names the rule');
-is(sweep_row('steps, stop_rule'), '1|latency', 'latency: one step, rule latency');
+# (on a busy machine a step's mean can have a band of 100 % or more, within which no positive
+# threshold is clearly passed: the sweep then stops undecided at the same step, and says why)
+like($shown, qr/It stopped because the mean latency at 1 process, [\d.]+ ms, passed stop_latency_ms \(0\.001 ms\)\.|It stopped undecided at 1 process: after 3 runs the step's mean latency was still within its noise of stop_latency_ms \(0\.001 ms\)/,
+	'latency: the verdict names the rule');
+like(sweep_row('steps, stop_rule'), qr/^1\|(latency|undecided)$/, 'latency: one step, rule latency');
 
 # no step within the SLO (mean <= 1 ns): the sweep does not search on, the scaling rule decides
 # (stop_latency_ms and the p99 bound far away: only the scaling rule can stop it)
@@ -101,7 +104,7 @@ like($shown, qr/step 1: 1,000,000 reads\/s, .*It stopped because at 1,000,000 re
 	'open loop: a rate not kept stops the sweep (rate missed)');
 is(sweep_row('steps, stop_rule'), '1|rate missed', 'rate missed: one step');
 
-$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw')");
+$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw', $far)");
 is($node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER BY sweep_step) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '100,200', 'open loop: the rate doubles, up to max_rate_iops');
 is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
