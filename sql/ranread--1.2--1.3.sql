@@ -6,13 +6,13 @@
 -- 1.3 has no install script of its own: CREATE EXTENSION installs 1.2 and
 -- runs this script, so each object below is written once.
 
--- Four routines of 1.2 are dropped and replaced: ranread_fleet_waiting()
+-- Five routines of 1.2 are dropped and replaced: ranread_fleet_waiting()
 -- by ranread_fleet_connect(), ranread_fleet_check() and ranread_fleet_wait()
--- (below); ranread_fleet_sweep(), ranread_calibrate() and ranread_layers()
--- by ones with other arguments (further on).  The roles granted EXECUTE on
--- an old one (other than its owner) are granted it on what replaces it, at
--- the end of this script; WITH GRANT OPTION is not carried over
--- (docs/reference.md).
+-- (below); ranread_fleet_sweep(), ranread_calibrate(), ranread_layers() and
+-- ranread_run() by ones with other arguments (further on).  The roles
+-- granted EXECUTE on an old one (other than its owner) are granted it on
+-- what replaces it, at the end of this script; WITH GRANT OPTION is not
+-- carried over (docs/reference.md).
 SELECT pg_catalog.set_config('ranread_update.fleet_grantees',
 							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_fleet_waiting'), '{}')::text, true),
 	   pg_catalog.set_config('ranread_update.fleet_sweep_grantees',
@@ -20,14 +20,17 @@ SELECT pg_catalog.set_config('ranread_update.fleet_grantees',
 	   pg_catalog.set_config('ranread_update.calibrate_grantees',
 							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_calibrate'), '{}')::text, true),
 	   pg_catalog.set_config('ranread_update.layers_grantees',
-							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_layers'), '{}')::text, true)
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_layers'), '{}')::text, true),
+	   pg_catalog.set_config('ranread_update.run_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname) FILTER (WHERE p.proname OPERATOR(pg_catalog.=) 'ranread_run'), '{}')::text, true)
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
 WHERE p.oid IN ('ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
 				'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
 				'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
-				'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure)
+				'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure,
+				'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure)
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
 
 -- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
@@ -787,6 +790,146 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
 
+-- The write target writers write to: a logged table, one row a page.
+CREATE FUNCTION ranread_setup_writes(size text DEFAULT '256 MB',
+									 tablespace name DEFAULT NULL,
+									 target name DEFAULT 'ranread_write_target')
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_setup_writes'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_setup_writes(text, name, name) FROM PUBLIC;
+
+-- One row per writer of a batch, written by the writer itself.
+CREATE TABLE ranread_write_results (
+	batch bigint NOT NULL,
+	writer int NOT NULL,
+	started_at timestamptz NOT NULL,
+	write_target name NOT NULL,
+	writers int NOT NULL,
+	write_rate_iops float8 NOT NULL,	-- asked for, all writers together
+	writes bigint NOT NULL,				-- committed
+	elapsed_s float8 NOT NULL,			-- from the release to its last commit
+	write_iops float8 NOT NULL,
+	mean_ms float8,						-- each write: its transaction's start to its commit's return
+	p50_ms float8,
+	p99_ms float8,
+	max_ms float8,
+	status text NOT NULL,
+	error text,
+	histogram bigint[] NOT NULL,
+	PRIMARY KEY (batch, writer)
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_write_results', '');
+
+-- What the database did during a batch with writers: differences of the
+-- server's cumulative counters, from the release to the batch's recording.
+CREATE TABLE ranread_db_activity (
+	batch bigint PRIMARY KEY,
+	seconds float8,
+	wal_bytes bigint,
+	wal_fpi bigint,						-- full-page images
+	wal_syncs bigint,
+	wal_sync_ms float8,					-- NULL unless track_wal_io_timing
+	checkpoints_timed bigint,
+	checkpoints_requested bigint,
+	buffers_checkpoint bigint,			-- written by the checkpointer
+	buffers_clean bigint,				-- by the background writer
+	buffers_backend bigint,				-- by every other process
+	updates bigint,						-- of the write target (n_tup_upd)
+	hot_updates bigint,					-- of those, HOT: no new page, no index entry (n_tup_hot_upd)
+	-- checkpoint => 'during' (NULL otherwise): seconds after counting began
+	checkpoint_requested_s float8,
+	checkpoint_began_s float8,			-- NULL: it had not begun when the reads ended
+	checkpoint_ended_s float8,			-- NULL: it outlasted the reads
+	writes_before_checkpoint bigint,	-- writes committed when it was requested
+	reads_inside bigint,				-- reads while it ran, and their p99 with its 95 % band
+	p99_inside_ms float8,
+	p99_inside_low_ms float8,
+	p99_inside_high_ms float8,
+	reads_outside bigint,				-- the batch's other reads
+	p99_outside_ms float8,
+	p99_outside_low_ms float8,
+	p99_outside_high_ms float8
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
+
+-- ranread_reset() deletes from the two new tables too: a role that could
+-- reset 1.2's history (DELETE on ranread_results) gets DELETE on them, so
+-- that it still can.  (Writers' other privileges are granted on purpose:
+-- docs/reference.md's grant block.)
+DO $$
+DECLARE
+	grantee text;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
+		FROM pg_catalog.pg_class c
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
+		  AND a.grantee <> c.relowner
+	LOOP
+		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity TO %s', grantee);
+	END LOOP;
+END
+$$;
+
+-- A batch's writes in one row: its writers merged.
+CREATE VIEW ranread_write_summary AS
+SELECT w.batch,
+	   min(w.started_at) AS started_at,
+	   min(w.write_target) AS write_target,
+	   min(w.writers) AS writers,
+	   min(w.write_rate_iops) AS write_rate_iops,
+	   sum(w.writes) AS writes,
+	   round((sum(w.writes) / NULLIF(max(w.elapsed_s), 0))::numeric) AS write_iops,
+	   ranread_round_ms(sum(w.mean_ms * w.writes) / NULLIF(sum(w.writes), 0)) AS mean_ms,
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.5)) AS p50_ms,
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.99)) AS p99_ms,
+	   ranread_round_ms(max(w.max_ms)) AS max_ms,
+	   -- the worst status other than completed (text order would put stopped above failed)
+	   (ARRAY['stopped', 'cancelled', 'failed'])[max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
+		   AS not_completed,
+	   a.wal_bytes, a.wal_fpi, a.wal_syncs, a.wal_sync_ms, a.checkpoints_timed, a.checkpoints_requested,
+	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.updates, a.hot_updates, a.seconds AS activity_s
+FROM ranread_write_results w
+LEFT JOIN ranread_db_activity a ON a.batch = w.batch
+GROUP BY w.batch, a.batch;
+
+-- Reads under writes: ranread_run() gains writers, write_rate_iops and
+-- write_target.  A new signature, so the function is dropped and created
+-- again (its grants carried over from the top of this script).
+DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz);
+
+CREATE FUNCTION ranread_run(processes int,
+							iterations bigint,
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1,
+							allow_rereads boolean DEFAULT false,
+							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
+							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							start_at timestamptz DEFAULT NULL,	-- release the workers then (NULL: once ready)
+							writers int DEFAULT 0,	-- background writers beside the readers
+							write_rate_iops float8 DEFAULT NULL,	-- writes/s of all writers (open loop)
+							write_target name DEFAULT 'ranread_write_target',	-- made by ranread_setup_writes()
+							checkpoint text DEFAULT NULL)	-- 'during': a fast checkpoint a third into the run
+RETURNS ranread_summary			-- the batch's row, as the view shows it
+AS 'MODULE_PATHNAME', 'ranread_run'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) FROM PUBLIC;
+
 -- the grants on the routines replaced, captured at the top of this script
 DO $$
 DECLARE
@@ -810,6 +953,12 @@ BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.layers_grantees')::name[]
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) TO %I',
+								  grantee);
+	END LOOP;
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, '
+								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) TO %I',
 								  grantee);
 	END LOOP;
 END

@@ -321,6 +321,50 @@ ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
 #endif
 
 /*
+ * A checkpoint without delays, as CHECKPOINT asks for one
+ * (checkpoint_window.c): 19 renamed CHECKPOINT_IMMEDIATE to CHECKPOINT_FAST.
+ */
+#if PG_VERSION_NUM >= 190000
+#define RANREAD_CHECKPOINT_FAST		CHECKPOINT_FAST
+#else
+#define RANREAD_CHECKPOINT_FAST		CHECKPOINT_IMMEDIATE
+#endif
+
+/*
+ * What the database did during a batch with writers (db_activity.c): one row
+ * of its cumulative counters, each column named as ranread_db_activity's:
+ * WAL bytes, full-page images, WAL syncs and their time (ms), checkpoints
+ * timed and requested, buffers written by the checkpointer, the background
+ * writer and every other process.  17 moved the checkpointer's counters to
+ * pg_stat_checkpointer and left backends' writes to pg_stat_io; 18 moved WAL
+ * syncs and their time from pg_stat_wal to pg_stat_io (object "wal").
+ */
+#define RANREAD_DB_ACTIVITY_BACKEND_WRITES \
+	"(SELECT sum(writes) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'relation' " \
+	"AND backend_type OPERATOR(pg_catalog.<>) ALL ('{checkpointer,background writer}'))::pg_catalog.int8 AS buffers_backend"
+#if PG_VERSION_NUM >= 180000
+#define RANREAD_DB_ACTIVITY_SQL \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, " \
+	"(SELECT sum(fsyncs) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.int8 AS wal_syncs, " \
+	"(SELECT sum(fsync_time) FROM pg_catalog.pg_stat_io WHERE object OPERATOR(pg_catalog.=) 'wal')::pg_catalog.float8 AS wal_sync_ms, " \
+	"c.num_timed AS checkpoints_timed, c.num_requested AS checkpoints_requested, " \
+	"c.buffers_written AS buffers_checkpoint, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
+	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_checkpointer c, pg_catalog.pg_stat_bgwriter b"
+#elif PG_VERSION_NUM >= 170000
+#define RANREAD_DB_ACTIVITY_SQL \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, w.wal_sync AS wal_syncs, w.wal_sync_time AS wal_sync_ms, " \
+	"c.num_timed AS checkpoints_timed, c.num_requested AS checkpoints_requested, " \
+	"c.buffers_written AS buffers_checkpoint, b.buffers_clean, " RANREAD_DB_ACTIVITY_BACKEND_WRITES \
+	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_checkpointer c, pg_catalog.pg_stat_bgwriter b"
+#else
+#define RANREAD_DB_ACTIVITY_SQL \
+	"SELECT w.wal_bytes::pg_catalog.float8 AS wal_bytes, w.wal_fpi, w.wal_sync AS wal_syncs, w.wal_sync_time AS wal_sync_ms, " \
+	"b.checkpoints_timed, b.checkpoints_req AS checkpoints_requested, b.buffers_checkpoint, b.buffers_clean, " \
+	"b.buffers_backend" \
+	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_bgwriter b"
+#endif
+
+/*
  * md.c's private record of one open segment file, which SMgrRelationData
  * points to (md_seg_fds) without defining, and how many of the main fork's
  * segments are open (md_num_open_segs), md.c's too.  Identical from 15 to

@@ -39,6 +39,36 @@
 #define RANREAD_MAX_START_WAIT_S	3600	/* start_at: at most this far ahead */
 
 /*
+ * The write target's rows (ranread_setup_writes(), writer.c): one row a page
+ * (fillfactor 10 leaves no room for a second one to be inserted), its filler
+ * this many fresh pseudo-random bytes, so that a page has room for about
+ * RANREAD_WRITE_HOT_VERSIONS more versions of its row.  A run's leader holds
+ * a snapshot for the whole run, so no version a run writes can be pruned
+ * before the run ends: each update must find room on its own page (a HOT
+ * update: one heap page dirtied, no index page), or it leaves the page and
+ * the table grows.  The next run's snapshot lets the last run's versions be
+ * pruned.  (Half a page, as first written, let a row be updated once in a
+ * run: an 8 MB write target grew to 47 MB in one 10 s run, 53 % HOT.)
+ */
+#define RANREAD_WRITE_ROW_BYTES		480
+#define RANREAD_WRITE_HOT_VERSIONS	14
+
+/*
+ * The most writes a row of the write target may expect in a run: half its
+ * room, so that the few rows drawn more often than that (about 1 % of them,
+ * for a Poisson draw of mean 7) still stay on their page.
+ */
+#define RANREAD_WRITE_MAX_MEAN_PER_ROW	(RANREAD_WRITE_HOT_VERSIONS / 2)
+
+/*
+ * The most WAL one write logs, for the space check before writers start
+ * (write_target.c): a full-page image of its page (the first change of the
+ * page after a checkpoint; otherwise the row's new version, under half a
+ * page), its record's headers and its commit record, with room to spare.
+ */
+#define RANREAD_WRITE_WAL_BYTES		(BLCKSZ + 512)
+
+/*
  * ranread_stop()'s request to a worker: stop reading (or withdraw from the
  * barrier) and record.  Unlike SIGTERM it never ends a worker that records.
  */
@@ -108,6 +138,65 @@ typedef struct RanreadWorkerSlot
 	RanreadHistogram hist;		/* one entry per counted read: its response time */
 } RanreadWorkerSlot;
 
+/* One writer of a batch (writer.c): its writes to the write target, each timed. */
+typedef struct RanreadWriterSlot
+{
+	int			pgprocno;		/* for the leader to set our latch */
+	pid_t		pid;			/* 0 until the writer has started */
+	RanreadStatus status;
+	bool		recorded;		/* its ranread_write_results row is committed */
+	instr_time	end_time;		/* when its last write committed */
+	char		error_message[256];
+	RanreadHistogram hist;		/* one entry per committed write: begin to commit */
+} RanreadWriterSlot;
+
+/*
+ * What the database did during a batch with writers (db_activity.c): its
+ * cumulative counters at the release and when the batch is recorded.
+ */
+typedef struct RanreadDbActivity
+{
+	bool		taken;
+	TimestampTz at;
+	double		wal_bytes;
+	int64		wal_fpi;		/* full-page images written to WAL */
+	int64		wal_syncs;
+	double		wal_sync_ms;	/* 0 unless track_wal_io_timing */
+	int64		checkpoints_timed;
+	int64		checkpoints_requested;
+	int64		buffers_checkpoint;
+	int64		buffers_clean;	/* by the background writer */
+	int64		buffers_backend;	/* by every other process */
+	int64		updates;		/* of the write target's rows */
+	int64		hot_updates;	/* of those, the ones that stayed on their page */
+} RanreadDbActivity;
+
+/*
+ * checkpoint => 'during' (checkpoint_window.c): a fast checkpoint asked for a
+ * third into the counted reads, and the readers' histogram at both ends of
+ * its window.  One process at a time changes it (busy): the leader while the
+ * readers read, or the last reader as it stops.
+ */
+typedef enum RanreadCheckpointState
+{
+	RANREAD_CHECKPOINT_DUE,		/* not yet requested */
+	RANREAD_CHECKPOINT_OPEN,	/* requested: the window is open */
+	RANREAD_CHECKPOINT_DONE		/* the window is closed (or never opened) */
+} RanreadCheckpointState;
+
+typedef struct RanreadCheckpointWindow
+{
+	pg_atomic_flag busy;
+	RanreadCheckpointState state;
+	uint64		requested_lsn;	/* WAL insert position when it was requested */
+	double		requested_s;	/* seconds after counting began; the window opens; -1: never */
+	double		started_s;		/* the first look that found it begun; -1: none */
+	double		ended_s;		/* the first look that found it recorded; -1: it outlasted the reads */
+	int64		writes_before;	/* writes committed when it was requested */
+	RanreadHistogram at_start;	/* the readers' histograms summed at the request */
+	RanreadHistogram inside;	/* the reads between the request and its end */
+} RanreadCheckpointWindow;
+
 /*
  * Everything the caller chose for a run: filled from ranread_run()'s
  * arguments by one function (ranread_read_run_arguments(), run_arguments.c),
@@ -141,6 +230,10 @@ typedef struct RanreadParams
 	uint64		seed;			/* of the units' order; 0: a random one (layers.c sets it) */
 	RanreadDistribution distribution;	/* which units it reads (distribution.c) */
 	TimestampTz start_at;		/* release the workers at this wall-clock time; 0: once ready */
+	int			writers;		/* background writers beside the readers; 0: none */
+	double		write_rate_iops;	/* writes/s, all writers together (open loop) */
+	char		write_target_name[NAMEDATALEN];
+	bool		checkpoint_during;	/* a fast checkpoint a third into the run */
 } RanreadParams;
 
 typedef struct RanreadShared
@@ -161,9 +254,11 @@ typedef struct RanreadShared
 	BlockNumber target_units;	/* aligned reads that fit in the target */
 	uint64		seed;
 	char		schema_name[NAMEDATALEN];
+	Oid			write_target_relid; /* with writers: the write target */
+	int32		write_rows;		/* its rows, ids 1 to write_rows */
 
 	/*
-	 * Start barrier: the number of workers ready to read, plus
+	 * Start barrier: the number of workers (readers and writers) ready, plus
 	 * RANREAD_BARRIER_RELEASED once the leader lets them read.  One word, so
 	 * that a worker withdrawing (told to stop while it waits) and the leader
 	 * releasing cannot both win: each is a compare-and-swap on it.
@@ -198,8 +293,17 @@ typedef struct RanreadShared
 	int64		stat_io_bytes_before;
 	int64		stat_io_blocks;
 
+	/* with writers: the database's counters at the release and at the end */
+	RanreadDbActivity activity_start;
+	RanreadDbActivity activity_end;
+	bool		activity_recorded;	/* the ranread_db_activity row is committed */
+
+	/* checkpoint => 'during': the checkpoint asked for, and its window */
+	RanreadCheckpointWindow checkpoint;
+
 	/* where the variable-length parts start: see ranread_shared_layout() */
 	Size		service_offset; /* open loop: one service-time histogram per worker */
+	Size		writer_offset;	/* with writers: one RanreadWriterSlot per writer */
 	Size		series_offset;	/* the per-interval series (series.h) */
 	int			series_capacity;
 
@@ -224,6 +328,20 @@ ranread_service_hist(const RanreadShared *shared, int worker)
 	if (shared->service_offset == 0)
 		return NULL;
 	return (RanreadHistogram *) ((char *) shared + shared->service_offset) + worker;
+}
+
+/* Writer i's slot (writers > 0). */
+static inline RanreadWriterSlot *
+ranread_writer_slot(const RanreadShared *shared, int writer)
+{
+	return (RanreadWriterSlot *) ((char *) shared + shared->writer_offset) + writer;
+}
+
+/* Everyone at the start barrier: the readers and the writers. */
+static inline uint32
+ranread_barrier_workers(const RanreadShared *shared)
+{
+	return (uint32) (shared->params.processes + shared->params.writers);
 }
 
 /* A batch's totals, computed from the worker slots (results.c). */

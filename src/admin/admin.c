@@ -210,8 +210,8 @@ ranread_stop(PG_FUNCTION_ARGS)
 
 /*
  * Delete all history; returns the number of rows deleted from ranread_results
- * and ranread_batches (their rows of ranread_intervals, the sweeps and the
- * fleet runs go with them).
+ * and ranread_batches (their rows of ranread_intervals, the sweeps, the
+ * fleet runs and the writers' rows go with them).
  */
 Datum
 ranread_reset(PG_FUNCTION_ARGS)
@@ -223,10 +223,12 @@ ranread_reset(PG_FUNCTION_ARGS)
 										 "i AS (DELETE FROM %s.ranread_intervals), "
 										 "s AS (DELETE FROM %s.ranread_sweep_runs), "
 										 "f AS (DELETE FROM %s.ranread_fleet_runs), "
-										 "fs AS (DELETE FROM %s.ranread_fleet_servers) "
+										 "fs AS (DELETE FROM %s.ranread_fleet_servers), "
+										 "w AS (DELETE FROM %s.ranread_write_results), "
+										 "a AS (DELETE FROM %s.ranread_db_activity) "
 										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
 										 "(SELECT pg_catalog.count(*) FROM b) AS deleted",
-										 schema, schema, schema, schema, schema, schema),
+										 schema, schema, schema, schema, schema, schema, schema, schema),
 								"deleted", false));
 }
 

@@ -8,6 +8,10 @@
  *		began, and marks where IOPS fell sharply when the throttle rule that
  *		raises the run's WARNING ("IOPS fell from ... after ... s") holds.
  *
+ * A batch run with checkpoint => 'during' has its checkpoint's window shaded
+ * behind the lines (from ranread_db_activity: from the request to its end,
+ * or to the end of the reads if it outlasted them).
+ *
  * The rule is series_rules.c's ranread_series_find_drop(), applied to the
  * rows as recorded, so the chart and the WARNING cannot disagree; the IOPS
  * drawn are ranread_interval_iops(), as the rule sees them.  The drawing
@@ -50,6 +54,7 @@
 #define COLOUR_MEAN			"#e15759"
 #define COLOUR_P99			"#f28e2b"
 #define COLOUR_DROP			"#b0413e"
+#define COLOUR_CHECKPOINT	"#bab0ac"
 
 /* The batch and its series, as ranread_batches and ranread_intervals hold them. */
 typedef struct IntervalChart
@@ -62,6 +67,8 @@ typedef struct IntervalChart
 	RanreadInterval *intervals;
 	bool		dropped;		/* the throttle rule holds */
 	RanreadDrop drop;
+	double		checkpoint_requested_s; /* checkpoint => 'during': its window; -1: none */
+	double		checkpoint_ended_s; /* -1: it outlasted the reads */
 } IntervalChart;
 
 /* One point drawn: the middle of one interval, or of several merged. */
@@ -142,6 +149,26 @@ read_intervals(const char *schema, IntervalChart *chart)
 		interval->reading = (int) ranread_spi_int_named(row, desc, "workers_reading", 0);
 	}
 	chart->dropped = ranread_series_find_drop(chart->intervals, chart->count, chart->processes, &chart->drop);
+}
+
+/* The window of the checkpoint the batch asked for (from the request to its end), if it asked for one. */
+static void
+read_checkpoint_window(const char *schema, IntervalChart *chart)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(chart->batch)};
+
+	chart->checkpoint_requested_s = chart->checkpoint_ended_s = -1;
+	if (SPI_execute_with_args(psprintf("SELECT checkpoint_requested_s, checkpoint_ended_s FROM %s.ranread_db_activity "
+									   "WHERE batch OPERATOR(pg_catalog.=) $1", schema),
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the checkpoint of batch " INT64_FORMAT, chart->batch);
+	if (SPI_processed != 1)
+		return;
+	chart->checkpoint_requested_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+															"checkpoint_requested_s", -1);
+	chart->checkpoint_ended_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+														"checkpoint_ended_s", -1);
 }
 
 /*
@@ -302,6 +329,31 @@ draw_drop(StringInfo out, const IntervalChart *chart, const Box *box, const Axis
 	appendStringInfoString(out, "</g>\n");
 }
 
+/*
+ * Whether the chart has a checkpoint window to shade: one that began within
+ * the axis (a hand-edited row may hold anything).
+ */
+static bool
+has_checkpoint_window(const IntervalChart *chart, double span_s)
+{
+	return ranread_svg_drawable(chart->checkpoint_requested_s) && chart->checkpoint_requested_s <= span_s;
+}
+
+/* The checkpoint's window, shaded from its request to its end (or to the end of the reads). */
+static void
+draw_checkpoint_window(StringInfo out, const IntervalChart *chart, const Box *box, const Axis *x, double span_s)
+{
+	double		ended_s = ranread_svg_drawable(chart->checkpoint_ended_s) ?
+		Min(Max(chart->checkpoint_ended_s, chart->checkpoint_requested_s), span_s) : span_s;
+	double		from = ranread_svg_axis_pixel(x, chart->checkpoint_requested_s, box->left, box->right);
+	double		to = ranread_svg_axis_pixel(x, ended_s, box->left, box->right);
+
+	/* at least a pixel wide: a fast checkpoint lasts a fraction of an interval */
+	appendStringInfo(out, "<rect id=\"checkpoint\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+					 "fill=\"%s\" fill-opacity=\"0.4\"/>\n",
+					 from, box->top, Max(1.0, to - from), box->bottom - box->top, COLOUR_CHECKPOINT);
+}
+
 /* Draw `chart` into `out`: IOPS on the left axis, latencies on the right, against seconds. */
 static void
 render(StringInfo out, const IntervalChart *chart, int width, int height)
@@ -314,6 +366,8 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 	int			n;
 	Point	   *points = points_of(chart, &n);
 	bool		dropped = chart->dropped && ranread_svg_drawable(chart->drop.after_s);
+	double		span_s = seconds_span(chart);
+	bool		checkpoint = has_checkpoint_window(chart, span_s);
 
 	ranread_svg_legend_init(&legend, width, ranread_svg_begin(out, width, height, chart->title, chart->subtitle));
 	ranread_svg_legend_add(&legend, SWATCH_LINE, COLOUR_IOPS, "IOPS");
@@ -321,18 +375,22 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 	ranread_svg_legend_add(&legend, SWATCH_LINE, COLOUR_P99, "p99 latency");
 	if (dropped)
 		ranread_svg_legend_add(&legend, SWATCH_DASHED, COLOUR_DROP, "IOPS fell sharply (the throttle rule)");
+	if (checkpoint)
+		ranread_svg_legend_add(&legend, SWATCH_BAR, COLOUR_CHECKPOINT, "checkpoint (checkpoint => 'during')");
 	box.top = ranread_svg_legend_end(out, &legend) + (dropped ? MARKER_ROW : 0);
 	box.left = RANREAD_SVG_AXIS_MARGIN;
 	box.right = width - RANREAD_SVG_AXIS_MARGIN;
 	box.bottom = height - RANREAD_SVG_BOTTOM_MARGIN;
 
-	x = ranread_svg_linear_axis(seconds_span(chart), box.right - box.left);
+	x = ranread_svg_linear_axis(span_s, box.right - box.left);
 	iops = ranread_svg_linear_axis(highest(points, n, false) * HEADROOM, box.bottom - box.top);
 	latency = ranread_svg_linear_axis(highest(points, n, true) * HEADROOM, box.bottom - box.top);
 	ranread_svg_draw_value_axis(out, &iops, &box, false, "IOPS");
 	ranread_svg_draw_x_ticks(out, &x, &box);
 	ranread_svg_draw_value_axis(out, &latency, &box, true, "latency (ms)");
 	ranread_svg_draw_x_axis(out, &box, height, "seconds since counting began");
+	if (checkpoint)
+		draw_checkpoint_window(out, chart, &box, &x, span_s);
 	draw_line(out, points, n, &box, &x, &latency, 2, "p99", COLOUR_P99);
 	draw_line(out, points, n, &box, &x, &latency, 1, "mean", COLOUR_MEAN);
 	draw_line(out, points, n, &box, &x, &iops, 0, "iops", COLOUR_IOPS);
@@ -355,6 +413,7 @@ draw_intervals(StringInfo out, const RanreadChartCall *call)
 	if (!read_batch(call->schema, &chart))
 		return false;
 	read_intervals(call->schema, &chart);
+	read_checkpoint_window(call->schema, &chart);
 	if (chart.count == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),

@@ -2,7 +2,8 @@
  *
  * results.c
  *		From worker slots to numbers: per-worker and per-batch statistics, and
- *		the rows of ranread_results and ranread_batches.
+ *		the rows of ranread_results and ranread_batches (and, for a batch
+ *		with writers, of ranread_write_results and ranread_db_activity).
  *
  * Workers record their own rows, each in its own transaction, so a run that
  * is stopped, or whose caller is cancelled, still leaves what it measured and
@@ -36,6 +37,8 @@
 #include "rules/run_rules.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
+#include "record/checkpoint_window.h"
+#include "record/db_activity.h"
 #include "record/stat_io.h"
 
 /* The columns of ranread_intervals after batch, as arrays, one element per interval. */
@@ -175,6 +178,8 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->buffer_misses += slot->buffer_misses;
 		summary->wrapped_reads += (int64) slot->wrapped_reads;
 	}
+	for (i = 0; i < shared->params.writers; i++)
+		summary->status = Max(summary->status, ranread_writer_slot(shared, i)->status);
 	summary->reads = (int64) all->count;
 	{
 		/* open loop: the service times apart; closed loop: none (all -1) */
@@ -409,6 +414,54 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 								slot->error_message, sizeof(slot->error_message));
 }
 
+/*
+ * Writer `writer`'s row of ranread_write_results: its writes and their
+ * times, from the release to its last commit.  What it cannot record goes
+ * to the server log with its numbers.
+ */
+void
+ranread_record_writer(const RanreadShared *shared, int writer)
+{
+	RanreadWriterSlot *slot = ranread_writer_slot(shared, writer);
+	RanreadLatency latency;
+	double		elapsed;
+	instr_time	span = slot->end_time;
+	RanreadRow	row = {0};
+	Name		write_target = palloc(NAMEDATALEN);
+
+	INSTR_TIME_SUBTRACT(span, shared->release_time);
+	elapsed = Max(ranread_instr_time_s(span), 0);
+	ranread_hist_latency(&slot->hist, &latency);
+	namestrcpy(write_target, shared->params.write_target_name);
+	ranread_row_add(&row, "batch", INT8OID, Int64GetDatum(shared->batch), false);
+	ranread_row_add(&row, "writer", INT4OID, Int32GetDatum(writer + 1), false);
+	ranread_row_add(&row, "started_at", TIMESTAMPTZOID, TimestampTzGetDatum(shared->started_at), false);
+	ranread_row_add(&row, "write_target", NAMEOID, NameGetDatum(write_target), false);
+	ranread_row_add(&row, "writers", INT4OID, Int32GetDatum(shared->params.writers), false);
+	ranread_row_add(&row, "write_rate_iops", FLOAT8OID, Float8GetDatum(shared->params.write_rate_iops), false);
+	ranread_row_add(&row, "writes", INT8OID, Int64GetDatum((int64) slot->hist.count), false);
+	ranread_row_add(&row, "elapsed_s", FLOAT8OID, Float8GetDatum(elapsed), false);
+	ranread_row_add(&row, "write_iops", FLOAT8OID,
+					Float8GetDatum(elapsed > 0 ? (double) slot->hist.count / elapsed : 0), false);
+	add_measure(&row, "mean_ms", latency.mean_ms);
+	add_measure(&row, "p50_ms", latency.p50_ms);
+	add_measure(&row, "p99_ms", latency.p99_ms);
+	add_measure(&row, "max_ms", latency.max_ms);
+	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum(ranread_status_name(slot->status)), false);
+	ranread_row_add(&row, "error", TEXTOID, CStringGetTextDatum(slot->error_message),
+					slot->error_message[0] == '\0');
+	ranread_row_add(&row, "histogram", INT8ARRAYOID, histogram_array(&slot->hist), false);
+
+	slot->recorded = insert_row(shared, "ranread_write_results", &row, false, NULL, 0);
+	if (!slot->recorded)
+		ereport(LOG,
+				(errmsg("results of ranread writer %d of batch " INT64_FORMAT " were not recorded",
+						writer + 1, shared->batch),
+				 errdetail("It committed " UINT64_FORMAT " writes (%s): mean %.3f ms, p50 %.3f ms, p99 %.3f ms, max %.3f ms.",
+						   slot->hist.count, ranread_status_name(slot->status),
+						   latency.mean_ms, latency.p50_ms, latency.p99_ms, latency.max_ms)));
+}
+
 /* A duration parameter in seconds, NULL when not given (0). */
 static void
 add_seconds(RanreadRow *row, const char *name, uint64 ns)
@@ -613,4 +666,15 @@ ranread_record_batch(RanreadShared *shared)
 	ranread_row_add(&row, "stat_io_reads", INT8OID, Int64GetDatum(stat_io_blocks), stat_io_blocks < 0);
 
 	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
+	if (shared->params.writers > 0)
+	{
+		RanreadRow	activity = {0};
+
+		ranread_db_activity_end(shared);
+		ranread_db_activity_columns(shared, &activity);
+		ranread_checkpoint_columns(shared, &activity);
+		shared->activity_recorded = insert_row(shared, "ranread_db_activity", &activity, false, NULL, 0);
+		if (!shared->activity_recorded)
+			ranread_db_activity_log(shared);
+	}
 }

@@ -34,6 +34,15 @@ ranread_series_of(const RanreadShared *shared)
 	return (RanreadSeries *) ((char *) shared + shared->series_offset);
 }
 
+/* Every reader's histogram summed, as they are now (they may be reading). */
+void
+ranread_readers_histogram(const RanreadShared *shared, RanreadHistogram *into)
+{
+	ranread_hist_init(into);
+	for (int i = 0; i < shared->params.processes; i++)
+		ranread_hist_merge(into, &shared->slots[i].hist);
+}
+
 static double
 seconds_between(instr_time from, instr_time to)
 {
@@ -49,22 +58,14 @@ add_interval(RanreadShared *shared, RanreadSeries *series, instr_time now)
 	uint64		max_ns = 0;
 	int			reading = (int) pg_atomic_read_u32(&shared->reading);
 
-	ranread_hist_init(&sum);
 	for (int i = 0; i < shared->params.processes; i++)
 	{
 		uint64		worker_max_ns = pg_atomic_exchange_u64(&shared->slots[i].interval_max_ns, 0);
 
-		ranread_hist_merge(&sum, &shared->slots[i].hist);
 		max_ns = Max(max_ns, worker_max_ns);
 	}
-	ranread_hist_init(&delta);
-	for (int b = 0; b < RANREAD_HIST_BUCKETS; b++)
-	{
-		delta.buckets[b] = sum.buckets[b] - series->previous.buckets[b];
-		delta.count += delta.buckets[b];
-	}
-	delta.sum_ns = sum.sum_ns - series->previous.sum_ns;
-	delta.min_ns = 0;
+	ranread_readers_histogram(shared, &sum);
+	ranread_hist_difference(&delta, &sum, &series->previous);
 	delta.max_ns = max_ns;
 	memcpy(&series->previous, &sum, sizeof(RanreadHistogram));
 	series->samples++;

@@ -47,5 +47,6 @@ extern RanreadSeries *ranread_series_of(const struct RanreadShared *shared);
 extern void ranread_series_sample(struct RanreadShared *shared, instr_time now);
 extern void ranread_series_close(struct RanreadShared *shared, instr_time now);
 extern instr_time ranread_series_next_boundary(const struct RanreadShared *shared);
+extern void ranread_readers_histogram(const struct RanreadShared *shared, RanreadHistogram *into);
 
 #endif							/* RANREAD_SERIES_H */

@@ -36,6 +36,27 @@ ranread_hist_merge(RanreadHistogram *into, const RanreadHistogram *from)
 	into->max_ns = Max(into->max_ns, from->max_ns);
 }
 
+/*
+ * The values recorded between two readings of the same growing histogram
+ * (earlier, then later).  The count is the buckets' sum: a histogram read
+ * while it is written may have its count and its buckets a value apart.  The
+ * minimum is unknown (0) and the maximum at most later's.
+ */
+void
+ranread_hist_difference(RanreadHistogram *into, const RanreadHistogram *later,
+						const RanreadHistogram *earlier)
+{
+	ranread_hist_init(into);
+	for (int i = 0; i < RANREAD_HIST_BUCKETS; i++)
+	{
+		into->buckets[i] = later->buckets[i] - earlier->buckets[i];
+		into->count += into->buckets[i];
+	}
+	into->sum_ns = later->sum_ns - earlier->sum_ns;
+	into->min_ns = 0;
+	into->max_ns = later->max_ns;
+}
+
 /* Midpoint of a bucket, in nanoseconds. */
 static double
 bucket_midpoint_ns(int index)
@@ -79,6 +100,28 @@ ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction)
 		}
 	}
 	return (double) hist->max_ns / NS_PER_MS;
+}
+
+/*
+ * The 95 % band of the percentile `fraction` of the recorded values, from
+ * order statistics: the values of ranks n f -/+ 1.96 sqrt(n f (1 - f)) (the
+ * normal approximation of the binomial count below the true percentile), at
+ * the histogram's resolution.  It assumes the values independent.  A side
+ * whose rank falls outside the values is open: -1 (a p99's upper side needs
+ * about 560 values); both -1 when nothing was recorded.
+ */
+void
+ranread_hist_percentile_band_ms(const RanreadHistogram *hist, double fraction,
+								double *low_ms, double *high_ms)
+{
+	double		n = (double) hist->count;
+	double		spread = 1.96 * sqrt(n * fraction * (1 - fraction));
+	double		low_rank = floor(n * fraction - spread);
+	double		high_rank = ceil(n * fraction + spread) + 1;
+
+	/* ranks to fractions half a rank below, so that ceil() finds the rank again */
+	*low_ms = low_rank >= 1 && n > 0 ? ranread_hist_percentile_ms(hist, (low_rank - 0.5) / n) : -1;
+	*high_ms = high_rank <= n ? ranread_hist_percentile_ms(hist, (high_rank - 0.5) / n) : -1;
 }
 
 static double

@@ -48,7 +48,11 @@ typedef struct RanreadLatency
 extern void ranread_hist_init(RanreadHistogram *hist);
 extern void ranread_hist_merge(RanreadHistogram *into, const RanreadHistogram *from);
 extern void ranread_hist_latency(const RanreadHistogram *hist, RanreadLatency *latency);
+extern void ranread_hist_difference(RanreadHistogram *into, const RanreadHistogram *later,
+									const RanreadHistogram *earlier);
 extern double ranread_hist_percentile_ms(const RanreadHistogram *hist, double fraction);
+extern void ranread_hist_percentile_band_ms(const RanreadHistogram *hist, double fraction,
+											double *low_ms, double *high_ms);
 extern double ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms);
 extern int	ranread_hist_used_buckets(const RanreadHistogram *hist);
 

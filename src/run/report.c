@@ -29,6 +29,7 @@
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "run/report.h"
+#include "record/checkpoint_window.h"
 #include "record/results.h"
 #include "rules/run_rules.h"
 #include "record/series.h"
@@ -238,6 +239,55 @@ report_residency_unknown(const RanreadShared *shared)
 	}
 }
 
+/*
+ * What the writers could not do: a writer that failed or vanished (the reads
+ * ran on beside fewer writes than asked), and rows not recorded (their
+ * figures are in the server log).  Warnings, not errors: the reads were
+ * measured and recorded.
+ */
+static void
+report_writers(const RanreadShared *shared)
+{
+	for (int i = 0; i < shared->params.writers; i++)
+	{
+		const RanreadWriterSlot *slot = ranread_writer_slot(shared, i);
+
+		if (slot->status == RANREAD_STATUS_RUNNING)
+			ereport(WARNING,
+					(errmsg("ranread writer %d of batch " INT64_FORMAT " exited without reporting its writes",
+							i + 1, shared->batch),
+					 errdetail("The reads after it ran beside fewer writes than asked."),
+					 errhint("See the server log.")));
+		else if (slot->status == RANREAD_STATUS_FAILED)
+			ereport(WARNING,
+					(errmsg("ranread writer %d of batch " INT64_FORMAT " failed after " UINT64_FORMAT " writes: %s",
+							i + 1, shared->batch, slot->hist.count, slot->error_message),
+					 errdetail("The reads after it ran beside fewer writes than asked; ranread_write_results records its writes with status \"failed\".")));
+		if (!slot->recorded && slot->status != RANREAD_STATUS_RUNNING)
+			ereport(WARNING,
+					(errmsg("results of ranread writer %d of batch " INT64_FORMAT " were not recorded",
+							i + 1, shared->batch),
+					 errdetail("The server log has what it measured."),
+					 errhint("The role running ranread needs INSERT on ranread_write_results.")));
+	}
+	if (shared->params.writers > 0 && shared->activity_start.taken && shared->activity_end.taken &&
+		shared->activity_end.hot_updates - shared->activity_start.hot_updates <
+		shared->activity_end.updates - shared->activity_start.updates)
+		ereport(WARNING,
+				(errmsg(INT64_FORMAT " of the " INT64_FORMAT " updates of ranread write target \"%s\" during batch " INT64_FORMAT " left their row's page",
+						(shared->activity_end.updates - shared->activity_start.updates) -
+						(shared->activity_end.hot_updates - shared->activity_start.hot_updates),
+						shared->activity_end.updates - shared->activity_start.updates,
+						shared->params.write_target_name, shared->batch),
+				 errdetail("Such an update writes a second page and an index entry, and grows the write target: those writes cost more than the one-page writes the batch means."),
+				 errhint("Use fewer writes a row (write_rate_iops and duration against the write target's rows), or a larger write target (ranread_setup_writes).")));
+	if (shared->params.writers > 0 && !shared->activity_recorded)
+		ereport(WARNING,
+				(errmsg("the ranread_db_activity row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
+				 errdetail("The server log has its figures."),
+				 errhint("The role running ranread needs INSERT on ranread_db_activity.")));
+}
+
 /* Report how the run ended; errors out if a worker failed. */
 void
 ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
@@ -246,6 +296,8 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 	int			notice = report_level(shared);
 	int			i;
 
+	/* first, since a failed reader ends the report with an error */
+	report_writers(shared);
 	for (i = 0; i < shared->params.processes; i++)
 	{
 		const RanreadWorkerSlot *slot = &shared->slots[i];
@@ -366,6 +418,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				 errhint("Run again when nothing else reads from %s (see iostat, pg_stat_activity); device_shared_pct in ranread_summary records the share.",
 						 shared->device.name)));
 	report_over_time(shared, summary);
+	ranread_checkpoint_report(shared, notice);
 	if (summary->status != RANREAD_STATUS_COMPLETED)
 		ereport(notice,
 				(errmsg("batch " INT64_FORMAT " was %s after " INT64_FORMAT " reads",

@@ -66,9 +66,12 @@
 #include "os/segments.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
+#include "record/checkpoint_window.h"
+#include "record/db_activity.h"
 #include "record/stat_io.h"
 #include "run/target.h"
 #include "run/worker.h"
+#include "run/write_target.h"
 
 /* How long the leader sleeps between checks while workers get ready. */
 #define READY_POLL_MS	100
@@ -82,12 +85,13 @@ PG_FUNCTION_INFO_V1(ranread_run);
 
 /*
  * The size of a run's shared memory: the fixed part and one slot per worker,
- * then for an open-loop run one service-time histogram per worker, then the
- * per-interval series with room for every interval of the run (a run
- * without a duration gets RANREAD_SERIES_ITERATIONS_CAPACITY).
+ * then for an open-loop run one service-time histogram per worker, then
+ * with writers one slot per writer, then the per-interval series with room
+ * for every interval of the run (a run without a duration gets
+ * RANREAD_SERIES_ITERATIONS_CAPACITY).
  */
 static Size
-ranread_shared_layout(const RanreadParams *params, Size *service_offset,
+ranread_shared_layout(const RanreadParams *params, Size *service_offset, Size *writer_offset,
 					  Size *series_offset, int *series_capacity)
 {
 	Size		size = add_size(offsetof(RanreadShared, slots),
@@ -98,6 +102,12 @@ ranread_shared_layout(const RanreadParams *params, Size *service_offset,
 	{
 		*service_offset = MAXALIGN(size);
 		size = add_size(*service_offset, mul_size(params->processes, sizeof(RanreadHistogram)));
+	}
+	*writer_offset = 0;
+	if (params->writers > 0)
+	{
+		*writer_offset = MAXALIGN(size);
+		size = add_size(*writer_offset, mul_size(params->writers, sizeof(RanreadWriterSlot)));
 	}
 	if (params->duration_ns > 0)
 		*series_capacity = (int) Min(RANREAD_SERIES_MAX_CAPACITY,
@@ -148,16 +158,20 @@ register_workers(RunState *run, dsm_segment *seg)
 	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = BGW_NEVER_RESTART;
 	strlcpy(worker.bgw_library_name, "ranread", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "ranread_worker_main", BGW_MAXLEN);
 	strlcpy(worker.bgw_type, RANREAD_WORKER_TYPE, BGW_MAXLEN);
 	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
 	worker.bgw_notify_pid = MyProcPid;
 
-	for (i = 0; i < shared->params.processes; i++)
+	for (i = 0; i < (int) ranread_barrier_workers(shared); i++)
 	{
-		snprintf(worker.bgw_name, BGW_MAXLEN, "ranread worker %d of batch " INT64_FORMAT,
-				 i + 1, shared->batch);
-		memcpy(worker.bgw_extra, &i, sizeof(int));
+		int			n = i < shared->params.processes ? i : i - shared->params.processes;
+
+		/* the writers after the readers, each numbered from 1 in bgw_extra's terms from 0 */
+		strlcpy(worker.bgw_function_name,
+				i < shared->params.processes ? "ranread_worker_main" : "ranread_writer_main", BGW_MAXLEN);
+		snprintf(worker.bgw_name, BGW_MAXLEN, "ranread %s %d of batch " INT64_FORMAT,
+				 i < shared->params.processes ? "worker" : "writer", n + 1, shared->batch);
+		memcpy(worker.bgw_extra, &n, sizeof(int));
 		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
 		{
 			/* give the slots back before failing, so a retry finds them free */
@@ -167,26 +181,33 @@ register_workers(RunState *run, dsm_segment *seg)
 				(void) WaitForBackgroundWorkerShutdown(run->handles[j]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-					 errmsg("could not start %d ranread workers", shared->params.processes),
+					 errmsg("could not start %d ranread workers", (int) ranread_barrier_workers(shared)),
 					 errdetail("Only %d background worker slots were free; no block was read.", i),
-					 errhint("You might need to increase max_worker_processes, or run with fewer processes.")));
+					 errhint("You might need to increase max_worker_processes, or run with fewer processes or writers.")));
 		}
 		run->registered++;
 	}
 }
 
-/* Fail the run if worker i has exited before the barrier was released. */
+/*
+ * Fail the run if worker i (a reader, or writer i - processes) has exited
+ * before the barrier was released.
+ */
 static void
 check_worker_alive(RunState *run, int i)
 {
 	pid_t		pid;
+	int			processes = run->shared->params.processes;
+	const char *error = i < processes ? run->shared->slots[i].error_message :
+		ranread_writer_slot(run->shared, i - processes)->error_message;
 
 	if (GetBackgroundWorkerPid(run->handles[i], &pid) == BGWH_STOPPED)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ranread worker %d exited before the run started", i + 1),
-				 run->shared->slots[i].error_message[0] != '\0' ?
-				 errdetail("%s", run->shared->slots[i].error_message) :
+				 i < processes ? errmsg("ranread worker %d exited before the run started", i + 1) :
+				 errmsg("ranread writer %d exited before the run started", i - processes + 1),
+				 error[0] != '\0' ?
+				 errdetail("%s", error) :
 				 errdetail("It may have been stopped by ranread_stop(); no block was read."),
 				 errhint("See the server log.")));
 }
@@ -202,7 +223,7 @@ check_client_connected(const RanreadShared *shared)
 						shared->batch)));
 }
 
-/* Ask every worker to stop reading, as ranread_stop() does. */
+/* Ask every worker to stop reading and every writer to stop writing, as ranread_stop() does. */
 static void
 stop_reading(RanreadShared *shared)
 {
@@ -210,6 +231,11 @@ stop_reading(RanreadShared *shared)
 	{
 		if (shared->slots[i].pid != 0)
 			(void) kill(shared->slots[i].pid, RANREAD_STOP_SIGNAL);
+	}
+	for (int i = 0; i < shared->params.writers; i++)
+	{
+		if (ranread_writer_slot(shared, i)->pid != 0)
+			(void) kill(ranread_writer_slot(shared, i)->pid, RANREAD_STOP_SIGNAL);
 	}
 }
 
@@ -226,6 +252,7 @@ follow_reading(RanreadShared *shared)
 	instr_time	now;
 	instr_time	next;
 	long		sleep_ms;
+	long		checkpoint_ms;
 
 	RANREAD_TIME_SET_CURRENT(now);
 	if (pg_atomic_read_u32(&shared->reading) == 0)
@@ -237,6 +264,7 @@ follow_reading(RanreadShared *shared)
 		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 		shared->device_start_taken = true;
 	}
+	checkpoint_ms = ranread_checkpoint_follow(shared, now);
 	next = ranread_series_next_boundary(shared);
 	if (ranread_instr_time_s(now) >= ranread_instr_time_s(next))
 	{
@@ -256,6 +284,8 @@ follow_reading(RanreadShared *shared)
 	}
 	INSTR_TIME_SUBTRACT(next, now);
 	sleep_ms = (long) ceil((ranread_instr_time_ns(next) / 1e6));
+	if (checkpoint_ms >= 0)
+		sleep_ms = Min(sleep_ms, checkpoint_ms);
 	return Max(1, Min(READY_POLL_MS, sleep_ms));
 }
 
@@ -275,7 +305,7 @@ wait_until_all_exited(RunState *run)
 		long		sleep_ms;
 
 		ResetLatch(MyLatch);
-		for (int i = 0; i < run->shared->params.processes; i++)
+		for (int i = 0; i < (int) ranread_barrier_workers(run->shared); i++)
 		{
 			if (GetBackgroundWorkerPid(run->handles[i], &pid) != BGWH_STOPPED)
 				alive++;
@@ -303,9 +333,12 @@ wait_until_all_exited(RunState *run)
 static bool
 try_release(RanreadShared *shared)
 {
-	uint32		all_ready = (uint32) shared->params.processes;
+	uint32		all_ready = ranread_barrier_workers(shared);
 	Timestamp	local;
 
+	/* the database's counters from here, once every worker and writer is ready */
+	if (shared->params.writers > 0)
+		ranread_db_activity_take(&shared->activity_start, shared->write_target_relid);
 	shared->started_at = GetCurrentTimestamp();
 	shared->run_date = DatumGetDateADT(DirectFunctionCall1(timestamptz_date,
 														   TimestampTzGetDatum(shared->started_at)));
@@ -313,7 +346,7 @@ try_release(RanreadShared *shared)
 												  TimestampTzGetDatum(shared->started_at)));
 	shared->run_time = DatumGetTimeADT(DirectFunctionCall1(timestamp_time, TimestampGetDatum(local)));
 	shared->run_time -= shared->run_time % USECS_PER_SEC;
-	pg_atomic_write_u32(&shared->unrecorded, shared->params.processes);
+	pg_atomic_write_u32(&shared->unrecorded, ranread_barrier_workers(shared));
 	pg_atomic_write_u32(&shared->reading, shared->params.processes);
 
 	if (shared->params.ramp_ns == 0)
@@ -329,6 +362,8 @@ try_release(RanreadShared *shared)
 		return false;
 	for (int i = 0; i < shared->params.processes; i++)
 		SetLatch(&ProcGlobal->allProcs[shared->slots[i].pgprocno].procLatch);
+	for (int i = 0; i < shared->params.writers; i++)
+		SetLatch(&ProcGlobal->allProcs[ranread_writer_slot(shared, i)->pgprocno].procLatch);
 	return true;
 }
 
@@ -353,7 +388,7 @@ release_when_ready(RunState *run)
 		long		wait_ms = READY_POLL_MS;
 
 		ResetLatch(MyLatch);
-		all_ready = pg_atomic_read_u32(&shared->barrier) == (uint32) shared->params.processes;
+		all_ready = pg_atomic_read_u32(&shared->barrier) == ranread_barrier_workers(shared);
 		if (all_ready && shared->params.start_at != 0)
 		{
 			int64		until_us = shared->params.start_at - GetCurrentTimestamp();
@@ -371,7 +406,7 @@ release_when_ready(RunState *run)
 		}
 		if (all_ready && due && try_release(shared))
 			return;
-		for (int i = 0; i < shared->params.processes; i++)
+		for (int i = 0; i < (int) ranread_barrier_workers(shared); i++)
 			check_worker_alive(run, i);
 		check_client_connected(shared);
 		if (GetCurrentTimestamp() > deadline)
@@ -379,7 +414,7 @@ release_when_ready(RunState *run)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("ranread workers did not get ready within %d s", READY_TIMEOUT_S),
 					 errdetail("%u of %d workers were ready; no block was read.",
-							   pg_atomic_read_u32(&shared->barrier), shared->params.processes),
+							   pg_atomic_read_u32(&shared->barrier), (int) ranread_barrier_workers(shared)),
 					 errhint("See pg_stat_activity and pg_locks for what the others wait for.")));
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 wait_ms, PG_WAIT_EXTENSION);
@@ -414,6 +449,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 				  RanreadBatchOutcome *outcome)
 {
 	Relation	target;
+	Relation	write_target;
 	dsm_segment *seg;
 	RanreadShared *shared;
 	RunState   *run;
@@ -421,24 +457,30 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	char	   *first_segment;
 	Size		size;
 	Size		service_offset;
+	Size		writer_offset;
 	Size		series_offset;
 	int			series_capacity;
+	int32		write_rows = 0;
 
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
+	/* first the writers' refusals: on a standby, the read target cannot be opened either */
+	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params, &write_rows) : NULL;
 	target = ranread_target_open_for_run(params->target_name);
 	ranread_check_batch_target(params, target);
 
 	/* the detach callback releases the run locks, so register it first */
-	size = ranread_shared_layout(params, &service_offset, &series_offset, &series_capacity);
+	size = ranread_shared_layout(params, &service_offset, &writer_offset, &series_offset, &series_capacity);
 	seg = dsm_create(size, 0);
 	shared = dsm_segment_address(seg);
 	memset(shared, 0, size);
 	shared->params = *params;
 	shared->service_offset = service_offset;
+	shared->writer_offset = writer_offset;
 	shared->series_offset = series_offset;
 	shared->series_capacity = series_capacity;
 	pg_atomic_init_flag(&ranread_series_of(shared)->busy);
+	ranread_checkpoint_window_init(shared);
 	ranread_series_of(shared)->steady_at_s = -1;
 	for (int i = 0; i < params->processes; i++)
 	{
@@ -446,11 +488,13 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 		if (service_offset != 0)
 			ranread_hist_init(ranread_service_hist(shared, i));
 	}
+	for (int i = 0; i < params->writers; i++)
+		ranread_hist_init(&ranread_writer_slot(shared, i)->hist);
 	shared->blocks_per_read = params->block_size / BLCKSZ;
 	run = MemoryContextAllocZero(TopTransactionContext, sizeof(RunState));
 	run->shared = shared;
 	run->handles = MemoryContextAllocZero(TopTransactionContext,
-										  sizeof(BackgroundWorkerHandle *) * shared->params.processes);
+										  sizeof(BackgroundWorkerHandle *) * ranread_barrier_workers(shared));
 	run->stop = stop;
 	on_dsm_detach(seg, stop_workers_on_detach, PointerGetDatum(run));
 
@@ -465,6 +509,11 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	shared->target_file = RANREAD_REL_FILE(target);
 	shared->target_blocks = RelationGetNumberOfBlocks(target);
 	shared->target_units = shared->target_blocks / shared->blocks_per_read;
+	if (write_target != NULL)
+	{
+		shared->write_target_relid = RelationGetRelid(write_target);
+		shared->write_rows = write_rows;
+	}
 	shared->seed = params->seed != 0 ? params->seed : pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
 	first_segment = ranread_first_segment_absolute_path(shared->target_file);
@@ -498,12 +547,15 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	ranread_release_run_locks(shared->batch, dsm_segment_handle(seg));
 	dsm_detach(seg);
 	relation_close(target, NoLock);
+	if (write_target != NULL)
+		relation_close(write_target, NoLock);
 }
 
 /*
  * ranread_run(processes, iterations, target, mode, block_size, duration,
  * evict, ramp, sample_interval, steady_state, steady_band_pct, rate_iops,
- * arrivals, iodepth, allow_rereads): one batch of timed random reads
+ * arrivals, iodepth, allow_rereads, prefetch, distribution, start_at,
+ * writers, write_rate_iops, write_target): one batch of timed random reads
  * (docs/reference.md describes each argument).  Returns the batch's row of
  * ranread_summary, or NULL after a WARNING when it could not be recorded or
  * read back.

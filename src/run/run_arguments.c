@@ -344,6 +344,101 @@ read_start_at_argument(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * writers and write_rate_iops: writers beside the readers, writing open loop
+ * at write_rate_iops all together, to write_target (which must not be the
+ * read target).  A rate without writers, or writers without a rate, is a
+ * mistake rather than a default.
+ */
+static void
+read_writer_arguments(const RanreadRunArgs *args, RanreadParams *params)
+{
+	if (args->isnull[RUN_ARG_WRITERS] || args->isnull[RUN_ARG_WRITE_TARGET])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("writers and write_target must not be null")));
+	params->writers = DatumGetInt32(args->value[RUN_ARG_WRITERS]);
+	if (params->writers < 0 || params->writers > RANREAD_MAX_PROCESSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers must be between 0 and %d", RANREAD_MAX_PROCESSES),
+				 errdetail("The value given is %d.", params->writers)));
+	if (params->writers == 0)
+	{
+		if (!args->isnull[RUN_ARG_WRITE_RATE_IOPS])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("write_rate_iops needs writers"),
+					 errhint("Give writers => N as well, or leave write_rate_iops out.")));
+		return;
+	}
+	if (args->isnull[RUN_ARG_WRITE_RATE_IOPS])
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers need a write_rate_iops"),
+				 errhint("Writers write open loop: give write_rate_iops, the writes per second of all writers together.")));
+	if (params->duration_ns == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("writers need a duration"),
+				 errdetail("The WAL they may generate, write_rate_iops for the whole duration, is checked against the free space of pg_wal before they start."),
+				 errhint("Give duration as well; iterations may still end the run earlier.")));
+	params->write_rate_iops = DatumGetFloat8(args->value[RUN_ARG_WRITE_RATE_IOPS]);
+	/* (NaN fails every comparison, so it is refused too) */
+	if (!(params->write_rate_iops > 0 && params->write_rate_iops <= RANREAD_MAX_RATE_IOPS))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_rate_iops must be positive and at most %.0f", RANREAD_MAX_RATE_IOPS),
+				 errdetail("The value given is %g.", params->write_rate_iops)));
+	/* at least one write a writer in the run: a slower rate would schedule writes after its end */
+	if (params->write_rate_iops * ((double) params->duration_ns / 1e9) < params->writers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_rate_iops %g gives each of the %d writers less than one write in %.0f s",
+						params->write_rate_iops, params->writers, (double) params->duration_ns / 1e9),
+				 errhint("Raise write_rate_iops or duration, or use fewer writers.")));
+	namestrcpy((Name) params->write_target_name, NameStr(*DatumGetName(args->value[RUN_ARG_WRITE_TARGET])));
+	if (strcmp(params->write_target_name, params->target_name) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("write_target must not be the read target \"%s\"", params->target_name),
+				 errhint("Writers write only to a write target made by ranread_setup_writes().")));
+}
+
+/*
+ * checkpoint: NULL, or 'during' for a fast checkpoint a third into the run
+ * (checkpoint_window.c).  It needs writers, or it would write only what
+ * others dirtied, and the privileges CHECKPOINT itself needs, since the run
+ * asks the checkpointer as that command does.
+ */
+static void
+read_checkpoint_argument(const RanreadRunArgs *args, RanreadParams *params)
+{
+	char	   *checkpoint;
+
+	if (args->isnull[RUN_ARG_CHECKPOINT])
+		return;
+	checkpoint = text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_CHECKPOINT]));
+	if (strcmp(checkpoint, "during") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("checkpoint must be 'during' or NULL, not \"%s\"", checkpoint),
+				 errhint("checkpoint => 'during' asks for a checkpoint a third into the run.")));
+	if (params->writers == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("checkpoint => 'during' needs writers"),
+				 errdetail("The checkpoint writes the pages the writers dirtied; without them it would write only what other sessions did."),
+				 errhint("Give writers and write_rate_iops as well.")));
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_CHECKPOINT))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to request a checkpoint"),
+				 errdetail("Only roles with privileges of the \"%s\" role may run with checkpoint => 'during', as only they may execute CHECKPOINT.",
+						   "pg_checkpoint")));
+	params->checkpoint_during = true;
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -420,6 +515,8 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	ranread_distribution_parse(text_to_cstring(DatumGetTextPP(args->value[RUN_ARG_DISTRIBUTION])),
 							   &params->distribution);
 	read_start_at_argument(args, params);
+	read_writer_arguments(args, params);
+	read_checkpoint_argument(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

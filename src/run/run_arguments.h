@@ -37,6 +37,10 @@ typedef enum RunArgument
 	RUN_ARG_PREFETCH,
 	RUN_ARG_DISTRIBUTION,
 	RUN_ARG_START_AT,
+	RUN_ARG_WRITERS,
+	RUN_ARG_WRITE_RATE_IOPS,
+	RUN_ARG_WRITE_TARGET,
+	RUN_ARG_CHECKPOINT,
 	RUN_ARG_COUNT				/* how many; not an argument */
 } RunArgument;
 

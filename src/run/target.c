@@ -217,12 +217,13 @@ add_member(Oid classid, Oid objid, const ObjectAddress *extension)
 }
 
 /*
- * Release a target table from the extension: the table, and its row type and
- * that type's array type, whichever are members (17 and later record them;
- * 1.0 targets were adopted by ALTER EXTENSION ADD TABLE in an update script).
+ * Release a target table (or a write target) from the extension: the table,
+ * and its row type and that type's array type, whichever are members (17 and
+ * later record them; 1.0 targets were adopted by ALTER EXTENSION ADD TABLE in
+ * an update script).
  */
-static void
-release_from_extension(Oid relid)
+void
+ranread_target_release(Oid relid)
 {
 	Oid			row_type = get_rel_type_id(relid);
 
@@ -258,7 +259,7 @@ ranread_target_forget(const RanreadTarget *target)
 		if (!ranread_owns_relation(target->relid))
 			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, target->name);
 		/* a member of the extension can only be dropped once it is released */
-		release_from_extension(target->relid);
+		ranread_target_release(target->relid);
 		ObjectAddressSet(object, RelationRelationId, target->relid);
 		performDeletion(&object, DROP_RESTRICT, 0);
 	}
@@ -275,7 +276,8 @@ ranread_target_forget(const RanreadTarget *target)
 }
 
 /*
- * Make a table just created by ranread_setup() a member of the extension, as
+ * Make a table just created by ranread_setup() (or ranread_setup_writes()) a
+ * member of the extension, as
  * ALTER EXTENSION ADD TABLE would: since 17 with its row type and that type's
  * array type.
  */

@@ -30,6 +30,7 @@ extern bool ranread_target_intact(const RanreadTarget *target);
 extern Relation ranread_target_open_for_run(const char *name);
 extern void ranread_target_forget(const RanreadTarget *target);
 extern void ranread_target_adopt(Oid relid);
+extern void ranread_target_release(Oid relid);
 extern void ranread_target_warn_if_small(const char *name, BlockNumber blocks);
 
 #endif							/* RANREAD_TARGET_H */

@@ -63,6 +63,7 @@
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "os/residency.h"
+#include "record/checkpoint_window.h"
 #include "record/results.h"
 #include "record/series.h"
 #include "run/worker.h"
@@ -70,13 +71,24 @@
 /* How often the read loop checks that the postmaster is alive. */
 #define POSTMASTER_CHECK_INTERVAL	1024
 
-/* The longest a worker waits for a lock (to record its rows, say). */
+/*
+ * The longest a worker or a writer waits for a lock (to record its rows, or
+ * for a row another session holds).
+ */
 #define WORKER_LOCK_TIMEOUT		"10s"
 
 static volatile sig_atomic_t stop_requested = false;
 
 /* True at the barrier and in the read loop: SIGTERM then ends the loop. */
 static volatile sig_atomic_t stop_gently = false;
+
+/*
+ * True while a writer's write runs (writer.c): SIGTERM and SIGINT then also
+ * cancel it, so that a write waiting for a lock (or for a synchronous
+ * standby) honours lock_timeout, a cancel and a stop instead of waiting on.
+ * The write's transaction aborts, which leaves the write target as it was.
+ */
+static volatile sig_atomic_t cancel_write = false;
 
 /*
  * RANREAD_STOP_SIGNAL always asks the worker to stop reading (a worker not
@@ -98,7 +110,12 @@ handle_stop_signal(SIGNAL_ARGS)
 static void
 handle_sigterm(SIGNAL_ARGS)
 {
-	if (stop_gently)
+	if (stop_gently && cancel_write)
+	{
+		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
+		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
+	}
+	else if (stop_gently)
 		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
 		die(RANREAD_SIGNAL_ARGS_PASSED);
@@ -107,10 +124,47 @@ handle_sigterm(SIGNAL_ARGS)
 static void
 handle_sigint(SIGNAL_ARGS)
 {
-	if (stop_gently)
+	if (stop_gently && !cancel_write)
 		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 	else
+	{
+		if (stop_gently)
+			stop_requested = true;
 		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
+	}
+}
+
+/*
+ * The signals of a worker or a writer (writer.c), as above; called before
+ * BackgroundWorkerUnblockSignals().
+ */
+static void
+set_signals(void)
+{
+	pqsignal(SIGTERM, handle_sigterm);
+	pqsignal(SIGINT, handle_sigint);
+	pqsignal(RANREAD_STOP_SIGNAL, handle_stop_signal);
+}
+
+/* From here on, SIGTERM and SIGINT stop the loop (gently) rather than end the process, or no longer. */
+void
+ranread_worker_stop_gently(bool gently)
+{
+	stop_gently = gently;
+}
+
+/* A writer's write begins (true) or has committed (false): see cancel_write. */
+void
+ranread_worker_write_cancellable(bool cancellable)
+{
+	cancel_write = cancellable;
+}
+
+/* Whether this writer has been told to stop (writer.c; a worker reads stop_requested itself). */
+bool
+ranread_worker_stop_requested(void)
+{
+	return stop_requested;
 }
 
 /*
@@ -131,9 +185,12 @@ withdraw_from_barrier(RanreadShared *shared)
 	return false;
 }
 
-/* Wait for the leader to release the barrier; false if this worker withdrew first. */
-static bool
-wait_for_release(RanreadShared *shared)
+/*
+ * Wait for the leader to release the barrier; false if this worker (or
+ * writer, writer.c) withdrew first.
+ */
+bool
+ranread_worker_wait_for_release(RanreadShared *shared)
 {
 	for (;;)
 	{
@@ -668,13 +725,17 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 	}
 }
 
-/* What pg_stat_activity shows for this worker (the tests wait for "reading"). */
-static void
-report_activity(const RanreadShared *shared, int worker, const char *doing)
+/*
+ * What pg_stat_activity shows for reader or writer `index` (the tests wait
+ * for "reading" and "writing").
+ */
+void
+ranread_worker_report_activity(const RanreadShared *shared, bool writer, int index, const char *doing)
 {
 	pgstat_report_activity(STATE_RUNNING,
-						   psprintf("ranread batch " INT64_FORMAT ": worker %d of %d %s",
-									shared->batch, worker + 1, shared->params.processes, doing));
+						   psprintf("ranread batch " INT64_FORMAT ": %s %d of %d %s",
+									shared->batch, writer ? "writer" : "worker", index + 1,
+									writer ? shared->params.writers : shared->params.processes, doing));
 }
 
 /*
@@ -696,13 +757,13 @@ run_worker(RanreadShared *shared, int worker)
 	slot->uring_opened = registration >= 0;
 	slot->unregistered_errno = Max(registration, 0);
 
-	report_activity(shared, worker, "waiting to start");
+	ranread_worker_report_activity(shared, false, worker, "waiting to start");
 	/* a SIGTERM from here on withdraws the worker; one before it ends it now */
 	stop_gently = true;
 	CHECK_FOR_INTERRUPTS();
 	pg_atomic_add_fetch_u32(&shared->barrier, 1);
 	SetLatch(&leader->procLatch);
-	if (!wait_for_release(shared))
+	if (!ranread_worker_wait_for_release(shared))
 	{
 		stop_gently = false;
 		path->close(state);
@@ -710,7 +771,7 @@ run_worker(RanreadShared *shared, int worker)
 		return false;
 	}
 
-	report_activity(shared, worker, "reading");
+	ranread_worker_report_activity(shared, false, worker, "reading");
 	read_random_units(shared, slot, path, state, worker);
 	stop_gently = false;
 	path->close(state);
@@ -736,6 +797,7 @@ sample_at_end(RanreadShared *shared)
 	shared->device_sampled = shared->device_start_taken &&
 		ranread_device_stats(&shared->device, &shared->device_end);
 	ranread_series_close(shared, shared->device_end_time);
+	ranread_checkpoint_window_close(shared);
 }
 
 /*
@@ -770,6 +832,51 @@ log_results_at_exit(int code, Datum arg)
 							   "the worker was told to exit (SIGTERM) while recording; the batch will have no summary row");
 }
 
+/*
+ * The start of a worker, or of a writer (writer.c): signals, the run's shared
+ * memory attached and checked, the leader's lock group joined and a
+ * connection as the caller.  Sets *seg and *index (from 0 among the readers,
+ * or among the writers) and returns the shared memory; exits quietly when
+ * the leader is already gone.  The slot's pid and pgprocno are set for the
+ * leader to signal it.
+ */
+RanreadShared *
+ranread_worker_start(Datum main_arg, bool writer, dsm_segment **seg, int *index)
+{
+	RanreadShared *shared;
+	int			count;
+
+	set_signals();
+	BackgroundWorkerUnblockSignals();
+
+	*seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (*seg == NULL)
+		proc_exit(0);
+	shared = dsm_segment_address(*seg);
+	memcpy(index, MyBgworkerEntry->bgw_extra, sizeof(int));
+	count = writer ? shared->params.writers : shared->params.processes;
+	if (shared->magic != RANREAD_SHARED_MAGIC || *index < 0 || *index >= count)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread %s started with bad shared memory", writer ? "writer" : "worker")));
+	if (writer)
+		ranread_writer_slot(shared, *index)->pid = MyProcPid;
+	else
+		shared->slots[*index].pid = MyProcPid;
+
+	/* before any heavyweight lock, as a parallel worker does */
+	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
+		proc_exit(0);			/* the leader is gone */
+	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
+	if (writer)
+		ranread_writer_slot(shared, *index)->pgprocno = ranread_my_proc_number();
+	else
+		shared->slots[*index].pgprocno = ranread_my_proc_number();
+	return shared;
+}
+
 void
 ranread_worker_main(Datum main_arg)
 {
@@ -780,31 +887,8 @@ ranread_worker_main(Datum main_arg)
 	volatile bool released;
 	MemoryContext worker_context = CurrentMemoryContext;
 
-	pqsignal(SIGTERM, handle_sigterm);
-	pqsignal(SIGINT, handle_sigint);
-	pqsignal(RANREAD_STOP_SIGNAL, handle_stop_signal);
-	BackgroundWorkerUnblockSignals();
-
-	/* The leader may already be gone: then there is nothing to do. */
-	seg = dsm_attach(DatumGetUInt32(main_arg));
-	if (seg == NULL)
-		proc_exit(0);
-	shared = dsm_segment_address(seg);
-	memcpy(&worker, MyBgworkerEntry->bgw_extra, sizeof(int));
-	if (shared->magic != RANREAD_SHARED_MAGIC || worker < 0 || worker >= shared->params.processes)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ranread worker started with bad shared memory")));
+	shared = ranread_worker_start(main_arg, false, &seg, &worker);
 	slot = &shared->slots[worker];
-	slot->pid = MyProcPid;
-
-	/* before any heavyweight lock, as a parallel worker does */
-	if (!BecomeLockGroupMember(&ProcGlobal->allProcs[shared->leader_pgprocno], shared->leader_pid))
-		proc_exit(0);			/* the leader is gone */
-	BackgroundWorkerInitializeConnectionByOid(shared->database_id, shared->user_id, 0);
-	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
-	SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
-	slot->pgprocno = ranread_my_proc_number();
 	ranread_hist_init(&slot->hist);
 
 	PG_TRY();
@@ -833,7 +917,7 @@ ranread_worker_main(Datum main_arg)
 	{
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
 			sample_at_end(shared);
-		report_activity(shared, worker, "recording");
+		ranread_worker_report_activity(shared, false, worker, "recording");
 		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
 		slot->recording = true;
 		ranread_record_worker(shared, worker);

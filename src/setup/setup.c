@@ -47,6 +47,7 @@
 #include "extension.h"
 #include "os/osstats.h"
 #include "os/segments.h"
+#include "setup/setup.h"
 #include "setup/setup_progress.h"
 #include "run/target.h"
 
@@ -273,15 +274,15 @@ run_sql(const char *sql, int expected)
 }
 
 /*
- * Refuse a caller who may not create relations in the tablespace the target
- * would land in (`tablespace`, or else default_tablespace), as CREATE TABLE
- * would; the database's own tablespace needs no privilege.
+ * Refuse a caller who may not create relations in the tablespace a target of
+ * this persistence would land in (`tablespace`, or else default_tablespace),
+ * as CREATE TABLE would; the database's own tablespace needs no privilege.
  */
 static void
-check_may_create_in_tablespace(const char *tablespace)
+check_may_create_in_tablespace(const char *tablespace, char persistence)
 {
 	Oid			spc = tablespace != NULL ? get_tablespace_oid(tablespace, false) :
-		GetDefaultTablespace(RELPERSISTENCE_UNLOGGED, false);
+		GetDefaultTablespace(persistence, false);
 	AclResult	aclresult;
 
 	if (!OidIsValid(spc) || spc == MyDatabaseTableSpace)
@@ -292,43 +293,30 @@ check_may_create_in_tablespace(const char *tablespace)
 }
 
 /*
- * Create the target table, empty, owned by the caller, and make it a member
- * of the extension; returns its OID.  The caller needs no CREATE on the
- * extension's schema (a role that may create there could plant objects that
- * other roles' calls find): the table is created as the extension's owner
- * and given to the caller, who must still be allowed the tablespace.  Its
- * one column is stored PLAIN, so that a rewrite (VACUUM FULL) keeps every
- * value uncompressed and in line, one tuple per page.  VACUUM never
- * truncates it, and autovacuum leaves it alone unless wraparound forces it
- * (when it finds every page frozen and changes nothing).
+ * Create a target (or a write target, setup_writes.c) in the extension's
+ * schema, owned by the caller, and make it a member of the extension;
+ * returns its OID.  `create` is its CREATE TABLE and `alter` one ALTER TABLE
+ * after it.  The caller needs no CREATE on the extension's schema (a role
+ * that may create there could plant objects that other roles' calls find):
+ * the table is created as the extension's owner and given to the caller, who
+ * must still be allowed the tablespace a table of this persistence lands in.
  */
-static Oid
-create_target_table(const char *schema, const char *name, const char *tablespace)
+Oid
+ranread_setup_create_table(const char *schema, const char *name, const char *tablespace,
+						   char persistence, const char *create, const char *alter)
 {
-	StringInfoData sql;
-	const char *table = quote_qualified_identifier(schema, name);
 	Oid			caller;
 	int			security_context;
 	Oid			relid;
 
-	check_may_create_in_tablespace(tablespace);
+	check_may_create_in_tablespace(tablespace, persistence);
 	GetUserIdAndSecContext(&caller, &security_context);
 	SetUserIdAndSecContext(ranread_extension_owner(),
 						   security_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "CREATE UNLOGGED TABLE %s () "
-					 "WITH (autovacuum_enabled = false, vacuum_truncate = false)",
-					 table);
-	if (tablespace != NULL)
-		appendStringInfo(&sql, " TABLESPACE %s", quote_identifier(tablespace));
 	SPI_connect();
-	run_sql(sql.data, SPI_OK_UTILITY);
-	/* one command, so that PostgreSQL sees no column to toast and makes no TOAST table */
-	run_sql(psprintf("ALTER TABLE %s ADD COLUMN filler pg_catalog.bytea, "
-					 "ALTER COLUMN filler SET STORAGE PLAIN", table),
-			SPI_OK_UTILITY);
-	run_sql(psprintf("ALTER TABLE %s OWNER TO %s", table,
+	run_sql(create, SPI_OK_UTILITY);
+	run_sql(alter, SPI_OK_UTILITY);
+	run_sql(psprintf("ALTER TABLE %s OWNER TO %s", quote_qualified_identifier(schema, name),
 					 quote_identifier(GetUserNameFromId(caller, false))),
 			SPI_OK_UTILITY);
 	SPI_finish();
@@ -336,6 +324,28 @@ create_target_table(const char *schema, const char *name, const char *tablespace
 	relid = get_relname_relid(name, get_namespace_oid(schema, false));
 	ranread_target_adopt(relid);
 	return relid;
+}
+
+/*
+ * Create the target table, empty (ranread_setup_create_table()).  Its one
+ * column is stored PLAIN, so that a rewrite (VACUUM FULL) keeps every value
+ * uncompressed and in line, one tuple per page.  VACUUM never truncates it,
+ * and autovacuum leaves it alone unless wraparound forces it (when it finds
+ * every page frozen and changes nothing).
+ */
+static Oid
+create_target_table(const char *schema, const char *name, const char *tablespace)
+{
+	const char *table = quote_qualified_identifier(schema, name);
+
+	/* one ALTER, so that PostgreSQL sees no column to toast and makes no TOAST table */
+	return ranread_setup_create_table(schema, name, tablespace, RELPERSISTENCE_UNLOGGED,
+									  psprintf("CREATE UNLOGGED TABLE %s () "
+											   "WITH (autovacuum_enabled = false, vacuum_truncate = false)%s",
+											   table, tablespace != NULL ?
+											   psprintf(" TABLESPACE %s", quote_identifier(tablespace)) : ""),
+									  psprintf("ALTER TABLE %s ADD COLUMN filler pg_catalog.bytea, "
+											   "ALTER COLUMN filler SET STORAGE PLAIN", table));
 }
 
 static void

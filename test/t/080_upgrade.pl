@@ -69,13 +69,20 @@ $node->safe_psql('old', q{CREATE ROLE upgrade_bench LOGIN;
 	GRANT EXECUTE ON PROCEDURE ranread_sweep TO upgrade_bench;});
 $node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.2'");
 # 1.3 replaces ranread_fleet_waiting by three functions, and ranread_fleet_sweep,
-# ranread_calibrate and ranread_layers by ones with other arguments; a role
-# that could call the old may call the new
+# ranread_calibrate, ranread_layers and ranread_run (granted above) by ones
+# with other arguments; a role that could call the old may call the new
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_fleet_waiting TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON PROCEDURE ranread_fleet_sweep TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_calibrate TO upgrade_bench');
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_layers TO upgrade_bench');
+# and a role that could reset the history can still, with 1.3's two new tables
+$node->safe_psql('old', 'GRANT DELETE ON ranread_results TO upgrade_bench');
 $node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+is($node->safe_psql('old', q{SELECT string_agg(has_table_privilege('upgrade_bench', t, 'DELETE') || ' '
+	|| has_table_privilege('upgrade_bench', t, 'INSERT') || ' ' || has_table_privilege('public', t, 'DELETE'), ',')
+	FROM unnest(ARRAY['ranread_write_results', 'ranread_db_activity']::regclass[]) t}),
+	'true false false,true false false', 'the update grants DELETE on the new tables to the roles that had it on ranread_results (for ranread_reset), and nothing more');
+$node->safe_psql('old', 'REVOKE DELETE ON ranread_results, ranread_write_results, ranread_db_activity FROM upgrade_bench');
 is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege('upgrade_bench', f, 'EXECUTE') || ' '
 	|| has_function_privilege('public', f, 'EXECUTE'), ',') FROM unnest(ARRAY['ranread_fleet_sweep',
 	'ranread_layers']::regproc[]) f}),

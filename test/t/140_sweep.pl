@@ -302,7 +302,7 @@ like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call
 # a hostile search_path: its own ranread_run, now() and tables are not used
 # (the impostor spells out ranread_run's types: it must have the same signature)
 $node->safe_psql('postgres', q{CREATE SCHEMA evil;
-	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)
+	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text)
 		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
 	CREATE TABLE evil.ranread_sweep_runs (LIKE public.ranread_sweep_runs);
 	CREATE TABLE evil.ranread_batches (LIKE public.ranread_batches);});

@@ -28,7 +28,8 @@ mkdir "$base/vol" or die;
 my $export_dir = PostgreSQL::Test::Utils::tempdir();
 $node->safe_psql('postgres', qq{
 	CREATE TABLESPACE ranread_vol LOCATION '$base/vol';
-	SELECT ranread_setup('16 MB', log_level => 0);});
+	SELECT ranread_setup('16 MB', log_level => 0);
+	SELECT ranread_setup_writes('1 MB');});
 
 my ($ret, $out, $err) = $node->psql('postgres', $block, on_error_stop => 1);
 is($ret, 0, 'a superuser runs the block without an error') or diag($err);
@@ -47,6 +48,9 @@ sub as_bench
 my $batch = as_bench("SELECT batch FROM ranread_run(1, 50) WHERE status = 'completed'",
 	"ranread_run on the superuser's ranread_target");
 my $second = as_bench('SELECT batch FROM ranread_run(1, 50)', 'a second run');
+as_bench("SELECT batch FROM ranread_run(1, NULL, duration => '1 s', rate_iops => 200, writers => 1, write_rate_iops => 100)",
+	"a run with a writer on the superuser's write target");
+is(as_bench('SELECT writes > 0 FROM ranread_write_summary', 'ranread_write_summary'), 't', 'which wrote');
 # mode direct: the device answers every read, so the step counts (and is exported in RanRead's format)
 as_bench("CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 50, mode => 'direct')",
 	'a one-step sweep');

@@ -72,7 +72,7 @@ foreach my $n ($node, $far)
 	close $fh;
 	$n->reload;
 	mkdir $n->basedir . '/vol' or die;
-	q_(sprintf(q{CREATE TABLESPACE ranread_vol LOCATION '%s'; SELECT public.ranread_setup(size => '32 MB', log_level => 0);},
+	q_(sprintf(q{CREATE TABLESPACE ranread_vol LOCATION '%s'; SELECT public.ranread_setup(size => '32 MB', log_level => 0); SELECT public.ranread_setup_writes(size => '1 MB');},
 		$n->basedir . '/vol'), $n);
 	my ($ret, $out, $err) = $n->psql('postgres', $block // '', on_error_stop => 1);
 	is($ret, 0, 'a superuser runs the GRANT block, which creates the role') or diag($err);
@@ -416,6 +416,12 @@ my @recipes = (
 	[ 'ranread_setup_running', 'ranread_setup_running()', 'SELECT * FROM public.ranread_setup_running()' ],
 	[ 'ranread_run', 'a run', q{SELECT * FROM public.ranread_run(processes => 1, iterations => 200::bigint)} ],
 	[ 'ranread_run', 'a second run', q{SELECT * FROM public.ranread_run(processes => 1, iterations => 200::bigint, sample_interval => '0.1 s'::interval)} ],
+	[ 'ranread_run', "a run with a writer on the superuser's write target",
+	  q{SELECT * FROM public.ranread_run(processes => 1, iterations => NULL::bigint, duration => '1 s'::interval, rate_iops => 200::float8, writers => 1, write_rate_iops => 50::float8)} ],
+	[ 'ranread_setup_writes', 'a write target in the tablespace',
+	  q{SELECT public.ranread_setup_writes(size => '1 MB'::text, tablespace => 'ranread_vol'::name, target => 'trojan_writes'::name)} ],
+	[ 'ranread_run', 'a run with two writers on it',
+	  q{SELECT * FROM public.ranread_run(processes => 1, iterations => NULL::bigint, duration => '1 s'::interval, rate_iops => 200::float8, writers => 2, write_rate_iops => 50::float8, write_target => 'trojan_writes'::name)} ],
 	[ 'ranread_sweep', 'a two-step sweep',
 	  q{CALL public.ranread_sweep(start_processes => 1, max_processes => 2, iterations => 200::bigint, mode => 'direct'::text, min_scaling_pct => 0::float8)} ],
 	[ 'ranread_sweep_verdict', 'its verdict', sub { 'SELECT * FROM public.ranread_sweep_verdict(sweep => ' . last_sweep() . '::bigint)' } ],

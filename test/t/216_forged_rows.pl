@@ -2,15 +2,16 @@
 # hostile.  The GRANT block of docs/reference.md creates role bench; every
 # table of the extension that bench may INSERT into or UPDATE, and each of
 # its columns, is read from the catalog.  Starting from real rows (two small
-# sweeps, and fleet rows forged as a fleet sweep records them), one case at a
-# time replaces a column of a table's rows by an extreme value of its type
-# (or NULL, or the two overflowing fleet shapes of review D2), then every
-# reader (every function and view of the extension, also from the catalog,
-# through the recipes below) is called on them as bench and as the
-# superuser, and the case is rolled back.  A reader may refuse a row or draw
-# around a value, but no call may crash the server or raise an internal
-# error (SQLSTATE class XX).  A function of the extension without a recipe,
-# and not listed as reading no history, fails the test.
+# sweeps, a batch with writers, and fleet rows forged as a fleet sweep
+# records them), one case at a time replaces a column of a table's rows by
+# an extreme value of its type (or NULL, or the two overflowing fleet
+# shapes of review D2), then every reader (every function and view of the
+# extension, also from the catalog, through the recipes below) is called
+# on them as bench and as the superuser, and the case is rolled back.  A
+# reader may refuse a row or draw around a value, but no call may crash the
+# server or raise an internal error (SQLSTATE class XX).  A function of the
+# extension without a recipe, and not listed as reading no history, fails
+# the test.
 use strict;
 use warnings;
 use FindBin;
@@ -50,7 +51,7 @@ my %recipes = (
 # Functions that read no history row (they run, set up, stop, watch or
 # write it; ranread_sweep_decide decides on the arrays it is given; a run reads ranread_targets only through target.c, which
 # proves the relation by extension membership, tested by 060 and 175).
-my %no_history = map { $_ => 1 } qw(ranread_setup ranread_run ranread_stop ranread_reset ranread_drop
+my %no_history = map { $_ => 1 } qw(ranread_setup ranread_setup_writes ranread_run ranread_stop ranread_reset ranread_drop
   ranread_running ranread_setup_running ranread_help ranread_sweep ranread_layers ranread_calibrate
   ranread_fleet_run ranread_fleet_sweep ranread_fleet_connect ranread_fleet_check ranread_fleet_wait
   ranread_sweep_decide);
@@ -102,13 +103,17 @@ my $base = $node->basedir;
 mkdir "$base/vol" or die;
 $node->safe_psql('postgres', qq{
 	CREATE TABLESPACE ranread_vol LOCATION '$base/vol';
-	SELECT ranread_setup('16 MB', log_level => 0);});
+	SELECT ranread_setup('16 MB', log_level => 0);
+	SELECT ranread_setup_writes('1 MB');});
 my ($ret, $out, $err) = $node->psql('postgres', $block // '', on_error_stop => 1);
 is($ret, 0, 'the GRANT block creates role bench') or diag($err);
 
 $node->safe_psql('postgres', q{
 	CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '1.2 s', mode => 'direct', min_scaling_pct => 0);
 	CALL ranread_sweep(start_processes => 1, max_processes => 2, iterations => 300, mode => 'direct', min_scaling_pct => 0)});
+# a batch with writers: real rows of ranread_write_results and ranread_db_activity
+is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, NULL, duration => '1 s', rate_iops => 100, mode => 'direct',
+	writers => 2, write_rate_iops => 40)}), 'completed', 'a batch with two writers');
 my ($s1, $s2) = split /\n/, $node->safe_psql('postgres', 'SELECT sweep FROM ranread_sweep_runs ORDER BY sweep');
 my ($b1, $b2) = split /\n/, $node->safe_psql('postgres', "SELECT batch FROM ranread_batches WHERE sweep = $s1 ORDER BY batch");
 ok(defined $b2, "sweeps $s1 and $s2, batches $b1 and $b2 of the first");
@@ -141,6 +146,7 @@ my @tables = split /\n/, $node->safe_psql('postgres', qq{
 	SELECT o.relname FROM pg_class o $extension_objects
 	WHERE d.classid = 'pg_class'::regclass AND o.relkind = 'r'
 	  AND (has_table_privilege('bench', o.oid, 'INSERT') OR has_table_privilege('bench', o.oid, 'UPDATE'))
+	  AND o.relname <> 'ranread_write_target'	-- what writers write, never read back
 	ORDER BY 1});
 note('tables bench may write: ' . join(', ', @tables));
 cmp_ok(scalar(@tables), '>=', 7, 'bench may write ' . scalar(@tables) . ' tables of the extension');

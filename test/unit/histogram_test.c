@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rules/histogram.h"
 
@@ -104,6 +105,54 @@ draw_bimodal(void)
 	return uniform01() < 0.7 ? 3000 + (uint64) (uniform01() * 500) : 3000000 + (uint64) (uniform01() * 500000);
 }
 
+/*
+ * The p99's 95 % band from order statistics, on the values 1 ms to n ms
+ * (each exact in the histogram to 1/128): for 10,000 values the ranks 9,880
+ * and 9,921 (9,900 -/+ 1.96 sqrt(99), then one up); for 54 values the upper
+ * rank lies beyond the values, so that side is open (-1).  And the
+ * difference of two readings of a growing histogram is the values recorded
+ * in between.
+ */
+static void
+check_band_and_difference(void)
+{
+	RanreadHistogram *hist = malloc(sizeof(RanreadHistogram));
+	RanreadHistogram *earlier = malloc(sizeof(RanreadHistogram));
+	RanreadHistogram *between = malloc(sizeof(RanreadHistogram));
+	double		low;
+	double		high;
+
+	ranread_hist_init(hist);
+	for (int v = 1; v <= 10000; v++)
+		ranread_hist_record(hist, (uint64) v * 1000000);
+	ranread_hist_percentile_band_ms(hist, 0.99, &low, &high);
+	ok(fabs(low - 9880) / 9880 <= MAX_RELATIVE_ERROR && fabs(high - 9921) / 9921 <= MAX_RELATIVE_ERROR,
+	   "p99 band of 1..10000 ms: the values of ranks 9880 and 9921");
+	ranread_hist_init(hist);
+	for (int v = 1; v <= 54; v++)
+		ranread_hist_record(hist, (uint64) v * 1000000);
+	ranread_hist_percentile_band_ms(hist, 0.99, &low, &high);
+	ok(fabs(low - 52) / 52 <= MAX_RELATIVE_ERROR && high < 0,
+	   "p99 band of 54 values: rank 52 below, open above (-1)");
+	ranread_hist_init(hist);
+	ranread_hist_percentile_band_ms(hist, 0.99, &low, &high);
+	ok(low < 0 && high < 0, "no band without values");
+
+	ranread_hist_init(hist);
+	for (int v = 1; v <= 100; v++)
+		ranread_hist_record(hist, 1000000);
+	memcpy(earlier, hist, sizeof(RanreadHistogram));
+	for (int v = 1; v <= 50; v++)
+		ranread_hist_record(hist, 8000000);
+	ranread_hist_difference(between, hist, earlier);
+	ok(between->count == 50 && between->sum_ns == 50 * UINT64CONST(8000000) &&
+	   fabs(ranread_hist_percentile_ms(between, 0.5) - 8) / 8 <= MAX_RELATIVE_ERROR,
+	   "the difference of two readings holds the 50 values of 8 ms recorded between them");
+	free(hist);
+	free(earlier);
+	free(between);
+}
+
 int
 main(void)
 {
@@ -111,10 +160,11 @@ main(void)
 	RanreadLatency latency;
 
 	srandom(42);
-	printf("1..17\n");
+	printf("1..21\n");
 	check_distribution("uniform 0.08-2 ms", draw_uniform);
 	check_distribution("log-normal around 5 ms", draw_lognormal);
 	check_distribution("bimodal 3 us / 3 ms", draw_bimodal);
+	check_band_and_difference();
 
 	ranread_hist_init(hist);
 	ranread_hist_record(hist, UINT64CONST(1) << 50);
