@@ -55,10 +55,11 @@
 
 /*
  * The most writes a row of the write target may expect in a run: half its
- * room, so that the few rows drawn more often than that (about 1 % of them,
- * for a Poisson draw of mean 7) still stay on their page.
+ * room (RANREAD_WRITE_HOT_VERSIONS), so that the few rows drawn more often
+ * than that (about 1 % of them, for a Poisson draw of mean 7) still stay on
+ * their page.
  */
-#define RANREAD_WRITE_MAX_MEAN_PER_ROW	(RANREAD_WRITE_HOT_VERSIONS / 2)
+#define RANREAD_WRITE_MAX_MEAN_PER_ROW	7
 
 /*
  * The most WAL one write logs, for the space check before writers start
