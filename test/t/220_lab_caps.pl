@@ -120,11 +120,25 @@ sub closed_run
 	my $batch = run_unstalled($what,
 		"SELECT batch FROM ranread_run($processes, NULL, 'lab', $args, duration => '11 s', ramp => '1 s')",
 		$processes, $expect);
-	my ($iops, $mean, $physical, $status, $dev, $device_iops, $block_size) = split /\|/, $node->safe_psql('postgres',
-		"SELECT iops, response_time_ms, physical_pct, status, device, device_reads_per_s, block_size FROM ranread_batches WHERE batch = $batch");
+	my ($iops, $mean, $physical, $status, $dev, $device_iops, $block_size, $duration_s, $counting_s) = split /\|/,
+	  $node->safe_psql('postgres',
+		"SELECT iops, response_time_ms, physical_pct, status, device, device_reads_per_s, block_size, duration_s - ramp_s, wall_s "
+		  . "FROM ranread_batches WHERE batch = $batch");
 	is("$status|$dev", "completed|$ENV{RANREAD_LAB_DEVICE_NAME}", "$what: the run completed, reading the lab device");
-	cmp_ok(abs($iops - $expect) / $expect, '<=', $tolerance,
-		sprintf('%s: %.0f IOPS, within %.0f %% of the %.0f the cap allows', $what, $iops, 100 * $tolerance, $expect));
+	# The batch's IOPS are its counted reads over the time from counting's
+	# start to the end of its last read, which ends after the duration: a
+	# worker counts the read it is in at the deadline, and under the
+	# throttle that read can wait up to a time slice (docs/benchmarks.md,
+	# "what the runs showed", 1).  The cap's known answer is for the
+	# duration: $expect a second during it.  At 3,000 IOPS the tail's reads
+	# fill the tail, but at 24 (1 MB reads at 24 MiB/s) one read a worker
+	# is 166 ms, and a 141 ms tail took 1.39 % off the batch's IOPS (quiet,
+	# 18), which a small stall beside a load then pushed past 2 %.  So the
+	# run's known answer is $expect x duration / counting time.
+	my $model = $expect * $duration_s / $counting_s;
+	cmp_ok(abs($iops - $model) / $model, '<=', $tolerance,
+		sprintf('%s: %.1f IOPS, within %.0f %% of the %.1f the cap allows (%.0f a second for %.0f s, over %.3f s)',
+			$what, $iops, 100 * $tolerance, $model, $expect, $duration_s, $counting_s));
 	cmp_ok($physical, '>=', $min_physical, "$what: the device answered the reads ($physical %)");
 	cmp_ok(abs($device_iops / $iops - 1), '<=', 0.02,
 		sprintf("%s: the device's own count, %.0f reads/s, agrees", $what, $device_iops)) if $block_size == 8192;
