@@ -50,11 +50,11 @@
 /* The readers' histograms summed at the window's end: too large for the stack. */
 static RanreadHistogram readers_now;
 
+/* Negative during the ramp: an instr_time difference would wrap there. */
 static double
 seconds_since_count_from(const RanreadShared *shared, instr_time now)
 {
-	INSTR_TIME_SUBTRACT(now, shared->count_from);
-	return ranread_instr_time_s(now);
+	return ranread_instr_time_s(now) - ranread_instr_time_s(shared->count_from);
 }
 
 void
