@@ -4,8 +4,8 @@
 # COPT=-Werror, make install), lint (scripts/lint.sh; --no-lint in a chroot,
 # whose compilers are the suite's), regress+pgTAP without and with data
 # checksums (pg_virtualenv), and the TAP suite (test/run-tap.sh; with
-# --no-capped-lab, the long checks against the capped lab device, 220 and
-# 222, skip and say so).  scripts/test.sh runs it on the host for the majors
+# --no-capped-lab, the long checks against the capped lab device, 220 to
+# 224, skip and say so).  scripts/test.sh runs it on the host for the majors
 # Debian 12 serves or the project builds, and in a chroot (scripts/chroot.sh)
 # for the others, there with both options.
 #

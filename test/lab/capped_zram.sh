@@ -14,7 +14,7 @@
 # makes ext4 on it, mounts it, makes a directory there owned by OS_USER for
 # a tablespace, and makes a throttle cgroup for the device: cgroup v2's
 # io.max where the v2 hierarchy has the io controller, else cgroup v1's
-# blkio.throttle.read_iops_device / read_bps_device.  It delegates the
+# blkio.throttle.read_iops_device / read_bps_device (and write_...).  It delegates the
 # cgroup to OS_USER (chown of cgroup.procs and the cap files), so that a
 # test running as that user can start its server inside it and change the
 # cap.  What it made is written to a state file, /run/ranread-lab/NAME/state;
@@ -30,7 +30,11 @@
 #   test/lab/capped_zram.sh set-cap NAME iops N | bps N | both N M | none
 #       N reads/s or bytes/s from now on, for reads only; both: N reads/s
 #       and M bytes/s at once (small random reads meet the first, large
-#       sequential ones the second); none lifts the cap
+#       sequential ones the second); none lifts the read and write caps
+#   test/lab/capped_zram.sh set-cap NAME wiops N | wbps N
+#       N writes/s or bytes/s from now on, for writes only (the read cap is
+#       left as it is); a write is a request as the block layer submits it,
+#       so contiguous pages written back together are one
 #   test/lab/capped_zram.sh enter NAME COMMAND [ARG...]
 #       run COMMAND inside the capped cgroup (as whoever calls it)
 #   test/lab/capped_zram.sh remove NAME
@@ -88,11 +92,11 @@ load_state() {
 set_cap() {
 	local kind=$1 value=${2:-} bytes=${3:-}
 	case $kind in
-		iops|bps) [[ $value =~ ^[1-9][0-9]*$ ]] || die "set-cap $kind needs a positive integer, not '$value'" ;;
+		iops|bps|wiops|wbps) [[ $value =~ ^[1-9][0-9]*$ ]] || die "set-cap $kind needs a positive integer, not '$value'" ;;
 		both) [[ $value =~ ^[1-9][0-9]*$ && $bytes =~ ^[1-9][0-9]*$ ]] ||
 				  die "set-cap both needs two positive integers (reads/s, bytes/s), not '$value' '$bytes'" ;;
 		none) ;;
-		*) die "set-cap takes iops N, bps N, both N M or none, not '$kind'" ;;
+		*) die "set-cap takes iops N, bps N, both N M, wiops N, wbps N or none, not '$kind'" ;;
 	esac
 	local dev=$RANREAD_LAB_DEVICE cg=$RANREAD_LAB_CGROUP
 	if [[ $RANREAD_LAB_CGROUP_KIND == v2 ]]; then
@@ -100,7 +104,9 @@ set_cap() {
 			iops) echo "$dev riops=$value rbps=max" >"$cg/io.max" ;;
 			bps) echo "$dev riops=max rbps=$value" >"$cg/io.max" ;;
 			both) echo "$dev riops=$value rbps=$bytes" >"$cg/io.max" ;;
-			none) echo "$dev riops=max rbps=max" >"$cg/io.max" ;;
+			wiops) echo "$dev wiops=$value wbps=max" >"$cg/io.max" ;;
+			wbps) echo "$dev wiops=max wbps=$value" >"$cg/io.max" ;;
+			none) echo "$dev riops=max rbps=max wiops=max wbps=max" >"$cg/io.max" ;;
 		esac
 	else
 		# v1: 0 removes a rule; set the one asked, clear the other
@@ -111,8 +117,14 @@ set_cap() {
 				 echo "$dev $value" >"$cg/blkio.throttle.read_bps_device" ;;
 			both) echo "$dev $value" >"$cg/blkio.throttle.read_iops_device"
 				  echo "$dev $bytes" >"$cg/blkio.throttle.read_bps_device" ;;
+			wiops) echo "$dev 0" >"$cg/blkio.throttle.write_bps_device"
+				   echo "$dev $value" >"$cg/blkio.throttle.write_iops_device" ;;
+			wbps) echo "$dev 0" >"$cg/blkio.throttle.write_iops_device"
+				  echo "$dev $value" >"$cg/blkio.throttle.write_bps_device" ;;
 			none) echo "$dev 0" >"$cg/blkio.throttle.read_iops_device"
-				  echo "$dev 0" >"$cg/blkio.throttle.read_bps_device" ;;
+				  echo "$dev 0" >"$cg/blkio.throttle.read_bps_device"
+				  echo "$dev 0" >"$cg/blkio.throttle.write_iops_device"
+				  echo "$dev 0" >"$cg/blkio.throttle.write_bps_device" ;;
 		esac
 	fi
 }
@@ -289,7 +301,8 @@ make_lab() {
 		record RANREAD_LAB_CGROUP_TOP "$top"
 		cg=$top
 		chown "$user" "$cg/cgroup.procs" "$cg/tasks" \
-			"$cg/blkio.throttle.read_iops_device" "$cg/blkio.throttle.read_bps_device"
+			"$cg/blkio.throttle.read_iops_device" "$cg/blkio.throttle.read_bps_device" \
+			"$cg/blkio.throttle.write_iops_device" "$cg/blkio.throttle.write_bps_device"
 	fi
 	record RANREAD_LAB_CGROUP "$cg"
 	set_cap none

@@ -242,7 +242,8 @@ sub lab_node
 }
 
 # Set the lab's read cap: iops => N, bps => N, both => N, M (reads/s and
-# bytes/s at once), or none.
+# bytes/s at once); its write cap: wiops => N, wbps => N (the read cap left
+# as it is); or none (neither).
 sub lab_set_cap
 {
 	my ($kind, @values) = @_;
