@@ -32,8 +32,9 @@ cp -r Makefile ranread.control tested-majors README.md src test docs "$scratch/"
 # which files may run beside others (prove looks for it where it runs)
 cp test/t/testrules.yml "$scratch/"
 
-# A small file system for the disk-full test (t/020_disk_full.pl skips
-# without one): 512 MB of ext4 on a loop device.
+# A small file system for the disk-full tests (t/020_disk_full.pl and
+# t/232_writer_disk_full.pl skip without one; test/t/testrules.yml runs them
+# one after the other): 512 MB of ext4 on a loop device.
 smallfs="$scratch/smallfs"
 mkdir -p "$smallfs"
 if truncate -s 512M "$scratch/smallfs.img" && mkfs.ext4 -q "$scratch/smallfs.img" &&

@@ -26,7 +26,10 @@
  * after the write in progress commits: every write is a whole transaction,
  * so a stop or a cancel leaves the write target consistent.  It then records
  * its row of ranread_write_results; the last worker or writer to record
- * writes the batch row (results.c).
+ * writes the batch row (results.c).  A write that fails (a full disk, a
+ * cancel, a lock timeout) rolls back and ends the writer: its row then has
+ * status failed, the error and the writes committed before; the readers
+ * read on.
  *
  *-------------------------------------------------------------------------
  */
@@ -264,8 +267,10 @@ ranread_writer_main(Datum main_arg)
 		released = ranread_barrier_released(shared);
 		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
 		slot->status = RANREAD_STATUS_FAILED;
+		/* with the error's SQLSTATE: 53100 for a full disk, 57014 for a cancel */
 		ereport(LOG,
-				(errmsg("ranread writer %d of batch " INT64_FORMAT " failed: %s",
+				(errcode(edata->sqlerrcode),
+				 errmsg("ranread writer %d of batch " INT64_FORMAT " failed: %s",
 						writer + 1, shared->batch, edata->message)));
 		pgstat_report_stat(true);
 	}
