@@ -8,7 +8,7 @@
 # checkpoint_ended_s fall (or the one before: the two are looked at
 # separately).  A batch without writers has the WAL, checkpoint and device
 # columns, the statistics ones NULL, and marks a CHECKPOINT run while it
-# reads.  Nothing here asserts a speed.
+# reads; ranread_chart_intervals draws the marks.  Nothing here asserts a speed.
 use strict;
 use warnings;
 use FindBin;
@@ -87,6 +87,9 @@ SKIP:
 	}
 	is(marked('checkpoint_running'), join(',', $from .. $to), 'and those from its beginning to its end are marked running');
 }
+like($node->safe_psql('postgres', "SELECT ranread_chart_intervals($batch)"),
+	qr/<g id="checkpoints">\n<rect class="checkpoint-began-or-ended" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="6" fill="#79706e"\/>/,
+	'ranread_chart_intervals marks the intervals a checkpoint began or ended in, along the top');
 
 # Reads alone: the WAL, checkpoint and device columns; no cumulative statistics
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, NULL, duration => '2 s', rate_iops => 100)}),
@@ -116,5 +119,8 @@ SKIP:
 		|| count(*) FILTER (WHERE checkpoint_ended) FROM ranread_intervals WHERE batch = $batch}), '1 1',
 		'a CHECKPOINT while it read is marked: one interval where it began, one where it ended');
 }
+my $marks = $node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE checkpoint_running) FROM ranread_intervals WHERE batch = $batch - 1");
+is($node->safe_psql('postgres', "SELECT ranread_chart_intervals($batch - 1)") =~ /id="checkpoints"/ ? 1 : 0, $marks > 0 ? 1 : 0,
+	'the chart of a batch marks checkpoints only where its intervals say one ran');
 
 done_testing();
