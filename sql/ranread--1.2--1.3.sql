@@ -897,6 +897,45 @@ FROM ranread_write_results w
 LEFT JOIN ranread_db_activity a ON a.batch = w.batch
 GROUP BY w.batch, a.batch;
 
+-- What the server did in each interval of a batch, beside its reads
+-- (src/record/interval_activity.c).  NULL in the rows of earlier versions.
+ALTER TABLE ranread_intervals
+	ADD COLUMN wal_bytes bigint,			-- the WAL insert position's move: every process's WAL (NULL on a standby)
+	ADD COLUMN wal_syncs bigint,			-- with writers (NULL otherwise), as the processes have reported them
+	ADD COLUMN wal_sync_ms float8,			-- NULL unless track_wal_io_timing
+	ADD COLUMN buffers_checkpoint bigint,	-- written by the checkpointer
+	ADD COLUMN buffers_clean bigint,		-- by the background writer
+	ADD COLUMN buffers_backend bigint,		-- by every other process
+	ADD COLUMN checkpoint_began boolean,	-- any checkpoint's redo pointer set in this interval
+	ADD COLUMN checkpoint_ended boolean,	-- pg_control recorded a checkpoint in it
+	ADD COLUMN checkpoint_running boolean,	-- one ran at some moment of it
+	ADD COLUMN device_reads bigint,			-- the target's device: completed reads, everyone's
+	ADD COLUMN device_writes bigint;		-- and writes (NULL: no device found)
+
+-- A batch over time with what the server did: the readers' IOPS and p99
+-- beside the new columns, rounded as ranread_series rounds.  A view of its
+-- own: ranread_series stays the reads' (short rows).
+CREATE VIEW ranread_series_activity AS
+SELECT batch,
+	   interval_no,
+	   round(start_s::numeric, 2) AS start_s,
+	   round(iops::numeric) AS iops,
+	   ranread_round_ms(p99_ms) AS p99_ms,
+	   wal_bytes,
+	   wal_syncs,
+	   round(wal_sync_ms::numeric, 2) AS wal_sync_ms,
+	   buffers_checkpoint,
+	   buffers_clean,
+	   buffers_backend,
+	   -- 'began', 'ended', 'began ended', or 'running' (through it); NULL: none, or unknown
+	   nullif(concat_ws(' ', CASE WHEN checkpoint_began THEN 'began' END,
+						CASE WHEN checkpoint_ended THEN 'ended' END,
+						CASE WHEN checkpoint_running AND NOT (checkpoint_began OR checkpoint_ended) THEN 'running' END),
+			  '') AS checkpoint,
+	   device_reads,
+	   device_writes
+FROM ranread_intervals;
+
 -- Reads under writes: ranread_run() gains writers, write_rate_iops and
 -- write_target.  A new signature, so the function is dropped and created
 -- again (its grants carried over from the top of this script).

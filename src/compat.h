@@ -16,6 +16,7 @@
 
 #include "catalog/pg_tablespace_d.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
 #include "storage/bufpage.h"
@@ -363,6 +364,58 @@ ranread_smgrprefetch(SMgrRelation reln, BlockNumber block, int nblocks)
 	"b.buffers_backend" \
 	" FROM pg_catalog.pg_stat_wal w, pg_catalog.pg_stat_bgwriter b"
 #endif
+
+/*
+ * The same counters as RANREAD_DB_ACTIVITY_SQL's WAL syncs and buffers
+ * written, read in C from the cumulative statistics (interval_activity.c):
+ * no SQL, no transaction, so that the last reader can read them too.  The
+ * caller clears the statistics snapshot first.  WAL sync time is in ms
+ * (the statistics keep microseconds).
+ */
+static inline void
+ranread_fetch_write_counters(int64 *wal_syncs, double *wal_sync_ms, int64 *buffers_checkpoint,
+							 int64 *buffers_clean, int64 *buffers_backend)
+{
+#if PG_VERSION_NUM >= 170000
+	PgStat_IO  *io = pgstat_fetch_stat_io();
+#else
+	PgStat_CheckpointerStats *checkpointer = pgstat_fetch_stat_checkpointer();
+#endif
+#if PG_VERSION_NUM < 180000
+	PgStat_WalStats *wal = pgstat_fetch_stat_wal();
+#endif
+
+	*buffers_clean = pgstat_fetch_stat_bgwriter()->buf_written_clean;
+#if PG_VERSION_NUM >= 170000
+	*buffers_checkpoint = pgstat_fetch_stat_checkpointer()->buffers_written;
+	*buffers_backend = 0;
+	for (int b = 0; b < BACKEND_NUM_TYPES; b++)
+	{
+		if (b == B_CHECKPOINTER || b == B_BG_WRITER)
+			continue;
+		for (int c = 0; c < IOCONTEXT_NUM_TYPES; c++)
+			*buffers_backend += io->stats[b].counts[IOOBJECT_RELATION][c][IOOP_WRITE];
+	}
+#else
+	*buffers_checkpoint = checkpointer->buf_written_checkpoints;
+	*buffers_backend = checkpointer->buf_written_backend;
+#endif
+#if PG_VERSION_NUM >= 180000
+	*wal_syncs = 0;
+	*wal_sync_ms = 0;
+	for (int b = 0; b < BACKEND_NUM_TYPES; b++)
+	{
+		for (int c = 0; c < IOCONTEXT_NUM_TYPES; c++)
+		{
+			*wal_syncs += io->stats[b].counts[IOOBJECT_WAL][c][IOOP_FSYNC];
+			*wal_sync_ms += (double) io->stats[b].times[IOOBJECT_WAL][c][IOOP_FSYNC] / 1000.0;
+		}
+	}
+#else
+	*wal_syncs = wal->wal_sync;
+	*wal_sync_ms = (double) wal->wal_sync_time / 1000.0;
+#endif
+}
 
 /*
  * md.c's private record of one open segment file, which SMgrRelationData

@@ -41,6 +41,7 @@ static const char *const help_lines[] = {
 	"ranread_summary: view, every column of every batch, RanRead's seven first (for export or \\x)",
 	"ranread_sweeps: view, one row per sweep with its verdict (wide; ranread_verdict() reads better)",
 	"ranread_series: view, each batch over time, one rounded row per sample_interval (from ranread_intervals)",
+	"ranread_series_activity: view, each second beside what the server did: WAL, checkpoints, buffers written, device",
 	"ranread_progress: view, what runs now in this database, per worker and in total, and any setup",
 	"ranread_running(), ranread_setup_running(): the functions ranread_progress reads",
 	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): SVG charts",

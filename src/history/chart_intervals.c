@@ -10,7 +10,11 @@
  *
  * A batch run with checkpoint => 'during' has its checkpoint's window shaded
  * behind the lines (from ranread_db_activity: from the request to its end,
- * or to the end of the reads if it outlasted them).
+ * or to the end of the reads if it outlasted them).  Any checkpoint, asked
+ * for or not, is marked along the top of the plot from the intervals' own
+ * columns (interval_activity.c): a strip over each interval one ran in,
+ * darker where one began or ended; the intervals say which second, not
+ * when in it.
  *
  * The rule is series_rules.c's ranread_series_find_drop(), applied to the
  * rows as recorded, so the chart and the WARNING cannot disagree; the IOPS
@@ -55,6 +59,18 @@
 #define COLOUR_P99			"#f28e2b"
 #define COLOUR_DROP			"#b0413e"
 #define COLOUR_CHECKPOINT	"#bab0ac"
+#define COLOUR_CHECKPOINT_MARK	"#79706e"
+
+/* Height of the strip of checkpoint marks, in pixels. */
+#define CHECKPOINT_STRIP	6
+
+/* What an interval's columns say of checkpoints. */
+typedef enum CheckpointMark
+{
+	CHECKPOINT_NONE,			/* none ran, or unknown (NULL) */
+	CHECKPOINT_RUNNING,			/* one ran through it */
+	CHECKPOINT_BEGAN_OR_ENDED,
+} CheckpointMark;
 
 /* The batch and its series, as ranread_batches and ranread_intervals hold them. */
 typedef struct IntervalChart
@@ -65,6 +81,8 @@ typedef struct IntervalChart
 	int			processes;
 	int			count;
 	RanreadInterval *intervals;
+	CheckpointMark *marks;		/* one per interval */
+	bool		marked;			/* some interval has a mark */
 	bool		dropped;		/* the throttle rule holds */
 	RanreadDrop drop;
 	double		checkpoint_requested_s; /* checkpoint => 'during': its window; -1: none */
@@ -127,12 +145,14 @@ read_intervals(const char *schema, IntervalChart *chart)
 	Datum		values[1] = {Int64GetDatum(chart->batch)};
 
 	if (SPI_execute_with_args(psprintf("SELECT start_s, seconds, reads, mean_ms, p50_ms, p99_ms, max_ms, "
-									   "workers_reading FROM %s.ranread_intervals "
+									   "workers_reading, checkpoint_began, checkpoint_ended, checkpoint_running "
+									   "FROM %s.ranread_intervals "
 									   "WHERE batch OPERATOR(pg_catalog.=) $1 ORDER BY interval_no", schema),
 							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the intervals of batch " INT64_FORMAT, chart->batch);
 	chart->count = (int) SPI_processed;
 	chart->intervals = palloc0(sizeof(RanreadInterval) * Max(1, chart->count));
+	chart->marks = palloc0(sizeof(CheckpointMark) * Max(1, chart->count));
 	for (int i = 0; i < chart->count; i++)
 	{
 		HeapTuple	row = SPI_tuptable->vals[i];
@@ -147,6 +167,12 @@ read_intervals(const char *schema, IntervalChart *chart)
 		interval->p99_ms = ranread_spi_float_named(row, desc, "p99_ms", -1);
 		interval->max_ms = ranread_spi_float_named(row, desc, "max_ms", -1);
 		interval->reading = (int) ranread_spi_int_named(row, desc, "workers_reading", 0);
+		if (ranread_spi_bool_named(row, desc, "checkpoint_began", false) ||
+			ranread_spi_bool_named(row, desc, "checkpoint_ended", false))
+			chart->marks[i] = CHECKPOINT_BEGAN_OR_ENDED;
+		else if (ranread_spi_bool_named(row, desc, "checkpoint_running", false))
+			chart->marks[i] = CHECKPOINT_RUNNING;
+		chart->marked |= chart->marks[i] != CHECKPOINT_NONE;
 	}
 	chart->dropped = ranread_series_find_drop(chart->intervals, chart->count, chart->processes, &chart->drop);
 }
@@ -354,6 +380,30 @@ draw_checkpoint_window(StringInfo out, const IntervalChart *chart, const Box *bo
 					 from, box->top, Max(1.0, to - from), box->bottom - box->top, COLOUR_CHECKPOINT);
 }
 
+/* Along the top of the plot, over each interval a checkpoint ran in: darker where one began or ended. */
+static void
+draw_checkpoint_marks(StringInfo out, const IntervalChart *chart, const Box *box, const Axis *x)
+{
+	appendStringInfoString(out, "<g id=\"checkpoints\">\n");
+	for (int i = 0; i < chart->count; i++)
+	{
+		const RanreadInterval *interval = &chart->intervals[i];
+		double		from;
+		double		to;
+
+		if (chart->marks[i] == CHECKPOINT_NONE || !ranread_svg_drawable(interval->start_s) ||
+			!ranread_svg_drawable(interval->seconds))
+			continue;
+		from = ranread_svg_axis_pixel(x, interval->start_s, box->left, box->right);
+		to = ranread_svg_axis_pixel(x, interval->start_s + interval->seconds, box->left, box->right);
+		appendStringInfo(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
+						 chart->marks[i] == CHECKPOINT_RUNNING ? "checkpoint-running" : "checkpoint-began-or-ended",
+						 from, box->top, Max(1.0, to - from), CHECKPOINT_STRIP,
+						 chart->marks[i] == CHECKPOINT_RUNNING ? COLOUR_CHECKPOINT : COLOUR_CHECKPOINT_MARK);
+	}
+	appendStringInfoString(out, "</g>\n");
+}
+
 /* Draw `chart` into `out`: IOPS on the left axis, latencies on the right, against seconds. */
 static void
 render(StringInfo out, const IntervalChart *chart, int width, int height)
@@ -377,6 +427,8 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 		ranread_svg_legend_add(&legend, SWATCH_DASHED, COLOUR_DROP, "IOPS fell sharply (the throttle rule)");
 	if (checkpoint)
 		ranread_svg_legend_add(&legend, SWATCH_BAR, COLOUR_CHECKPOINT, "checkpoint (checkpoint => 'during')");
+	if (chart->marked)
+		ranread_svg_legend_add(&legend, SWATCH_BAR, COLOUR_CHECKPOINT_MARK, "a checkpoint began or ended (any)");
 	box.top = ranread_svg_legend_end(out, &legend) + (dropped ? MARKER_ROW : 0);
 	box.left = RANREAD_SVG_AXIS_MARGIN;
 	box.right = width - RANREAD_SVG_AXIS_MARGIN;
@@ -391,6 +443,8 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 	ranread_svg_draw_x_axis(out, &box, height, "seconds since counting began");
 	if (checkpoint)
 		draw_checkpoint_window(out, chart, &box, &x, span_s);
+	if (chart->marked)
+		draw_checkpoint_marks(out, chart, &box, &x);
 	draw_line(out, points, n, &box, &x, &latency, 2, "p99", COLOUR_P99);
 	draw_line(out, points, n, &box, &x, &latency, 1, "mean", COLOUR_MEAN);
 	draw_line(out, points, n, &box, &x, &iops, 0, "iops", COLOUR_IOPS);

@@ -149,6 +149,7 @@ read_diskstats(unsigned int major, unsigned int minor, RanreadDiskStats *stats,
 		stats->sectors_read = f[2];
 		stats->read_ms = f[3];
 		stats->io_ticks_ms = f[9];
+		stats->writes_completed = f[4];
 		if (name != NULL)
 			strlcpy(name, line_name, name_size);
 		found = true;

@@ -20,6 +20,7 @@ typedef struct RanreadDiskStats
 	uint64		sectors_read;	/* of 512 bytes, whatever the device's sector size */
 	uint64		read_ms;		/* time spent on reads, summed over requests */
 	uint64		io_ticks_ms;	/* time the device had I/O in flight */
+	uint64		writes_completed;
 } RanreadDiskStats;
 
 /* The block device holding a file, as /proc/diskstats names it. */

@@ -39,6 +39,7 @@
 #include "rules/series_rules.h"
 #include "record/checkpoint_window.h"
 #include "record/db_activity.h"
+#include "record/interval_activity.h"
 #include "record/stat_io.h"
 
 /* The columns of ranread_intervals after batch, as arrays, one element per interval. */
@@ -266,11 +267,6 @@ series_array(const RanreadSeries *series, int column, Oid type)
 {
 	Datum	   *elems = palloc(sizeof(Datum) * Max(series->count, 1));
 	bool	   *nulls = palloc0(sizeof(bool) * Max(series->count, 1));
-	int			dims[1] = {series->count};
-	int			lbs[1] = {1};
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
 
 	for (int i = 0; i < series->count; i++)
 	{
@@ -303,19 +299,28 @@ series_array(const RanreadSeries *series, int column, Oid type)
 				break;
 		}
 	}
-	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
-	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, type,
-											  typlen, typbyval, typalign));
+	return ranread_row_array(elems, nulls, series->count, type);
 }
 
-/* INSERT the batch's series into ranread_intervals: one statement, one row per interval. */
+/*
+ * INSERT the batch's series into ranread_intervals, with what the server did
+ * in each interval (interval_activity.c): one statement, one row per
+ * interval.
+ */
 static void
 insert_series(const RanreadShared *shared)
 {
+	enum
+	{
+		ALL_COLUMNS = SERIES_COLUMNS + RANREAD_INTERVAL_ACTIVITY_COLUMNS
+	};
 	const RanreadSeries *series = ranread_series_of(shared);
-	Oid			types[SERIES_COLUMNS + 1] = {INT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID,
+	Oid			types[ALL_COLUMNS + 1] = {INT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID,
 	FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID};
-	Datum		values[SERIES_COLUMNS + 1];
+	Datum		values[ALL_COLUMNS + 1];
+	const char *names[RANREAD_INTERVAL_ACTIVITY_COLUMNS];
+	StringInfoData columns;
+	StringInfoData arrays;
 	char	   *sql;
 
 	if (series->count == 0)
@@ -323,13 +328,18 @@ insert_series(const RanreadShared *shared)
 	values[0] = Int64GetDatum(shared->batch);
 	for (int c = 0; c < SERIES_COLUMNS; c++)
 		values[c + 1] = series_array(series, c, get_element_type(types[c + 1]));
-	sql = psprintf("INSERT INTO %s.ranread_intervals (batch, start_s, seconds, reads, iops, mean_ms, "
-				   "p50_ms, p99_ms, max_ms, workers_reading, interval_no) "
-				   "SELECT $1, u.* FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
-				   "pg_catalog.unnest($4), pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), "
-				   "pg_catalog.unnest($8), pg_catalog.unnest($9), pg_catalog.unnest($10)) WITH ORDINALITY AS u",
-				   quote_identifier(shared->schema_name));
-	if (SPI_execute_with_args(sql, SERIES_COLUMNS + 1, types, values, NULL, false, 0) != SPI_OK_INSERT)
+	ranread_interval_activity_arrays(shared, names, &types[SERIES_COLUMNS + 1], &values[SERIES_COLUMNS + 1]);
+	initStringInfo(&columns);
+	initStringInfo(&arrays);
+	appendStringInfoString(&columns, "start_s, seconds, reads, iops, mean_ms, p50_ms, p99_ms, max_ms, workers_reading");
+	for (int c = 0; c < RANREAD_INTERVAL_ACTIVITY_COLUMNS; c++)
+		appendStringInfo(&columns, ", %s", names[c]);
+	for (int c = 0; c < ALL_COLUMNS; c++)
+		appendStringInfo(&arrays, "%spg_catalog.unnest($%d)", c > 0 ? ", " : "", c + 2);
+	sql = psprintf("INSERT INTO %s.ranread_intervals (batch, %s, interval_no) "
+				   "SELECT $1, u.* FROM ROWS FROM (%s) WITH ORDINALITY AS u",
+				   quote_identifier(shared->schema_name), columns.data, arrays.data);
+	if (SPI_execute_with_args(sql, ALL_COLUMNS + 1, types, values, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into ranread_intervals");
 }
 

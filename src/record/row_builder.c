@@ -8,7 +8,9 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "record/row_builder.h"
 
@@ -48,4 +50,21 @@ ranread_row_insert(const RanreadRow *row, const char *schema, const char *table)
 {
 	return SPI_execute_with_args(insert_sql(row, schema, table), row->n,
 								 (Oid *) row->types, (Datum *) row->values, row->nulls, false, 0);
+}
+
+/*
+ * A one-dimensional array of n elements of type element, NULL where nulls
+ * says: a value for an INSERT that unnests arrays into rows (the series).
+ */
+Datum
+ranread_row_array(Datum *elems, bool *nulls, int n, Oid element)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(element, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, element, typlen, typbyval, typalign));
 }

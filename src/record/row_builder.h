@@ -25,5 +25,6 @@ typedef struct RanreadRow
 
 extern void ranread_row_add(RanreadRow *row, const char *name, Oid type, Datum value, bool isnull);
 extern int	ranread_row_insert(const RanreadRow *row, const char *schema, const char *table);
+extern Datum ranread_row_array(Datum *elems, bool *nulls, int n, Oid element);
 
 #endif							/* RANREAD_ROW_BUILDER_H */

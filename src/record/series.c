@@ -9,7 +9,8 @@
  * the difference from its previous sum: the reads of that interval alone,
  * from which its IOPS, mean, p50, p99 and max follow.  The workers' counters
  * are read while they are written: a read that ends as the sum is taken
- * falls into this interval or the next, never both.  The last worker to stop
+ * falls into this interval or the next, never both.  What the server did
+ * meanwhile is read right after (interval_activity.c).  The last worker to stop
  * reading adds the partial interval at the end and closes the series, so a
  * batch whose leader is gone keeps every interval it completed.  One process
  * samples at a time (RanreadSeries.busy).
@@ -28,10 +29,32 @@
 static RanreadHistogram sum;
 static RanreadHistogram delta;
 
+/* Where the intervals' activity starts, from the series' start. */
+static Size
+activity_offset(int capacity)
+{
+	return MAXALIGN(add_size(offsetof(RanreadSeries, intervals), mul_size(capacity, sizeof(RanreadInterval))));
+}
+
+/* Shared memory for a series of at most capacity intervals, with their activity. */
+Size
+ranread_series_size(int capacity)
+{
+	return add_size(activity_offset(capacity), mul_size(capacity, sizeof(RanreadIntervalActivity)));
+}
+
 RanreadSeries *
 ranread_series_of(const RanreadShared *shared)
 {
 	return (RanreadSeries *) ((char *) shared + shared->series_offset);
+}
+
+/* What the server did in each interval (interval_activity.c), after the intervals. */
+RanreadIntervalActivity *
+ranread_series_activity(const RanreadShared *shared)
+{
+	return (RanreadIntervalActivity *) ((char *) ranread_series_of(shared) +
+										activity_offset(shared->series_capacity));
 }
 
 /* Every reader's histogram summed, as they are now (they may be reading). */
@@ -69,6 +92,8 @@ add_interval(RanreadShared *shared, RanreadSeries *series, instr_time now)
 	delta.max_ns = max_ns;
 	memcpy(&series->previous, &sum, sizeof(RanreadHistogram));
 	series->samples++;
+	ranread_interval_activity_sample(shared, series->count < shared->series_capacity ?
+									 &ranread_series_activity(shared)[series->count] : NULL);
 
 	if (series->count >= shared->series_capacity)
 	{

@@ -20,12 +20,13 @@
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 
+#include "record/interval_activity.h"
 #include "rules/histogram.h"
 #include "rules/series_rules.h"
 
 /* Longest series of a run without a duration (10 h at the default 1 s). */
 #define RANREAD_SERIES_ITERATIONS_CAPACITY	36000
-/* Longest series of any run (a week at 1 s, 64 MB of shared memory). */
+/* Longest series of any run (11.6 days at 1 s, 136 MB of shared memory with its activity). */
 #define RANREAD_SERIES_MAX_CAPACITY		(1000 * 1000)
 
 typedef struct RanreadSeries
@@ -38,12 +39,16 @@ typedef struct RanreadSeries
 	int			count;			/* intervals kept */
 	int			samples;		/* intervals ended, kept or not */
 	RanreadHistogram previous;	/* every worker's reads at the last sample */
+	RanreadServerCounters counters; /* the server's at the last sample (interval_activity.c) */
+	/* then one RanreadIntervalActivity per interval: ranread_series_activity() */
 	RanreadInterval intervals[FLEXIBLE_ARRAY_MEMBER];
 } RanreadSeries;
 
 /* series.c: sampling, in the leader and the last worker */
 struct RanreadShared;
+extern Size ranread_series_size(int capacity);
 extern RanreadSeries *ranread_series_of(const struct RanreadShared *shared);
+extern RanreadIntervalActivity *ranread_series_activity(const struct RanreadShared *shared);
 extern void ranread_series_sample(struct RanreadShared *shared, instr_time now);
 extern void ranread_series_close(struct RanreadShared *shared, instr_time now);
 extern instr_time ranread_series_next_boundary(const struct RanreadShared *shared);

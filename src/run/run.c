@@ -64,6 +64,7 @@
 #include "run/run_arguments.h"
 #include "readpath/run_memory.h"
 #include "os/segments.h"
+#include "record/interval_activity.h"
 #include "record/series.h"
 #include "rules/series_rules.h"
 #include "record/checkpoint_window.h"
@@ -115,8 +116,7 @@ ranread_shared_layout(const RanreadParams *params, Size *service_offset, Size *w
 	else
 		*series_capacity = RANREAD_SERIES_ITERATIONS_CAPACITY;
 	*series_offset = MAXALIGN(size);
-	return add_size(add_size(*series_offset, offsetof(RanreadSeries, intervals)),
-					mul_size(*series_capacity, sizeof(RanreadInterval)));
+	return add_size(*series_offset, ranread_series_size(*series_capacity));
 }
 
 /* What the DSM detach callback needs: lives in TopTransactionContext. */
@@ -263,6 +263,7 @@ follow_reading(RanreadShared *shared)
 		RANREAD_TIME_SET_CURRENT(shared->device_start_time);
 		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 		shared->device_start_taken = true;
+		ranread_interval_activity_start(shared);
 	}
 	checkpoint_ms = ranread_checkpoint_follow(shared, now);
 	next = ranread_series_next_boundary(shared);
@@ -350,8 +351,11 @@ try_release(RanreadShared *shared)
 	pg_atomic_write_u32(&shared->reading, shared->params.processes);
 
 	if (shared->params.ramp_ns == 0)
+	{
 		shared->device_start_taken = shared->device.found =
 			ranread_device_stats(&shared->device, &shared->device_start);
+		ranread_interval_activity_start(shared);
+	}
 	RANREAD_TIME_SET_CURRENT(shared->release_time);
 	shared->count_from = ranread_instr_time_from_ns(ranread_instr_time_ns(shared->release_time) +
 													shared->params.ramp_ns);

@@ -186,6 +186,14 @@ write_until_done(RanreadShared *shared, RanreadWriterSlot *slot, WriteLoop *loop
 		slot->end_time = end;
 		INSTR_TIME_SUBTRACT(end, start);
 		ranread_hist_record(&slot->hist, ranread_instr_time_ns(end));
+
+		/*
+		 * As a client backend does between transactions: its WAL syncs and
+		 * writes reach the cumulative statistics about once a second, so
+		 * that the series shows them in the interval they happened in
+		 * (interval_activity.c), not all at the end.
+		 */
+		pgstat_report_stat(false);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
