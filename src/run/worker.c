@@ -789,9 +789,12 @@ run_worker(RanreadShared *shared, int worker)
 	return true;
 }
 
-/* The last worker to stop reading closes the device statistics window and the series. */
-static void
-sample_at_end(RanreadShared *shared)
+/*
+ * The last worker to stop reading (with writers alone, the last writer to
+ * stop writing) closes the device statistics window and the series.
+ */
+void
+ranread_sample_at_end(RanreadShared *shared)
 {
 	RANREAD_TIME_SET_CURRENT(shared->device_end_time);
 	shared->device_sampled = shared->device_start_taken &&
@@ -916,7 +919,7 @@ ranread_worker_main(Datum main_arg)
 	if (released)
 	{
 		if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
-			sample_at_end(shared);
+			ranread_sample_at_end(shared);
 		ranread_worker_report_activity(shared, false, worker, "recording");
 		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
 		slot->recording = true;
