@@ -854,27 +854,6 @@ CREATE TABLE ranread_db_activity (
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
 
--- ranread_reset() deletes from the two new tables too: a role that could
--- reset 1.2's history (DELETE on ranread_results) gets DELETE on them, so
--- that it still can.  (Writers' other privileges are granted on purpose:
--- docs/reference.md's grant block.)
-DO $$
-DECLARE
-	grantee text;
-BEGIN
-	FOR grantee IN
-		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
-		FROM pg_catalog.pg_class c
-		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
-		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
-		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
-		  AND a.grantee <> c.relowner
-	LOOP
-		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity TO %s', grantee);
-	END LOOP;
-END
-$$;
-
 -- A batch's writes in one row: its writers merged.
 CREATE VIEW ranread_write_summary AS
 SELECT w.batch,
@@ -1027,8 +1006,10 @@ CREATE TABLE ranread_write_sweep_steps (
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_write_sweep_steps', '');
 
--- ranread_reset() deletes from these two as well: DELETE on them for every
--- role that could reset 1.2's history, as for the writers' tables above.
+-- ranread_reset() deletes from the new tables too (the writers' and the
+-- write sweeps'): a role that could reset 1.2's history (DELETE on
+-- ranread_results) gets DELETE on them, so that it still can.  (Their other
+-- privileges are granted on purpose: docs/reference.md's grant block.)
 DO $$
 DECLARE
 	grantee text;
@@ -1041,7 +1022,8 @@ BEGIN
 		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
 		  AND a.grantee <> c.relowner
 	LOOP
-		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_sweeps, ranread_write_sweep_steps TO %s', grantee);
+		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity, ranread_write_sweeps, '
+								  'ranread_write_sweep_steps TO %s', grantee);
 	END LOOP;
 END
 $$;

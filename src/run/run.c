@@ -520,8 +520,8 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	shared->seed = params->seed != 0 ? params->seed : pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
 	/* the device's counters are those of the target read, or with writers alone of the one written */
-	first_segment = ranread_first_segment_absolute_path(params->processes > 0 ? shared->target_file :
-														RANREAD_REL_FILE(write_target));
+	first_segment = ranread_first_segment_absolute_path(params->processes == 0 && write_target != NULL ?
+														RANREAD_REL_FILE(write_target) : shared->target_file);
 	ranread_device_of(first_segment, &shared->device);
 	pg_atomic_init_u32(&shared->barrier, 0);
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
