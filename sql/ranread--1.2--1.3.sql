@@ -854,27 +854,6 @@ CREATE TABLE ranread_db_activity (
 );
 SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
 
--- ranread_reset() deletes from the two new tables too: a role that could
--- reset 1.2's history (DELETE on ranread_results) gets DELETE on them, so
--- that it still can.  (Writers' other privileges are granted on purpose:
--- docs/reference.md's grant block.)
-DO $$
-DECLARE
-	grantee text;
-BEGIN
-	FOR grantee IN
-		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
-		FROM pg_catalog.pg_class c
-		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
-		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
-		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
-		  AND a.grantee <> c.relowner
-	LOOP
-		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity TO %s', grantee);
-	END LOOP;
-END
-$$;
-
 -- A batch's writes in one row: its writers merged.
 CREATE VIEW ranread_write_summary AS
 SELECT w.batch,
@@ -1002,3 +981,304 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- The write sweep's rule book (src/rules/write_sweep_rules.c) for one step,
+-- so that ranread_write_sweep() decides in C (src/sweep/write_sweep_decide.c).
+-- A pure computation on its arguments, like ranread_sweep_decide(), so left
+-- executable by PUBLIC.
+CREATE FUNCTION ranread_write_sweep_decide(write_rate_iops float8, write_iops float8, write_mean_ms float8,
+										   write_p99_ms float8, completed boolean, read_p99_ms float8,
+										   read_p99_band_pct float8, runs int, max_write_rate_iops float8,
+										   slo_write_mean_ms float8, slo_write_p99_ms float8, slo_p99_ms float8,
+										   OUT decision text, OUT within_slo boolean)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_write_sweep_decide'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+-- Write sweeps (CALL ranread_write_sweep()): one row per sweep, with its
+-- arguments and its verdict; its steps in ranread_write_sweep_steps, each
+-- step's batches in ranread_batches and ranread_write_results.  Tables of
+-- their own: ranread_sweep_runs and ranread_sweep_verdict() are the read
+-- sweep's, which steps processes and judges IOPS.
+CREATE SEQUENCE ranread_write_sweep_seq;
+CREATE TABLE ranread_write_sweeps (
+	write_sweep bigint PRIMARY KEY,
+	started_at timestamptz NOT NULL,
+	writers int NOT NULL,
+	start_write_rate_iops float8 NOT NULL,
+	max_write_rate_iops float8 NOT NULL,
+	write_rate_step float8,				-- added each step (NULL: the rate doubled)
+	duration_s float8 NOT NULL,			-- each batch's
+	processes int NOT NULL,				-- readers beside the writers (0: writers alone)
+	rate_iops float8,					-- the readers' open-loop rate (NULL: closed loop)
+	mode text NOT NULL,
+	target name NOT NULL,
+	write_target name NOT NULL,
+	slo_write_mean_ms float8,
+	slo_write_p99_ms float8,
+	slo_p99_ms float8,
+	status text NOT NULL,				-- running, completed (a rule stopped it) or stopped (a step did not complete)
+	steps int,
+	stop_rule text,						-- the rule that stopped it
+	best_write_rate_iops float8,		-- the highest rate asked within the SLO (NULL: none)
+	verdict text
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_write_sweeps', '');
+SELECT pg_catalog.pg_extension_config_dump('ranread_write_sweep_seq', '');
+
+-- One row per step of a write sweep: its batches (more than one when it was
+-- measured again), their figures pooled, and the rule book's decision.
+CREATE TABLE ranread_write_sweep_steps (
+	write_sweep bigint NOT NULL REFERENCES ranread_write_sweeps ON DELETE CASCADE,
+	step int NOT NULL,
+	write_rate_iops float8 NOT NULL,	-- asked for, all writers together
+	batches bigint[] NOT NULL,
+	write_iops float8 NOT NULL,			-- achieved: the batches' writes over their spans
+	write_mean_ms float8,				-- each write's transaction start to commit, pooled
+	write_p99_ms float8,
+	read_p99_ms float8,					-- the readers', pooled (NULL: writers alone)
+	read_p99_band_pct float8,			-- its 95 % half-width, in percent (NULL: unknown)
+	completed boolean NOT NULL,
+	within_slo boolean NOT NULL,
+	decision text NOT NULL,				-- 'go on', or the rule that stopped the sweep
+	PRIMARY KEY (write_sweep, step)
+);
+SELECT pg_catalog.pg_extension_config_dump('ranread_write_sweep_steps', '');
+
+-- ranread_reset() deletes from the new tables too (the writers' and the
+-- write sweeps'): a role that could reset 1.2's history (DELETE on
+-- ranread_results) gets DELETE on them, so that it still can.  (Their other
+-- privileges are granted on purpose: docs/reference.md's grant block.)
+DO $$
+DECLARE
+	grantee text;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
+		FROM pg_catalog.pg_class c
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
+		  AND a.grantee <> c.relowner
+	LOOP
+		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity, ranread_write_sweeps, '
+								  'ranread_write_sweep_steps TO %s', grantee);
+	END LOOP;
+END
+$$;
+
+-- A write sweep: write_rate_iops stepped open loop, each step a batch of
+-- writers (beside processes readers, or alone), committed after each, and
+-- judged by ranread_write_sweep_decide(); it stops at the first step outside
+-- the SLO or at max_write_rate_iops, and its verdict names the highest rate
+-- within the SLO and the rule that stopped it.  No SET clause (a procedure
+-- with one cannot COMMIT): it sets its search_path itself, again after each
+-- COMMIT.
+CREATE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
+									 start_write_rate_iops float8 DEFAULT 100,
+									 max_write_rate_iops float8 DEFAULT 1600,
+									 write_rate_step float8 DEFAULT NULL,	-- added each step (NULL: doubled)
+									 duration interval DEFAULT '10 s',	-- each step's batch
+									 processes int DEFAULT 0,	-- readers beside the writers
+									 rate_iops float8 DEFAULT NULL,	-- the readers' (NULL: closed loop)
+									 slo_write_p99_ms float8 DEFAULT 10,
+									 slo_write_mean_ms float8 DEFAULT NULL,
+									 slo_p99_ms float8 DEFAULT NULL,	-- the readers' (needs processes)
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 write_target name DEFAULT 'ranread_write_target')
+LANGUAGE plpgsql
+AS $write_sweep$
+DECLARE
+	own name;
+	sweep_no bigint;
+	rate float8;
+	step int := 0;
+	runs int;
+	batches bigint[];
+	ran record;
+	pooled record;
+	d record;
+	best record;
+	last_rate float8;
+	words text;
+	slo_words text;
+	messages text := pg_catalog.current_setting('client_min_messages');
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	IF writers IS NULL OR start_write_rate_iops IS NULL OR max_write_rate_iops IS NULL OR duration IS NULL
+	   OR processes IS NULL OR mode IS NULL OR target IS NULL OR write_target IS NULL THEN
+		RAISE EXCEPTION 'writers, start_write_rate_iops, max_write_rate_iops, duration, processes, mode, target and write_target must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF writers < 1 OR writers > 1024 THEN
+		RAISE EXCEPTION 'writers must be between 1 and 1024'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s.', writers);
+	END IF;
+	-- (NaN sorts above every number, Infinity too: neither is a rate or a bound)
+	IF NOT (start_write_rate_iops > 0 AND max_write_rate_iops >= start_write_rate_iops
+			AND max_write_rate_iops <= 10000000) THEN
+		RAISE EXCEPTION 'start_write_rate_iops must be positive, and max_write_rate_iops between it and 10000000'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('start_write_rate_iops is %s and max_write_rate_iops %s.',
+								  start_write_rate_iops, max_write_rate_iops);
+	END IF;
+	IF write_rate_step IS NOT NULL AND NOT (write_rate_step > 0 AND write_rate_step <= 10000000) THEN
+		RAISE EXCEPTION 'write_rate_step must be positive and at most 10000000, or NULL to double the rate each step'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s.', write_rate_step);
+	END IF;
+	IF processes < 0 OR processes > 1024 THEN
+		RAISE EXCEPTION 'processes must be between 0 and 1024'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s; 0 sweeps writers alone.', processes);
+	END IF;
+	IF slo_write_p99_ms IS NULL AND slo_write_mean_ms IS NULL THEN
+		RAISE EXCEPTION 'slo_write_p99_ms and slo_write_mean_ms must not both be null'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'The sweep stops where the writers'' commit latency leaves its SLO: give a bound on its p99, its mean, or both.';
+	END IF;
+	IF NOT (coalesce(slo_write_p99_ms, 1) > 0 AND coalesce(slo_write_p99_ms, 1) < 'Infinity'::float8
+			AND coalesce(slo_write_mean_ms, 1) > 0 AND coalesce(slo_write_mean_ms, 1) < 'Infinity'::float8
+			AND coalesce(slo_p99_ms, 1) > 0 AND coalesce(slo_p99_ms, 1) < 'Infinity'::float8) THEN
+		RAISE EXCEPTION 'the SLO bounds must be positive numbers'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF processes > 0 AND slo_p99_ms IS NULL THEN
+		RAISE EXCEPTION 'a write sweep with readers needs slo_p99_ms'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'The sweep stops where the readers'' p99 leaves slo_p99_ms; give it, or processes => 0 for writers alone.';
+	END IF;
+	IF processes = 0 AND (slo_p99_ms IS NOT NULL OR rate_iops IS NOT NULL) THEN
+		RAISE EXCEPTION '% needs readers', CASE WHEN slo_p99_ms IS NOT NULL THEN 'slo_p99_ms' ELSE 'rate_iops' END
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Give processes => N for readers beside the writers, or leave it out for writers alone.';
+	END IF;
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	EXECUTE format('SELECT pg_catalog.nextval(%L)', own || '.ranread_write_sweep_seq') INTO sweep_no;
+	EXECUTE format('INSERT INTO %I.ranread_write_sweeps (write_sweep, started_at, writers, start_write_rate_iops, '
+				   'max_write_rate_iops, write_rate_step, duration_s, processes, rate_iops, mode, target, write_target, '
+				   'slo_write_mean_ms, slo_write_p99_ms, slo_p99_ms, status) '
+				   'VALUES ($1, pg_catalog.now(), $2, $3, $4, $5, pg_catalog.date_part(''epoch'', $6), $7, $8, $9, $10, '
+				   '$11, $12, $13, $14, ''running'')', own)
+		USING sweep_no, writers, start_write_rate_iops, max_write_rate_iops, write_rate_step, duration, processes,
+			  rate_iops, mode, target, write_target, slo_write_mean_ms, slo_write_p99_ms, slo_p99_ms;
+	rate := start_write_rate_iops;
+	LOOP
+		step := step + 1;
+		runs := 0;
+		batches := '{}';
+		LOOP
+			-- a bad argument or a missing target ends the sweep at its first batch, which
+			-- rolls back with the sweep's row: nothing recorded
+			-- one NOTICE a step, the sweep's: the batch's own NOTICEs are hushed (its WARNINGs are not)
+			PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
+			EXECUTE format('SELECT r.batch, r.status FROM %I.ranread_run(processes => $1, iterations => NULL::int8, '
+						   'target => $2, mode => $3, duration => $4, rate_iops => $5, writers => $6, '
+						   'write_rate_iops => $7, write_target => $8) r', own)
+				INTO ran
+				USING processes, target, mode, duration, rate_iops, writers, rate, write_target;
+			PERFORM pg_catalog.set_config('client_min_messages', messages, true);
+			IF ran.batch IS NULL THEN
+				RAISE EXCEPTION 'step % of write sweep % was not recorded', step, sweep_no
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  HINT = 'See the WARNING above: the role needs INSERT on the result tables.';
+			END IF;
+			runs := runs + 1;
+			batches := batches || ran.batch;
+			-- the step's batches pooled: writes over the batches' spans, latencies from the merged histograms
+			EXECUTE format(
+				'SELECT coalesce(pg_catalog.sum(w.writes)::float8 / NULLIF((SELECT pg_catalog.sum(s.span) FROM '
+				'		(SELECT pg_catalog.max(x.elapsed_s) AS span FROM %1$I.ranread_write_results x '
+				'		 WHERE x.batch = ANY ($1) GROUP BY x.batch) s), 0), 0) AS write_iops, '
+				'	pg_catalog.sum(w.mean_ms * w.writes) / NULLIF(pg_catalog.sum(w.writes), 0) AS write_mean_ms, '
+				'	CASE WHEN pg_catalog.sum(w.writes) > 0 THEN %1$I.ranread_histogram_percentile('
+				'		%1$I.ranread_histogram_merge(w.histogram), 0.99) END AS write_p99_ms, '
+				'	pg_catalog.bool_and(w.status = ''completed'') AS writers_completed, '
+				'	(SELECT pg_catalog.bool_and(b.status = ''completed'') FROM %1$I.ranread_batches b '
+				'	 WHERE b.batch = ANY ($1)) AS batches_completed, '
+				'	(SELECT CASE WHEN pg_catalog.sum(b.reads) > 0 THEN %1$I.ranread_histogram_percentile('
+				'		%1$I.ranread_histogram_merge(b.histogram), 0.99) END '
+				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_ms, '
+				-- the pooled p99''s band: the batches'' median band over the square root of their number
+				'	(SELECT pg_catalog.percentile_cont(0.5) WITHIN GROUP (ORDER BY b.p99_band_pct) '
+				'		/ pg_catalog.sqrt(pg_catalog.count(*)) '
+				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_band_pct '
+				'FROM %1$I.ranread_write_results w WHERE w.batch = ANY ($1)', own)
+				INTO pooled USING batches, processes;
+			EXECUTE format('SELECT * FROM %I.ranread_write_sweep_decide(write_rate_iops => $1, write_iops => $2, '
+						   'write_mean_ms => $3, write_p99_ms => $4, completed => $5, read_p99_ms => $6, '
+						   'read_p99_band_pct => $7, runs => $8, max_write_rate_iops => $9, slo_write_mean_ms => $10, '
+						   'slo_write_p99_ms => $11, slo_p99_ms => $12)', own)
+				INTO d
+				USING rate, pooled.write_iops, pooled.write_mean_ms, pooled.write_p99_ms,
+					  coalesce(pooled.writers_completed AND pooled.batches_completed, false),
+					  CASE WHEN processes > 0 THEN coalesce(pooled.read_p99_ms, 'Infinity'::float8) END,
+					  pooled.read_p99_band_pct, runs, max_write_rate_iops, slo_write_mean_ms, slo_write_p99_ms,
+					  slo_p99_ms;
+			EXECUTE format('INSERT INTO %I.ranread_write_sweep_steps AS s (write_sweep, step, write_rate_iops, batches, '
+						   'write_iops, write_mean_ms, write_p99_ms, read_p99_ms, read_p99_band_pct, completed, within_slo, '
+						   'decision) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) '
+						   'ON CONFLICT (write_sweep, step) DO UPDATE SET batches = EXCLUDED.batches, '
+						   'write_iops = EXCLUDED.write_iops, write_mean_ms = EXCLUDED.write_mean_ms, '
+						   'write_p99_ms = EXCLUDED.write_p99_ms, read_p99_ms = EXCLUDED.read_p99_ms, '
+						   'read_p99_band_pct = EXCLUDED.read_p99_band_pct, completed = EXCLUDED.completed, '
+						   'within_slo = EXCLUDED.within_slo, decision = EXCLUDED.decision', own)
+				USING sweep_no, step, rate, batches, pooled.write_iops, pooled.write_mean_ms, pooled.write_p99_ms,
+					  pooled.read_p99_ms, pooled.read_p99_band_pct,
+					  coalesce(pooled.writers_completed AND pooled.batches_completed, false), d.within_slo, d.decision;
+			RAISE NOTICE '%', format('write sweep %s step %s: %s writes/s asked, %s achieved; commit mean %s ms, p99 %s ms%s%s: %s',
+				sweep_no, step, round(rate::numeric, 1), round(pooled.write_iops::numeric, 1),
+				coalesce(round(pooled.write_mean_ms::numeric, 3)::text, '-'),
+				coalesce(round(pooled.write_p99_ms::numeric, 3)::text, '-'),
+				CASE WHEN processes > 0 THEN format('; reads p99 %s ms (band %s %%)',
+					coalesce(round(pooled.read_p99_ms::numeric, 3)::text, '-'),
+					coalesce(round(pooled.read_p99_band_pct::numeric, 1)::text, 'unknown')) ELSE '' END,
+				CASE WHEN runs > 1 THEN format(' (%s batches pooled)', runs) ELSE '' END,
+				CASE d.decision WHEN 'go on' THEN 'within the SLO, go on'
+								WHEN 'repeat' THEN 'the reads'' p99 within its noise of the SLO, measured again'
+								ELSE 'stop (' || d.decision || ')' END);
+			COMMIT;
+			PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+			EXIT WHEN d.decision <> 'repeat';
+		END LOOP;
+		EXIT WHEN d.decision <> 'go on';
+		rate := least(coalesce(rate + write_rate_step, rate * 2), max_write_rate_iops);
+	END LOOP;
+
+	-- the verdict: the highest rate within the SLO, and what stopped the sweep
+	EXECUTE format('SELECT pg_catalog.max(s.write_rate_iops) FILTER (WHERE s.within_slo) AS rate, '
+				   '(pg_catalog.array_agg(s.write_iops ORDER BY s.write_rate_iops DESC) FILTER (WHERE s.within_slo))[1] AS iops '
+				   'FROM %I.ranread_write_sweep_steps s WHERE s.write_sweep = $1', own)
+		INTO best USING sweep_no;
+	last_rate := rate;
+	slo_words := concat_ws(', ',
+						   CASE WHEN slo_write_p99_ms IS NOT NULL THEN format('commit p99 <= %s ms', slo_write_p99_ms) END,
+						   CASE WHEN slo_write_mean_ms IS NOT NULL THEN format('commit mean <= %s ms', slo_write_mean_ms) END,
+						   CASE WHEN processes > 0 THEN format('reads p99 <= %s ms', slo_p99_ms) END);
+	words := format('write sweep %s (%s %s%s, %s s steps, %s): ', sweep_no, writers,
+					CASE WHEN writers = 1 THEN 'writer' ELSE 'writers' END,
+					CASE WHEN processes > 0 THEN format(' beside %s %s', processes,
+						CASE WHEN processes = 1 THEN 'reader' ELSE 'readers' END) ELSE ' alone' END,
+					trim_scale(extract(epoch FROM duration)), slo_words)
+		|| CASE
+			WHEN best.rate IS NULL THEN
+				format('no write rate was within the SLO; the first, %s writes/s, stopped it (%s)',
+					   round(start_write_rate_iops::numeric, 1), d.decision)
+			WHEN d.decision = 'max_write_rate_iops' THEN
+				format('the volume absorbed %s writes/s (%s achieved) within the SLO, the highest rate asked: '
+					   'raise max_write_rate_iops to find its limit',
+					   round(best.rate::numeric, 1), round(best.iops::numeric, 1))
+			ELSE
+				format('the volume absorbed %s writes/s (%s achieved) within the SLO; %s writes/s stopped the sweep (%s)',
+					   round(best.rate::numeric, 1), round(best.iops::numeric, 1), round(last_rate::numeric, 1),
+					   d.decision)
+		END;
+	EXECUTE format('UPDATE %I.ranread_write_sweeps SET status = $2, steps = $3, stop_rule = $4, '
+				   'best_write_rate_iops = $5, verdict = $6 WHERE write_sweep = $1', own)
+		USING sweep_no, CASE WHEN d.decision = 'step ended' THEN 'stopped' ELSE 'completed' END, step, d.decision,
+			  best.rate, words;
+	COMMIT;
+	RAISE NOTICE '%', words;
+END
+$write_sweep$;
+REVOKE ALL ON PROCEDURE ranread_write_sweep(int, float8, float8, float8, interval, int, float8, float8, float8, float8, text, name, name) FROM PUBLIC;

@@ -211,7 +211,7 @@ ranread_stop(PG_FUNCTION_ARGS)
 /*
  * Delete all history; returns the number of rows deleted from ranread_results
  * and ranread_batches (their rows of ranread_intervals, the sweeps, the
- * fleet runs and the writers' rows go with them).
+ * fleet runs, the writers' rows and the write sweeps go with them).
  */
 Datum
 ranread_reset(PG_FUNCTION_ARGS)
@@ -225,10 +225,12 @@ ranread_reset(PG_FUNCTION_ARGS)
 										 "f AS (DELETE FROM %s.ranread_fleet_runs), "
 										 "fs AS (DELETE FROM %s.ranread_fleet_servers), "
 										 "w AS (DELETE FROM %s.ranread_write_results), "
-										 "a AS (DELETE FROM %s.ranread_db_activity) "
+										 "a AS (DELETE FROM %s.ranread_db_activity), "
+										 "ws AS (DELETE FROM %s.ranread_write_sweep_steps), "
+										 "wr AS (DELETE FROM %s.ranread_write_sweeps) "
 										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
 										 "(SELECT pg_catalog.count(*) FROM b) AS deleted",
-										 schema, schema, schema, schema, schema, schema, schema, schema),
+										 schema, schema, schema, schema, schema, schema, schema, schema, schema, schema),
 								"deleted", false));
 }
 

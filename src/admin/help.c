@@ -35,6 +35,8 @@ static const char *const help_lines[] = {
 	"writers => N, write_rate_iops => R (with duration): N writers beside the readers, R writes/s in all, each timed",
 	"ranread_write_summary: view, a batch's writes (rate, time to commit) and what the database did (WAL, checkpoints)",
 	"checkpoint => 'during' (with writers, pg_checkpoint): a checkpoint a third in; read p99 inside it and outside",
+	"processes => 0 (with writers and duration): writers alone (RanWrite), no reads; see ranread_write_summary",
+	"CALL ranread_write_sweep([writers, ...]): step write_rate_iops until writes or reads leave the SLO, a verdict",
 	"CALL ranread_sweep([start_processes, ...]): step until a stop rule, a verdict with bands (between N sweeps too)",
 	"ranread_verdict([sweep]): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",

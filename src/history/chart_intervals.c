@@ -472,6 +472,8 @@ draw_intervals(StringInfo out, const RanreadChartCall *call)
 		ereport(ERROR,
 				(errcode(ERRCODE_NO_DATA),
 				 errmsg("batch " INT64_FORMAT " has no interval to chart", chart.batch),
+				 chart.processes == 0 ?
+				 errdetail("It ran writers alone (processes 0): ranread_intervals holds reads, and it had none.") :
 				 errdetail("Batches recorded by ranread 1.0 keep no rows in ranread_intervals.")));
 	render(out, &chart, call->width, call->height);
 	return true;

@@ -158,7 +158,9 @@ read_curve(const char *schema, int64 batch, Curve *curve)
 	if (!(reads >= 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("batch " INT64_FORMAT " has no read in its latency histogram", batch)));
+				 errmsg("batch " INT64_FORMAT " has no read in its latency histogram", batch),
+				 ranread_spi_int_named(row, desc, "processes", 0) == 0 ?
+				 errdetail("It ran writers alone (processes 0); its writes are in ranread_write_summary.") : 0));
 	curve->label = curve_label(batch, row, desc);
 	curve->decades = log10(reads);
 

@@ -87,6 +87,7 @@ typedef struct CompareBatch
 	double		rate_iops;		/* open loop: the rate asked for; 0: closed loop */
 	int			iodepth;		/* reads in flight per worker */
 	int64		reads;
+	int			processes;		/* 0: writers alone */
 	char	   *io_settings[RANREAD_N_IO_SETTINGS];	/* '' where not recorded */
 	bool		known[RANREAD_N_MEASURES];
 	double		value[RANREAD_N_MEASURES];
@@ -136,7 +137,7 @@ read_batch(int64 number, CompareBatch *batch)
 	batch->batch = number;
 	initStringInfo(&select);
 	appendStringInfoString(&select, "SELECT target::text AS target, mode, status, block_size, "
-						   "coalesce(rate_iops, 0) AS rate_iops, reads");
+						   "coalesce(rate_iops, 0) AS rate_iops, reads, processes");
 	for (int m = 0; m < RANREAD_N_MEASURES; m++)
 	{
 		appendStringInfo(&select, ", %s", compare_measures[m].batch_column);
@@ -164,6 +165,7 @@ read_batch(int64 number, CompareBatch *batch)
 		batch->rate_iops = ranread_spi_float_named(row, desc, "rate_iops", 0);
 		batch->iodepth = (int) ranread_spi_int_named(row, desc, "iodepth", 1);
 		batch->reads = ranread_spi_int_named(row, desc, "reads", 0);
+		batch->processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
 		for (int s = 0; s < RANREAD_N_IO_SETTINGS; s++)
 			batch->io_settings[s] = MemoryContextStrdup(context,
 														ranread_spi_text_named(row, desc, io_setting_names[s], ""));
@@ -201,6 +203,12 @@ read_batch_with_reads(int64 number, CompareBatch *batch)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch " INT64_FORMAT " does not exist", number),
 				 errhint("The batches are listed in ranread_summary.")));
+	if (batch->processes == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch " INT64_FORMAT " has no reads to compare", number),
+				 errdetail("It ran writers alone (processes 0)."),
+				 errhint("Its writes are in ranread_write_summary.")));
 	if (batch->reads <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

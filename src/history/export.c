@@ -374,8 +374,8 @@ new_group(int64 row)
 
 /*
  * Why row's batch cannot be compared with others in RanRead's format, or
- * NULL: it did not complete, or memory answered part of its reads (its
- * physical_pct under what a sweep counts).
+ * NULL: it ran writers alone (no reads), it did not complete, or memory
+ * answered part of its reads (its physical_pct under what a sweep counts).
  */
 static char *
 left_out_reason(int64 row)
@@ -384,10 +384,13 @@ left_out_reason(int64 row)
 	TupleDesc	desc = SPI_tuptable->tupdesc;
 	char	   *status = ranread_spi_output_named(tuple, desc, "status");
 	bool		isnull;
-	double		physical = DatumGetFloat8(ranread_spi_datum_named(tuple, desc, "physical_pct", &isnull));
+	double		physical;
 
+	if (DatumGetInt32(ranread_spi_datum_named(tuple, desc, "Processes", &isnull)) == 0)
+		return "writers alone";
 	if (strcmp(status, "completed") != 0)
 		return status;
+	physical = DatumGetFloat8(ranread_spi_datum_named(tuple, desc, "physical_pct", &isnull));
 	if (!isnull && physical < RANREAD_SWEEP_MIN_PHYSICAL_PCT)
 		return psprintf("physical_pct %.1f", physical);
 	return NULL;

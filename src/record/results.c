@@ -118,13 +118,16 @@ summarize_device(const RanreadShared *shared, RanreadBatchSummary *summary)
 								   (seconds * 10.0));
 	/* bytes, not requests: see run_rules.c */
 	summary->device_bytes = 512.0 * (double) (shared->device_end.sectors_read - shared->device_start.sectors_read);
-	summary->device_shared_pct = ranread_device_shared_pct(summary->device_bytes, summary->own_bytes);
+	/* writers alone read nothing that the device's reads could be shared with */
+	if (shared->params.processes > 0)
+		summary->device_shared_pct = ranread_device_shared_pct(summary->device_bytes, summary->own_bytes);
 }
 
 /*
  * What ended a completed batch: the steady-state rule, every worker having
- * read all of its units once (coverage), the duration, or the iterations;
- * NULL when the batch did not complete (its status says why).
+ * read all of its units once (coverage), the duration, or the iterations
+ * (writers alone end at the duration); NULL when the batch did not complete
+ * (its status says why).
  */
 static const char *
 ended_by(const RanreadShared *shared, RanreadStatus status)
@@ -134,6 +137,8 @@ ended_by(const RanreadShared *shared, RanreadStatus status)
 
 	if (status != RANREAD_STATUS_COMPLETED)
 		return NULL;
+	if (shared->params.processes == 0)
+		return "duration";
 	if (pg_atomic_read_u32((pg_atomic_uint32 *) &shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
 		return "steady state";
 	for (int i = 0; i < shared->params.processes; i++)
@@ -180,7 +185,13 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->wrapped_reads += (int64) slot->wrapped_reads;
 	}
 	for (i = 0; i < shared->params.writers; i++)
+	{
 		summary->status = Max(summary->status, ranread_writer_slot(shared, i)->status);
+		/* writers alone: the batch lasted as long as they wrote */
+		if (shared->params.processes == 0)
+			summary->wall_s = Max(summary->wall_s,
+								  seconds_counted(shared, ranread_writer_slot(shared, i)->end_time));
+	}
 	summary->reads = (int64) all->count;
 	{
 		/* open loop: the service times apart; closed loop: none (all -1) */

@@ -146,7 +146,8 @@ ranread_series_close(RanreadShared *shared, instr_time now)
 
 	while (!pg_atomic_test_set_flag(&series->busy))
 		pg_usleep(1000L);
-	if (!series->closed && ranread_instr_time_s(now) > ranread_instr_time_s(series->last_sample))
+	if (!series->closed && shared->params.processes > 0 &&
+		ranread_instr_time_s(now) > ranread_instr_time_s(series->last_sample))
 		add_interval(shared, series, now);
 	series->closed = true;
 	pg_atomic_clear_flag(&series->busy);

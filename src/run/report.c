@@ -288,6 +288,35 @@ report_writers(const RanreadShared *shared)
 				 errhint("The role running ranread needs INSERT on ranread_db_activity.")));
 }
 
+/*
+ * A batch of writers alone (processes => 0): their writes, as RanRead's
+ * NOTICEs say reads; their rows in ranread_write_results have the same.
+ */
+static void
+report_writers_alone(const RanreadShared *shared, const RanreadBatchSummary *summary, int notice)
+{
+	RanreadHistogram *all = palloc(sizeof(RanreadHistogram));
+	RanreadLatency latency;
+
+	ranread_hist_init(all);
+	for (int i = 0; i < shared->params.writers; i++)
+		ranread_hist_merge(all, &ranread_writer_slot(shared, i)->hist);
+	ranread_hist_latency(all, &latency);
+	ereport(notice,
+			(errmsg_plural("batch " INT64_FORMAT ": %d writer alone committed " UINT64_FORMAT " writes in %.1f s, %.0f writes/s of %.0f asked (%s)",
+						   "batch " INT64_FORMAT ": %d writers alone committed " UINT64_FORMAT " writes in %.1f s, %.0f writes/s of %.0f asked (%s)",
+						   shared->params.writers,
+						   shared->batch, shared->params.writers, all->count, summary->wall_s,
+						   summary->wall_s > 0 ? (double) all->count / summary->wall_s : 0,
+						   shared->params.write_rate_iops, ranread_status_name(summary->status))));
+	if (all->count > 0)
+		ereport(notice,
+				(errmsg("write latency, transaction start to commit: mean = %sms, p50 = %sms, p99 = %sms, max = %sms",
+						ranread_format_ms(latency.mean_ms), ranread_format_ms(latency.p50_ms),
+						ranread_format_ms(latency.p99_ms), ranread_format_ms(latency.max_ms))));
+	pfree(all);
+}
+
 /* Report how the run ended; errors out if a worker failed. */
 void
 ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary)
@@ -327,6 +356,11 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 errdetail("See the server log for the reason."),
 				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals.")));
+	if (shared->params.processes == 0)
+	{
+		report_writers_alone(shared, summary, notice);
+		return;
+	}
 	if (summary->reads == 0)
 	{
 		ereport(notice,

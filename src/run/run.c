@@ -267,7 +267,8 @@ follow_reading(RanreadShared *shared)
 	}
 	checkpoint_ms = ranread_checkpoint_follow(shared, now);
 	next = ranread_series_next_boundary(shared);
-	if (ranread_instr_time_s(now) >= ranread_instr_time_s(next))
+	/* the series is of reads: writers alone have none */
+	if (shared->params.processes > 0 && ranread_instr_time_s(now) >= ranread_instr_time_s(next))
 	{
 		ranread_series_sample(shared, now);
 		if (shared->params.steady_window_ns > 0 && series->steady_at_s < 0 &&
@@ -348,7 +349,9 @@ try_release(RanreadShared *shared)
 	shared->run_time = DatumGetTimeADT(DirectFunctionCall1(timestamp_time, TimestampGetDatum(local)));
 	shared->run_time -= shared->run_time % USECS_PER_SEC;
 	pg_atomic_write_u32(&shared->unrecorded, ranread_barrier_workers(shared));
-	pg_atomic_write_u32(&shared->reading, shared->params.processes);
+	/* with no readers, the writers end the run, and stand in for the readers in this count */
+	pg_atomic_write_u32(&shared->reading, shared->params.processes > 0 ?
+						shared->params.processes : shared->params.writers);
 
 	if (shared->params.ramp_ns == 0)
 	{
@@ -520,7 +523,9 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	}
 	shared->seed = params->seed != 0 ? params->seed : pg_prng_uint64(&pg_global_prng_state);
 	namestrcpy((Name) shared->schema_name, ranread_extension_schema());
-	first_segment = ranread_first_segment_absolute_path(shared->target_file);
+	/* the device's counters are those of the target read, or with writers alone of the one written */
+	first_segment = ranread_first_segment_absolute_path(params->processes == 0 && write_target != NULL ?
+														RANREAD_REL_FILE(write_target) : shared->target_file);
 	ranread_device_of(first_segment, &shared->device);
 	pg_atomic_init_u32(&shared->barrier, 0);
 	pg_atomic_init_u32(&shared->stop_reason, RANREAD_STOP_NONE);
@@ -532,9 +537,10 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	BecomeLockGroupLeader();
 	register_workers(run, seg);
 	ranread_warn_about_rereads(shared);
-	if (shared->params.evict && (ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO))
+	if (shared->params.evict && params->processes > 0 &&
+		(ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO))
 		ranread_evict_relation_buffers(target);
-	if (shared->params.evict)
+	if (shared->params.evict && params->processes > 0)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
 	ranread_stat_io_begin(shared);
 	release_when_ready(run);

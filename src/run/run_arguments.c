@@ -439,6 +439,51 @@ read_checkpoint_argument(const RanreadRunArgs *args, RanreadParams *params)
 }
 
 /*
+ * processes => 0: writers alone (RanWrite), which end at the duration.  It
+ * needs writers, and takes none of the arguments that only shape reads: each
+ * would be a mistake rather than a default.
+ */
+static void
+check_writers_alone(const RanreadRunArgs *args, RanreadParams *params)
+{
+	const char *read_argument = NULL;
+
+	if (params->processes > 0)
+		return;
+	params->evict = false;		/* nothing is read, so nothing is evicted */
+	if (params->writers == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("processes => 0 needs writers"),
+				 errdetail("A run without readers is writers alone; without writers it would do nothing."),
+				 errhint("Give writers, write_rate_iops and duration as well, or processes of at least 1.")));
+	if (!args->isnull[RUN_ARG_ITERATIONS])
+		read_argument = "iterations";
+	else if (params->ramp_ns > 0)
+		read_argument = "ramp";
+	else if (params->steady_window_ns > 0)
+		read_argument = "steady_state";
+	else if (params->rate_iops > 0)
+		read_argument = "rate_iops";
+	else if (params->prefetch > 0)
+		read_argument = "prefetch";
+	else if (params->iodepth > 1)
+		read_argument = "iodepth";
+	if (read_argument != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s cannot be combined with processes => 0", read_argument),
+				 errdetail("%s shapes the reads, and a run with processes => 0 has none.", read_argument),
+				 errhint("Leave %s out, or give processes of at least 1.", read_argument)));
+	if (params->checkpoint_during)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("checkpoint => 'during' cannot be combined with processes => 0"),
+				 errdetail("Its verdict compares the reads inside the checkpoint with those outside, and a run with processes => 0 has none."),
+				 errhint("Give processes of at least 1 with checkpoint => 'during'.")));
+}
+
+/*
  * Check ranread_run()'s arguments and fill in the run's parameters; a batch
  * of a sweep is the caller's to mark (sweep, sweep_step).
  */
@@ -460,11 +505,11 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 
 	memset(params, 0, sizeof(RanreadParams));
 	params->processes = DatumGetInt32(args->value[RUN_ARG_PROCESSES]);
-	if (params->processes < 1 || params->processes > RANREAD_MAX_PROCESSES)
+	if (params->processes < 0 || params->processes > RANREAD_MAX_PROCESSES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("processes must be between 1 and %d", RANREAD_MAX_PROCESSES),
-				 errdetail("The value given is %d.", params->processes)));
+				 errmsg("processes must be between 0 and %d", RANREAD_MAX_PROCESSES),
+				 errdetail("The value given is %d; 0 runs writers alone.", params->processes)));
 	if (!args->isnull[RUN_ARG_ITERATIONS])
 	{
 		params->iterations = DatumGetInt64(args->value[RUN_ARG_ITERATIONS]);
@@ -517,6 +562,7 @@ ranread_read_run_arguments(const RanreadRunArgs *args, RanreadParams *params)
 	read_start_at_argument(args, params);
 	read_writer_arguments(args, params);
 	read_checkpoint_argument(args, params);
+	check_writers_alone(args, params);
 	ranread_check_run_memory(params->processes, params->iodepth, params->block_size,
 							 ranread_readpath_by_index(params->readpath));
 }

@@ -151,8 +151,10 @@ put_running_rows(ReturnSetInfo *rsinfo, const RanreadShared *shared, int leader_
 		if (strcmp(state, "reading") == 0)
 			reading++;
 	}
+	/* writers alone (processes 0) have no reads to show: ranread_write_results will have their writes */
 	put_row(rsinfo, shared, -1, leader_pid, leader_pid,
-			psprintf("%d of %d reading", reading, shared->params.processes), total, longest);
+			shared->params.processes > 0 ? psprintf("%d of %d reading", reading, shared->params.processes) :
+			pstrdup("writers alone"), total, longest);
 }
 
 /*

@@ -743,9 +743,12 @@ ranread_worker_report_activity(const RanreadShared *shared, bool writer, int ind
 									writer ? shared->params.writers : shared->params.processes, doing));
 }
 
-/* The last worker to stop reading closes the device statistics window and the series. */
-static void
-sample_at_end(RanreadShared *shared)
+/*
+ * The last worker to stop reading (with writers alone, the last writer to
+ * stop writing) closes the device statistics window and the series.
+ */
+void
+ranread_sample_at_end(RanreadShared *shared)
 {
 	RANREAD_TIME_SET_CURRENT(shared->device_end_time);
 	shared->device_sampled = shared->device_start_taken &&
@@ -763,7 +766,7 @@ leave_reading(RanreadShared *shared)
 {
 	left_reading = true;
 	if (pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
-		sample_at_end(shared);
+		ranread_sample_at_end(shared);
 }
 
 /*

@@ -21,15 +21,18 @@
  * return of its commit, the service time (a late write starts at once; the
  * achieved rate says how far behind the writers fell).
  *
- * A writer stops when every reader has stopped reading, or when it is told
- * to stop (ranread_stop(), the leader ending the run, SIGTERM or SIGINT),
- * after the write in progress commits: every write is a whole transaction,
- * so a stop or a cancel leaves the write target consistent.  It then records
- * its row of ranread_write_results; the last worker or writer to record
- * writes the batch row (results.c).  A write that fails (a full disk, a
- * cancel, a lock timeout) rolls back and ends the writer: its row then has
- * status failed, the error and the writes committed before; the readers
- * read on.
+ * A writer stops when every reader has stopped reading, or, in a run of
+ * writers alone (processes => 0, RanWrite), at the end of the duration; or
+ * when it is told to stop (ranread_stop(), the leader ending the run, SIGTERM
+ * or SIGINT), after the write in progress commits: every write is a whole
+ * transaction, so a stop or a cancel leaves the write target consistent.
+ * Writers alone stand in for the readers in the run's count of those still
+ * reading, so the last of them to stop closes the device's window as the
+ * last reader would.  A writer then records its row of
+ * ranread_write_results; the last worker or writer to record writes the
+ * batch row (results.c).  A write that fails (a full disk, a cancel, a lock
+ * timeout) rolls back and ends the writer: its row then has status failed,
+ * the error and the writes committed before; the readers read on.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,6 +66,18 @@
 
 /* The longest a writer sleeps between two looks at whether the reads have ended. */
 #define WRITER_LOOK_MS		100
+
+/*
+ * When a writer stops writing of its own accord: the readers done, or with
+ * writers alone, the duration over.
+ */
+static bool
+writing_done(const RanreadShared *shared, uint64 now_ns)
+{
+	if (shared->params.processes == 0)
+		return now_ns >= ranread_instr_time_ns(shared->release_time) + shared->params.duration_ns;
+	return pg_atomic_read_u32((pg_atomic_uint32 *) &shared->reading) == 0;
+}
 
 /* A writer's prepared UPDATE and the bytes it writes next. */
 typedef struct WriteLoop
@@ -132,7 +147,7 @@ write_one(const RanreadShared *shared, WriteLoop *loop)
 }
 
 /*
- * Sleep until due_ns, or until told to stop or the readers are done (the
+ * Sleep until due_ns, or until told to stop or writing is done (the
  * latch reset before the checks, so that a stop between them is not lost;
  * each sleep at most WRITER_LOOK_MS, so that the end of the reads is seen
  * soon however long the gap between two writes).
@@ -148,8 +163,7 @@ wait_until_due(const RanreadShared *shared, uint64 due_ns)
 		ResetLatch(MyLatch);
 		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
-		if (now_ns >= due_ns || ranread_worker_stop_requested() ||
-			pg_atomic_read_u32((pg_atomic_uint32 *) &shared->reading) == 0)
+		if (now_ns >= due_ns || ranread_worker_stop_requested() || writing_done(shared, now_ns))
 			return;
 		if (due_ns - now_ns < 1000000)
 			ranread_sleep_until_ns(due_ns);
@@ -160,7 +174,7 @@ wait_until_due(const RanreadShared *shared, uint64 due_ns)
 	}
 }
 
-/* Write at the writer's share of the rate until the readers are done or it is told to stop. */
+/* Write at the writer's share of the rate until writing is done or it is told to stop. */
 static void
 write_until_done(RanreadShared *shared, RanreadWriterSlot *slot, WriteLoop *loop, int writer)
 {
@@ -171,11 +185,13 @@ write_until_done(RanreadShared *shared, RanreadWriterSlot *slot, WriteLoop *loop
 						  shared->seed ^ (uint64) (writer + 1));
 	for (;;)
 	{
+		instr_time	now;
 		instr_time	start;
 		instr_time	end;
 
 		wait_until_due(shared, ranread_arrivals_next(&arrivals));
-		if (ranread_worker_stop_requested() || pg_atomic_read_u32(&shared->reading) == 0)
+		RANREAD_TIME_SET_CURRENT(now);
+		if (ranread_worker_stop_requested() || writing_done(shared, ranread_instr_time_ns(now)))
 			break;
 		fill_filler(loop);
 		RANREAD_TIME_SET_CURRENT(start);
@@ -286,6 +302,8 @@ ranread_writer_main(Datum main_arg)
 
 	if (released)
 	{
+		if (shared->params.processes == 0 && pg_atomic_sub_fetch_u32(&shared->reading, 1) == 0)
+			ranread_sample_at_end(shared);
 		ranread_worker_report_activity(shared, true, writer, "recording");
 		ranread_record_writer(shared, writer);
 		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)

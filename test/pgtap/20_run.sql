@@ -239,13 +239,13 @@ SELECT pg_temp.tap_rows() AS rows_before \gset
 CREATE TABLE tap_run_plain (i int);
 
 SELECT throws_ok($$SELECT * FROM ranread_run(0, 500, 'tap_run')$$,
-				 '22023', 'processes must be between 1 and 1024', 'processes 0 is refused');
+				 '22023', 'processes => 0 needs writers', 'processes 0 without writers is refused');
 SELECT throws_ok($$SELECT * FROM ranread_run(-1, 500, 'tap_run')$$,
-				 '22023', 'processes must be between 1 and 1024', 'processes -1 is refused');
+				 '22023', 'processes must be between 0 and 1024', 'processes -1 is refused');
 SELECT throws_ok($$SELECT * FROM ranread_run(NULL, 500, 'tap_run')$$,
 				 '22004', 'processes, target, mode, block_size and evict must not be null', 'processes NULL is refused');
 SELECT throws_ok($$SELECT * FROM ranread_run(1025, 500, 'tap_run')$$,
-				 '22023', 'processes must be between 1 and 1024', 'processes 1025 is refused');
+				 '22023', 'processes must be between 0 and 1024', 'processes 1025 is refused');
 SELECT throws_ok($$SELECT * FROM ranread_run(2, 0, 'tap_run')$$,
 				 '22023', 'iterations must be at least 1', 'iterations 0 is refused');
 SELECT throws_ok($$SELECT * FROM ranread_run(2, -5, 'tap_run')$$,

@@ -26,9 +26,18 @@ foreach my $source (sort glob("$top/test/unit/*_test.c"))
 {
 	my ($name) = basename($source) =~ /^(.*)_test\.c$/;
 	my $bin = PostgreSQL::Test::Utils::tempdir() . "/${name}_test";
-	# with the rules its rule includes (src/rules/ stands on itself alone)
-	my $rule = "$top/src/rules/$name.c";
-	my @rules = ($rule, map { "$top/src/rules/$_.c" } grep { $_ ne $name } slurp_file($rule) =~ /^#include "rules\/(\w+)\.h"/mg);
+	# with the rules its rule includes, and theirs (src/rules/ stands on itself alone)
+	my @todo = ($name);
+	my %seen = ($name => 1);
+	while (my $next = shift @todo)
+	{
+		foreach my $included (slurp_file("$top/src/rules/$next.c") =~ /^#include "rules\/(\w+)\.h"/mg)
+		{
+			next if $seen{$included}++ || !-e "$top/src/rules/$included.c";
+			push @todo, $included;
+		}
+	}
+	my @rules = map { "$top/src/rules/$_.c" } sort keys %seen;
 	is(system('cc', '-O2', "-I$top/src", "-I$server_includes", '-o', $bin,
 			$source, @rules, '-lm'), 0, "$name: the unit test builds");
 	my @lines = `$bin`;
