@@ -289,6 +289,44 @@ report_writers(const RanreadShared *shared)
 }
 
 /*
+ * Whether the writers kept write_rate_iops: every write over the longest
+ * writer's time from the release, as ranread_write_summary counts it (a
+ * writer that failed or vanished has its own WARNING above).  Open loop as
+ * the readers' rate_iops, so the same share decides; a late write starts
+ * at once, so the writes' times are service times and the shortfall is
+ * said only here.
+ */
+static void
+report_write_rate(const RanreadShared *shared)
+{
+	uint64		writes = 0;
+	double		elapsed_s = 0;
+	double		achieved;
+
+	for (int i = 0; i < shared->params.writers; i++)
+	{
+		const RanreadWriterSlot *slot = ranread_writer_slot(shared, i);
+		instr_time	span = slot->end_time;
+
+		if (slot->status != RANREAD_STATUS_COMPLETED)
+			return;
+		INSTR_TIME_SUBTRACT(span, shared->release_time);
+		elapsed_s = Max(elapsed_s, ranread_instr_time_s(span));
+		writes += slot->hist.count;
+	}
+	if (shared->params.writers == 0 || elapsed_s <= 0)
+		return;
+	achieved = (double) writes / elapsed_s;
+	if (achieved < OPEN_LOOP_KEPT_SHARE * shared->params.write_rate_iops)
+		ereport(WARNING,
+				(errmsg("the writers of batch " INT64_FORMAT " did not keep their rate: %s writes/s asked, %s achieved (%.0f%%)",
+						shared->batch, ranread_format_rate(shared->params.write_rate_iops),
+						ranread_format_rate(achieved), 100.0 * achieved / shared->params.write_rate_iops),
+				 errdetail("Writes fell behind their schedule: the reads ran beside fewer writes than asked, and each write's time is its own, without the wait."),
+				 errhint("Use more writers, or a lower write_rate_iops: the storage of pg_wal, a lock or the writers held the writes back.")));
+}
+
+/*
  * A batch of writers alone (processes => 0): their writes, as RanRead's
  * NOTICEs say reads; their rows in ranread_write_results have the same.
  */
@@ -327,6 +365,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 
 	/* first, since a failed reader ends the report with an error */
 	report_writers(shared);
+	report_write_rate(shared);
 	for (i = 0; i < shared->params.processes; i++)
 	{
 		const RanreadWorkerSlot *slot = &shared->slots[i];

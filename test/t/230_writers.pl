@@ -230,6 +230,21 @@ like($err, qr/WARNING:  01000: ranread writer 1 of batch \d+ failed after 0 writ
 $node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'});
 $lh->kill_kill;
 
+# a writer held back (here by a row lock another session holds for 3 s of a
+# 1 s run, then releases) commits its write late and completes, but did not
+# keep its rate, and the run says so
+($lh) = start_psql($node, 'BEGIN; SELECT id FROM ranread_write_target FOR UPDATE; SELECT pg_sleep(3); COMMIT;');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+	'another session holds every row of the write target for 3 s');
+my $late = shown($node, $run . q{writers => 1, write_rate_iops => 10)}, verbose => 1);
+$lh->finish;
+is($node->safe_psql('postgres', q{SELECT status || ' ' || writes FROM ranread_write_results ORDER BY batch DESC LIMIT 1}),
+	'completed 1', 'the held writer committed its one write once the lock was released, and completed');
+like($late, qr/WARNING:  01000: the writers of batch \d+ did not keep their rate: 10 writes\/s asked, [0-9.]+ achieved \(\d+%\)\n.*DETAIL:  Writes fell behind their schedule/s,
+	'the run says its writers did not keep their rate');
+unlike(shown($node, $run . q{writers => 1, write_rate_iops => 10)}), qr/did not keep their rate/,
+	'a run whose writer kept its rate says nothing of it');
+
 # what the run could not record is said, and its figures logged: here the
 # database's activity, for a role that may not INSERT into ranread_db_activity
 $node->safe_psql('postgres', q{CREATE ROLE forgetful LOGIN;
