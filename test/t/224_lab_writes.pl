@@ -9,7 +9,8 @@
 #   - with pg_wal on the lab device and its writes capped at W a second, one
 #     writer asked for more commits than that commits W a second (each
 #     synchronous commit is one WAL write request), and one asked for fewer
-#     keeps its rate.
+#     keeps its rate; a write sweep of one writer alone stops at the first
+#     rate above W and absorbs the one below it.
 # Each measured number is printed (diag "truth: ...") for docs/benchmarks.md.
 # Skips, with the reason, without a lab device.
 use strict;
@@ -138,4 +139,29 @@ foreach my $rate (2 * $W, $W / 2)
 	cmp_ok(abs($mean / (1000 / $W) - 1), '<=', 0.05,
 		sprintf('each commit waited its turn: a mean of %.3f ms, within 5 %% of 1 / %d s', $mean, $W));
 }
+
+# --- the write sweep's verdict against the cap ----------------------------------
+# Writers alone, one writer, 150, 300 and 600 writes/s asked (doubling), the
+# WAL capped at W = 400 requests/s: 300 is absorbed, 600 cannot be (the
+# writer commits W a second), so the sweep stops there on the rate rule and
+# its verdict names 300; the stopping step achieved W.
+my $sweep_out = shown($node, q{CALL ranread_write_sweep(writers => 1, start_write_rate_iops => 150,
+	max_write_rate_iops => 600, duration => '6 s', slo_write_p99_ms => 50, target => 'lab')});
+my ($best, $rule, $steps, $verdict) = split /\|/, $node->safe_psql('postgres',
+	'SELECT best_write_rate_iops, stop_rule, steps, verdict FROM ranread_write_sweeps ORDER BY write_sweep DESC LIMIT 1');
+diag("write sweep: $verdict");
+is("$steps|$rule|$best", '3|write rate missed|300',
+	"the write sweep stopped at its third step, 600 writes/s, on the rate rule, and absorbed 300 within the SLO (cap $W)");
+my ($asked, $achieved) = split /\|/, $node->safe_psql('postgres', q{SELECT write_rate_iops, write_iops
+	FROM ranread_write_sweep_steps WHERE write_sweep = (SELECT max(write_sweep) FROM ranread_write_sweeps) AND step = 3});
+# A step has no ramp, so the throttle's first time slice (0.1 s of the cap,
+# let through at once after the idle moment between steps) is in its 6 s:
+# the step's known answer is W x 6.1 / 6 (measured +1.81 % against W, +0.12 %
+# against this).
+my $step_model = $W * (6 + 0.1) / 6;
+truth($step_model, sprintf('the write sweep\'s stopping step: 1 writer asked %d writes/s, WAL capped at %d write requests/s (and a first slice)',
+	$asked, $W), $achieved);
+cmp_ok(abs($achieved / $step_model - 1), '<=', 0.02,
+	sprintf('and that step committed %.1f writes/s, within 2 %% of the cap over its 6 s and the first slice, %.1f', $achieved, $step_model));
+like($sweep_out, qr/write sweep \d+ .*: the volume absorbed 300\.0 writes\/s/, 'its verdict says so');
 done_testing();
