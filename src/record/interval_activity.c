@@ -48,7 +48,6 @@
 #include "ranread.h"
 #include "record/interval_activity.h"
 #include "record/row_builder.h"
-#include "record/series.h"
 
 /* ranread_interval_activity_arrays()'s columns: this many int8 ones, then wal_sync_ms, then three marks */
 #define COUNT_COLUMNS	7
@@ -97,23 +96,24 @@ take(const RanreadShared *shared, RanreadServerCounters *now)
 	}
 }
 
-/* At the start of counting: the counters the first interval starts from. */
+/* At the start of counting: the counters the first interval starts from, into *counters. */
 void
-ranread_interval_activity_start(RanreadShared *shared)
+ranread_interval_activity_start(RanreadShared *shared, RanreadServerCounters *counters)
 {
-	take(shared, &ranread_series_of(shared)->counters);
+	take(shared, counters);
 }
 
 /*
  * The sampler, at a boundary, right after the readers' histograms: the
- * interval that ends now into *into (NULL when the series has no room left),
- * and the counters the next one starts from.
+ * interval that ends now, from *counters (the last boundary's) to now, into
+ * *into (NULL when the series has no room left); *counters becomes the
+ * counters the next one starts from.
  */
 void
-ranread_interval_activity_sample(RanreadShared *shared, RanreadIntervalActivity *into)
+ranread_interval_activity_sample(RanreadShared *shared, RanreadServerCounters *counters,
+								 RanreadIntervalActivity *into)
 {
-	RanreadSeries *series = ranread_series_of(shared);
-	const RanreadServerCounters *a = &series->counters;
+	const RanreadServerCounters *a = counters;
 	RanreadServerCounters b;
 
 	take(shared, &b);
@@ -138,18 +138,18 @@ ranread_interval_activity_sample(RanreadShared *shared, RanreadIntervalActivity 
 		into->buffers_clean = b.buffers_clean - a->buffers_clean;
 		into->buffers_backend = b.buffers_backend - a->buffers_backend;
 	}
-	memcpy(&series->counters, &b, sizeof(RanreadServerCounters));
+	memcpy(counters, &b, sizeof(RanreadServerCounters));
 }
 
 /* One column of every kept interval, as an array; NULL elements where unknown. */
 static Datum
-column_array(const RanreadSeries *series, const RanreadIntervalActivity *activity, int column,
+column_array(int count, const RanreadIntervalActivity *activity, int column,
 			 Oid type, bool sync_timed)
 {
-	Datum	   *elems = palloc(sizeof(Datum) * Max(series->count, 1));
-	bool	   *nulls = palloc0(sizeof(bool) * Max(series->count, 1));
+	Datum	   *elems = palloc(sizeof(Datum) * Max(count, 1));
+	bool	   *nulls = palloc0(sizeof(bool) * Max(count, 1));
 
-	for (int i = 0; i < series->count; i++)
+	for (int i = 0; i < count; i++)
 	{
 		const RanreadIntervalActivity *in = &activity[i];
 		int64		counts[] = {in->wal_bytes, in->device_reads, in->device_writes, in->wal_syncs,
@@ -175,23 +175,23 @@ column_array(const RanreadSeries *series, const RanreadIntervalActivity *activit
 			nulls[i] = !in->checkpoint_known;
 		}
 	}
-	return ranread_row_array(elems, nulls, series->count, type);
+	return ranread_row_array(elems, nulls, count, type);
 }
 
 /*
- * The series' columns of ranread_intervals: their names, array types and
- * arrays (one element per kept interval) into names, types and values,
- * RANREAD_INTERVAL_ACTIVITY_COLUMNS of each.
+ * The series' columns of ranread_intervals, from the count intervals of
+ * activity: their names, array types and arrays (one element per kept
+ * interval) into names, types and values, RANREAD_INTERVAL_ACTIVITY_COLUMNS
+ * of each.
  */
 void
-ranread_interval_activity_arrays(const RanreadShared *shared, const char **names, Oid *types, Datum *values)
+ranread_interval_activity_arrays(const RanreadIntervalActivity *activity, int count, const char **names,
+								 Oid *types, Datum *values)
 {
 	static const char *const column_names[RANREAD_INTERVAL_ACTIVITY_COLUMNS] = {
 		"wal_bytes", "device_reads", "device_writes", "wal_syncs", "buffers_checkpoint", "buffers_clean",
 		"buffers_backend", "wal_sync_ms", "checkpoint_began", "checkpoint_ended", "checkpoint_running"
 	};
-	const RanreadSeries *series = ranread_series_of(shared);
-	const RanreadIntervalActivity *activity = ranread_series_activity(shared);
 	bool		sync_timed = strcmp(GetConfigOption("track_wal_io_timing", false, false), "on") == 0;
 
 	for (int c = 0; c < RANREAD_INTERVAL_ACTIVITY_COLUMNS; c++)
@@ -200,6 +200,6 @@ ranread_interval_activity_arrays(const RanreadShared *shared, const char **names
 
 		names[c] = column_names[c];
 		types[c] = get_array_type(element);
-		values[c] = column_array(series, activity, c, element, sync_timed);
+		values[c] = column_array(count, activity, c, element, sync_timed);
 	}
 }

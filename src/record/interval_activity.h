@@ -56,10 +56,10 @@ typedef struct RanreadIntervalActivity
 #define RANREAD_INTERVAL_ACTIVITY_COLUMNS	11
 
 struct RanreadShared;
-struct RanreadSeries;
-extern void ranread_interval_activity_start(struct RanreadShared *shared);
-extern void ranread_interval_activity_sample(struct RanreadShared *shared, RanreadIntervalActivity *into);
-extern void ranread_interval_activity_arrays(const struct RanreadShared *shared, const char **names,
-											 Oid *types, Datum *values);
+extern void ranread_interval_activity_start(struct RanreadShared *shared, RanreadServerCounters *counters);
+extern void ranread_interval_activity_sample(struct RanreadShared *shared, RanreadServerCounters *counters,
+											 RanreadIntervalActivity *into);
+extern void ranread_interval_activity_arrays(const RanreadIntervalActivity *activity, int count,
+											 const char **names, Oid *types, Datum *values);
 
 #endif							/* RANREAD_INTERVAL_ACTIVITY_H */

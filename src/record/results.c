@@ -339,7 +339,8 @@ insert_series(const RanreadShared *shared)
 	values[0] = Int64GetDatum(shared->batch);
 	for (int c = 0; c < SERIES_COLUMNS; c++)
 		values[c + 1] = series_array(series, c, get_element_type(types[c + 1]));
-	ranread_interval_activity_arrays(shared, names, &types[SERIES_COLUMNS + 1], &values[SERIES_COLUMNS + 1]);
+	ranread_interval_activity_arrays(ranread_series_activity(shared), series->count, names,
+									 &types[SERIES_COLUMNS + 1], &values[SERIES_COLUMNS + 1]);
 	initStringInfo(&columns);
 	initStringInfo(&arrays);
 	appendStringInfoString(&columns, "start_s, seconds, reads, iops, mean_ms, p50_ms, p99_ms, max_ms, workers_reading");

@@ -92,7 +92,7 @@ add_interval(RanreadShared *shared, RanreadSeries *series, instr_time now)
 	delta.max_ns = max_ns;
 	memcpy(&series->previous, &sum, sizeof(RanreadHistogram));
 	series->samples++;
-	ranread_interval_activity_sample(shared, series->count < shared->series_capacity ?
+	ranread_interval_activity_sample(shared, &series->counters, series->count < shared->series_capacity ?
 									 &ranread_series_activity(shared)[series->count] : NULL);
 
 	if (series->count >= shared->series_capacity)

@@ -263,7 +263,7 @@ follow_reading(RanreadShared *shared)
 		RANREAD_TIME_SET_CURRENT(shared->device_start_time);
 		shared->device.found = ranread_device_stats(&shared->device, &shared->device_start);
 		shared->device_start_taken = true;
-		ranread_interval_activity_start(shared);
+		ranread_interval_activity_start(shared, &ranread_series_of(shared)->counters);
 	}
 	checkpoint_ms = ranread_checkpoint_follow(shared, now);
 	next = ranread_series_next_boundary(shared);
@@ -357,7 +357,7 @@ try_release(RanreadShared *shared)
 	{
 		shared->device_start_taken = shared->device.found =
 			ranread_device_stats(&shared->device, &shared->device_start);
-		ranread_interval_activity_start(shared);
+		ranread_interval_activity_start(shared, &ranread_series_of(shared)->counters);
 	}
 	RANREAD_TIME_SET_CURRENT(shared->release_time);
 	shared->count_from = ranread_instr_time_from_ns(ranread_instr_time_ns(shared->release_time) +
