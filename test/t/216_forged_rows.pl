@@ -49,12 +49,13 @@ my %recipes = (
 	ranread_histogram_percentile => [ [ '_int8', 'SELECT ranread_histogram_percentile({C}, 0.99) FROM {T}' ] ]);
 
 # Functions that read no history row (they run, set up, stop, watch or
-# write it; ranread_sweep_decide decides on the arrays it is given; a run reads ranread_targets only through target.c, which
-# proves the relation by extension membership, tested by 060 and 175).
+# write it; ranread_sweep_decide and ranread_write_sweep_decide decide on the figures they are given; a sweep reads only
+# the batches it has just run; a run reads ranread_targets only through target.c, which proves the relation by extension
+# membership, tested by 060 and 175).
 my %no_history = map { $_ => 1 } qw(ranread_setup ranread_setup_writes ranread_run ranread_stop ranread_reset ranread_drop
   ranread_running ranread_setup_running ranread_help ranread_sweep ranread_layers ranread_calibrate
   ranread_fleet_run ranread_fleet_sweep ranread_fleet_connect ranread_fleet_check ranread_fleet_wait
-  ranread_sweep_decide);
+  ranread_sweep_decide ranread_write_sweep ranread_write_sweep_decide);
 
 # Extreme values of each column type, as SQL expressions; every column is also forged NULL.
 my %extremes = (
