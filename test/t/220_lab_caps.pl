@@ -351,4 +351,5 @@ lab_set_cap('none');
 # the lab device is the run's, and the next file on it needs the room
 $node->safe_psql('postgres', "SELECT ranread_drop('lab')");
 diag(sprintf('220_lab_caps.pl on PostgreSQL %d took %.0f s', $major, Time::HiRes::time() - $started));
+lab_done($node, $ts, $fio_file);
 done_testing();

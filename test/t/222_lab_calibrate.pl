@@ -52,4 +52,5 @@ is($node->safe_psql('postgres', qq{SELECT bool_and(physical_pct >= 99) FROM ranr
 	'the device answered the random batches\' reads (physical_pct >= 99)');
 
 diag(sprintf('222_lab_calibrate.pl on PostgreSQL %d took %.0f s', $major, Time::HiRes::time() - $started));
+lab_done($node, $ts);
 done_testing();

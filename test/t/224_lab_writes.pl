@@ -38,7 +38,7 @@ my $major = $node->pg_version->major;
 my $ts = "$ENV{RANREAD_LAB_CAP_DIR}/writes-$major";
 mkdir $ts or die "mkdir $ts: $!";
 $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$ts'");
-$node->safe_psql('postgres', "SELECT ranread_setup('256 MB', tablespace => 'lab', target => 'lab', log_level => 0)");
+$node->safe_psql('postgres', "SELECT ranread_setup('64 MB', tablespace => 'lab', target => 'lab', log_level => 0)");
 $node->safe_psql('postgres', "SELECT ranread_setup_writes('64 MB', tablespace => 'lab')");
 
 # the device's own counts (/sys/block/NAME/stat): write requests completed
@@ -74,7 +74,7 @@ foreach my $attempt (1 .. 2)
 {
 	$node->safe_psql('postgres', 'CHECKPOINT');
 	my $before = device_bytes_written();
-	$batch = $node->safe_psql('postgres', q{SELECT batch FROM ranread_run(4, NULL, 'lab', mode => 'direct',
+	$batch = $node->safe_psql('postgres', q{SELECT batch FROM ranread_run(4, NULL, 'lab', mode => 'direct', allow_rereads => true,
 		duration => '21 s', ramp => '1 s', writers => 2, write_rate_iops => 1000, checkpoint => 'during')});
 	$written = device_bytes_written() - $before;
 	$window = $node->safe_psql('postgres',
@@ -124,7 +124,7 @@ foreach my $rate (2 * $W, $W / 2)
 {
 	my $expect = $rate < $W ? $rate : $W;
 	my $requests = device_write_requests();
-	my $b = $node->safe_psql('postgres', qq{SELECT batch FROM ranread_run(1, NULL, 'lab', mode => 'direct',
+	my $b = $node->safe_psql('postgres', qq{SELECT batch FROM ranread_run(1, NULL, 'lab', mode => 'direct', allow_rereads => true,
 		rate_iops => 20, duration => '11 s', ramp => '1 s', writers => 1, write_rate_iops => $rate)});
 	$requests = device_write_requests() - $requests;
 	my ($writes, $wiops, $mean, $wstatus) = split /\|/, $node->safe_psql('postgres',
@@ -164,4 +164,5 @@ truth($step_model, sprintf('the write sweep\'s stopping step: 1 writer asked %d 
 cmp_ok(abs($achieved / $step_model - 1), '<=', 0.02,
 	sprintf('and that step committed %.1f writes/s, within 2 %% of the cap over its 6 s and the first slice, %.1f', $achieved, $step_model));
 like($sweep_out, qr/write sweep \d+ .*: the volume absorbed 300\.0 writes\/s/, 'its verdict says so');
+lab_done($node, $ts, $wal);
 done_testing();

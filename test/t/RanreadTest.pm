@@ -7,12 +7,13 @@ use Exporter 'import';
 use FindBin;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
+use File::Path ();
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
-  lab_missing lab_node lab_set_cap lab_run lab_fuse lab_fuse_stats
+  lab_missing lab_node lab_set_cap lab_run lab_done lab_fuse lab_fuse_stats
   extra_enabled timing_skip restart_denying);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
@@ -239,6 +240,18 @@ sub lab_node
 	$node->_update_pid(1);
 	$node->safe_psql('postgres', 'CREATE EXTENSION ranread');
 	return $node;
+}
+
+# The end of a file's turn on the lab device: $node stopped and @paths (its
+# tablespace directories and files on the device) removed.  The files that
+# take turns on it (testrules.yml) share its 1 GB, which one of them alone
+# nearly fills.
+sub lab_done
+{
+	my ($node, @paths) = @_;
+	$node->stop;
+	File::Path::rmtree(\@paths);
+	return;
 }
 
 # Set the lab's read cap: iops => N, bps => N, both => N, M (reads/s and
