@@ -31,17 +31,15 @@
 #include <math.h>
 
 #include "access/xlog.h"
-#include "catalog/pg_control.h"
 #include "catalog/pg_type.h"
-#include "common/controldata_utils.h"
 #include "miscadmin.h"
 #include "postmaster/bgwriter.h"
-#include "storage/lwlock.h"
 
 #include "compat.h"
 #include "format.h"
 #include "ranread.h"
 #include "record/checkpoint_window.h"
+#include "record/interval_activity.h"
 #include "record/series.h"
 
 /* How often the leader looks whether the checkpoint has begun or ended. */
@@ -71,16 +69,9 @@ ranread_checkpoint_window_init(RanreadShared *shared)
 static bool
 checkpoint_recorded(XLogRecPtr lsn)
 {
-	ControlFileData *control;
-	bool		crc_ok;
-	bool		recorded;
+	XLogRecPtr	redo = ranread_recorded_redo();
 
-	LWLockAcquire(ControlFileLock, LW_SHARED);
-	control = get_controlfile(DataDir, &crc_ok);
-	LWLockRelease(ControlFileLock);
-	recorded = crc_ok && control->checkPointCopy.redo >= lsn;
-	pfree(control);
-	return recorded;
+	return redo != InvalidXLogRecPtr && redo >= lsn;
 }
 
 /* The writes the writers have committed so far. */

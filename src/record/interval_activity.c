@@ -52,9 +52,13 @@
 /* ranread_interval_activity_arrays()'s columns: this many int8 ones, then wal_sync_ms, then three marks */
 #define COUNT_COLUMNS	7
 
-/* The redo pointer of the latest checkpoint pg_control records; invalid if unreadable. */
-static XLogRecPtr
-recorded_redo(void)
+/*
+ * The redo pointer of the latest checkpoint pg_control records; invalid if
+ * unreadable.  Also checkpoint_window.c's test of whether its checkpoint
+ * has been recorded.
+ */
+XLogRecPtr
+ranread_recorded_redo(void)
 {
 	ControlFileData *control;
 	bool		crc_ok;
@@ -80,7 +84,7 @@ take(const RanreadShared *shared, RanreadServerCounters *now)
 	if (now->wal_known)
 	{
 		now->insert_lsn = GetXLogInsertRecPtr();
-		now->recorded_redo = recorded_redo();
+		now->recorded_redo = ranread_recorded_redo();
 		now->redo = GetRedoRecPtr();
 	}
 	now->device_known = ranread_device_stats(&shared->device, &disk);

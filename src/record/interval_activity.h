@@ -56,6 +56,7 @@ typedef struct RanreadIntervalActivity
 #define RANREAD_INTERVAL_ACTIVITY_COLUMNS	11
 
 struct RanreadShared;
+extern XLogRecPtr ranread_recorded_redo(void);
 extern void ranread_interval_activity_start(struct RanreadShared *shared, RanreadServerCounters *counters);
 extern void ranread_interval_activity_sample(struct RanreadShared *shared, RanreadServerCounters *counters,
 											 RanreadIntervalActivity *into);

@@ -436,6 +436,16 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 								slot->error_message, sizeof(slot->error_message));
 }
 
+/* Writer `writer`'s time from the release to its last commit, in seconds. */
+double
+ranread_writer_elapsed_s(const RanreadShared *shared, int writer)
+{
+	instr_time	span = ranread_writer_slot(shared, writer)->end_time;
+
+	INSTR_TIME_SUBTRACT(span, shared->release_time);
+	return Max(ranread_instr_time_s(span), 0);
+}
+
 /*
  * Writer `writer`'s row of ranread_write_results: its writes and their
  * times, from the release to its last commit.  What it cannot record goes
@@ -446,13 +456,10 @@ ranread_record_writer(const RanreadShared *shared, int writer)
 {
 	RanreadWriterSlot *slot = ranread_writer_slot(shared, writer);
 	RanreadLatency latency;
-	double		elapsed;
-	instr_time	span = slot->end_time;
+	double		elapsed = ranread_writer_elapsed_s(shared, writer);
 	RanreadRow	row = {0};
 	Name		write_target = palloc(NAMEDATALEN);
 
-	INSTR_TIME_SUBTRACT(span, shared->release_time);
-	elapsed = Max(ranread_instr_time_s(span), 0);
 	ranread_hist_latency(&slot->hist, &latency);
 	namestrcpy(write_target, shared->params.write_target_name);
 	ranread_row_add(&row, "batch", INT8OID, Int64GetDatum(shared->batch), false);

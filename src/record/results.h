@@ -14,6 +14,7 @@
 extern const char *ranread_status_name(RanreadStatus status);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);
+extern double ranread_writer_elapsed_s(const RanreadShared *shared, int writer);
 extern void ranread_record_writer(const RanreadShared *shared, int writer);
 extern void ranread_record_batch(RanreadShared *shared);
 

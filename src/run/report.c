@@ -306,12 +306,10 @@ report_write_rate(const RanreadShared *shared)
 	for (int i = 0; i < shared->params.writers; i++)
 	{
 		const RanreadWriterSlot *slot = ranread_writer_slot(shared, i);
-		instr_time	span = slot->end_time;
 
 		if (slot->status != RANREAD_STATUS_COMPLETED)
 			return;
-		INSTR_TIME_SUBTRACT(span, shared->release_time);
-		elapsed_s = Max(elapsed_s, ranread_instr_time_s(span));
+		elapsed_s = Max(elapsed_s, ranread_writer_elapsed_s(shared, i));
 		writes += slot->hist.count;
 	}
 	if (shared->params.writers == 0 || elapsed_s <= 0)
