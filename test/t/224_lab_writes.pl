@@ -41,14 +41,29 @@ $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$ts'");
 $node->safe_psql('postgres', "SELECT ranread_setup('64 MB', tablespace => 'lab', target => 'lab', log_level => 0)");
 $node->safe_psql('postgres', "SELECT ranread_setup_writes('64 MB', tablespace => 'lab')");
 
-# the device's own counts (/sys/block/NAME/stat): write requests completed
-# (field 5) and sectors written (field 7)
-sub device_stat
+# the device's own count of bytes written (/sys/block/NAME/stat, field 7: sectors)
+sub device_bytes_written
 {
-	return split ' ', slurp_file("/sys/block/$ENV{RANREAD_LAB_DEVICE_NAME}/stat");
+	return (split ' ', slurp_file("/sys/block/$ENV{RANREAD_LAB_DEVICE_NAME}/stat"))[6] * 512;
 }
-sub device_write_requests { return (device_stat())[4]; }
-sub device_bytes_written { return (device_stat())[6] * 512; }
+
+# The lab cgroup's own write requests to the device (the throttle's count:
+# blkio.throttle.io_serviced on cgroup v1, io.stat's wios on v2): the
+# server's, without the kernel's flusher threads, which write outside the
+# cgroup (beside stress-ng --io's sync() calls the device counted 10,773
+# requests for 2,190 commits)
+sub cgroup_write_requests
+{
+	my $cg = $ENV{RANREAD_LAB_CGROUP};
+	my $dev = $ENV{RANREAD_LAB_DEVICE};
+	if (-e "$cg/blkio.throttle.io_serviced")
+	{
+		my ($n) = slurp_file("$cg/blkio.throttle.io_serviced") =~ /^\Q$dev\E Write (\d+)$/m;
+		return $n // 0;
+	}
+	my ($n) = slurp_file("$cg/io.stat") =~ /^\Q$dev\E .*\bwios=(\d+)/m;
+	return $n // 0;
+}
 
 sub truth
 {
@@ -123,17 +138,19 @@ lab_set_cap(wiops => $W);
 foreach my $rate (2 * $W, $W / 2)
 {
 	my $expect = $rate < $W ? $rate : $W;
-	my $requests = device_write_requests();
+	my $requests = cgroup_write_requests();
 	my $b = $node->safe_psql('postgres', qq{SELECT batch FROM ranread_run(1, NULL, 'lab', mode => 'direct', allow_rereads => true,
 		rate_iops => 20, duration => '11 s', ramp => '1 s', writers => 1, write_rate_iops => $rate)});
-	$requests = device_write_requests() - $requests;
+	$requests = cgroup_write_requests() - $requests;
 	my ($writes, $wiops, $mean, $wstatus) = split /\|/, $node->safe_psql('postgres',
 		"SELECT writes, write_iops, mean_ms, status FROM ranread_write_results WHERE batch = $b");
 	is($wstatus, 'completed', "1 writer asked $rate writes/s: completed");
 	truth($expect, sprintf('1 writer asked %d writes/s, WAL capped at %d write requests/s, mean %.3f ms, %d requests for %d commits',
 		$rate, $W, $mean, $requests, $writes), $wiops);
 	cmp_ok(abs($wiops / $expect - 1), '<=', 0.02, sprintf('and committed %.1f writes/s, within 2 %% of %d', $wiops, $expect));
-	cmp_ok($requests / $writes, '>=', 1, sprintf('the device counted a WAL write request a commit at least (%d for %d)', $requests, $writes));
+	# (a commit whose WAL the WAL writer flushed first, with another's, has
+	# no request of its own: 2,190 for 2,191 beside stress-ng)
+	cmp_ok($requests / $writes, '>=', 0.99, sprintf('the server wrote a WAL write request a commit (%d for %d, the throttle\'s count), at least 99 %% of one', $requests, $writes));
 	cmp_ok($requests / $writes, '<=', 1.1, 'and at most 10 % more');
 	next if $rate < $W;
 	cmp_ok(abs($mean / (1000 / $W) - 1), '<=', 0.05,
