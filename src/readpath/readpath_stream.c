@@ -94,20 +94,26 @@ stream_check_iodepth(int iodepth, int blocks_per_read)
 
 /*
  * Whether the tablespace sets its own effective_io_concurrency: set the
- * session's to a value for a moment and see whether the tablespace's look-
- * ahead follows it.
+ * session's to two values in turn and see whether the tablespace's look-ahead
+ * follows.  One value would not do: a tablespace whose own setting equals it
+ * would pass (a calibration's series then ran its first depth, 1, and was
+ * refused at the second).
  */
 static bool
-tablespace_sets_look_ahead(Oid spc, int iodepth)
+tablespace_sets_look_ahead(Oid spc)
 {
 	int			nest = NewGUCNestLevel();
-	bool		own;
+	int			with_one;
+	int			with_two;
 
-	(void) set_config_option("effective_io_concurrency", psprintf("%d", iodepth),
+	(void) set_config_option("effective_io_concurrency", "1",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	own = get_tablespace_io_concurrency(spc) != iodepth;
+	with_one = get_tablespace_io_concurrency(spc);
+	(void) set_config_option("effective_io_concurrency", "2",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	with_two = get_tablespace_io_concurrency(spc);
 	AtEOXact_GUC(false, nest);
-	return own;
+	return with_one == with_two;
 }
 
 static void
@@ -117,7 +123,7 @@ stream_check(const RanreadShared *shared)
 	Oid			spc = OidIsValid(rel->rd_rel->reltablespace) ? rel->rd_rel->reltablespace : MyDatabaseTableSpace;
 
 	relation_close(rel, AccessShareLock);
-	if (tablespace_sets_look_ahead(spc, shared->params.iodepth))
+	if (tablespace_sets_look_ahead(spc))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("tablespace \"%s\" sets its own effective_io_concurrency (%d)",

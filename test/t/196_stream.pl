@@ -177,6 +177,9 @@ $node->safe_psql('postgres', qq{
 like(shown($node, q{SELECT ranread_run(1, 10, 'in_own_eic', mode => 'stream', iodepth => 8)}),
 	qr/ERROR:  tablespace "own_eic" sets its own effective_io_concurrency \(4\)/,
 	'a tablespace that sets its own look-ahead is refused');
+like(shown($node, q{SELECT ranread_run(1, 10, 'in_own_eic', mode => 'stream', iodepth => 4)}),
+	qr/ERROR:  tablespace "own_eic" sets its own effective_io_concurrency \(4\)/,
+	'also when its look-ahead equals iodepth (a series stepping iodepth would be refused further on)');
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_run(1, 10, 'in_own_eic', mode => 'direct')}),
 	'completed', 'other modes read from it');
 

@@ -198,6 +198,12 @@ if ($stream)
 	is(sqlstate_of($again), '55000', 'on 18, a tablespace with its own look-ahead is refused');
 	like($again, qr/HINT:  Run ALTER TABLESPACE "fast vol" RESET \(effective_io_concurrency\)/, 'with the way out');
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'before any batch');
+	# also when the tablespace's look-ahead is the series' first depth (CI
+	# on 18 ran that depth, then was refused at the second)
+	$node->safe_psql('postgres', q{ALTER TABLESPACE "fast vol" SET (effective_io_concurrency = 1)});
+	is(sqlstate_of(shown($node, q{SELECT * FROM ranread_calibrate('cal', 500, 6, 2, max_duration => '1 s')}, verbose => 1)),
+		'55000', 'a tablespace whose look-ahead is the first depth of the series is refused too');
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'also before any batch');
 	$node->safe_psql('postgres', q{ALTER TABLESPACE "fast vol" RESET (effective_io_concurrency)});
 }
 else
