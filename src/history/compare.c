@@ -528,17 +528,40 @@ read_sweep(int64 sweep, RanreadSweepRecord *record, RanreadSweepVerdict *verdict
 	read_sweep_settings(sweep, settings);
 }
 
-/* Step `step` of a sweep as a batch to compare; all unknown for no step (-1). */
+/* A measure of a compared step: its value, and the relative error its band stands for. */
+static void
+set_step_measure(CompareBatch *batch, int m, double value, double band_pct)
+{
+	batch->known[m] = true;
+	batch->value[m] = value;
+	batch->rse[m] = ranread_noise_rse_of_band(band_pct);
+}
+
+/*
+ * Step `step` of a sweep as a batch to compare; all unknown for no step (-1).
+ * A step that ran more than once is compared as the sweep judged it and
+ * ranread_sweeps shows it: its completed runs combined (ranread_sweep_read()),
+ * IOPS, mean and p99 with their bands, rather than its first batch alone.
+ */
 static void
 read_step_batch(const RanreadSweepRecord *record, int step, CompareBatch *batch)
 {
+	const RanreadSweepStep *combined;
+
 	if (step < 0 || !read_batch(record->batches[step], batch))
 	{
 		memset(batch, 0, sizeof(CompareBatch));
 		batch->status = "";
 		for (int m = 0; m < RANREAD_N_MEASURES; m++)
 			batch->rse[m] = -1;
+		return;
 	}
+	combined = &record->steps[step];
+	if (combined->runs < 2)
+		return;
+	set_step_measure(batch, RANREAD_MEASURE_IOPS, combined->iops, combined->iops_band_pct);
+	set_step_measure(batch, RANREAD_MEASURE_MEAN, combined->mean_ms, combined->mean_band_pct);
+	set_step_measure(batch, RANREAD_MEASURE_P99, combined->p99_ms, combined->p99_band_pct);
 }
 
 /* A row comparing a whole number (processes) of A and B: same, more or fewer. */

@@ -278,3 +278,15 @@ ranread_noise_band_pct(double rse_a, double rse_b, bool percentile)
 		band = Max(band, COMPARE_PERCENTILE_RESOLUTION_PCT);
 	return band;
 }
+
+/*
+ * The relative standard error that a band of one measure alone stands for
+ * (the band ranread_noise_band_pct(rse, 0, ...) gives, as a sweep's step
+ * records it); -1 for an unknown band (< 0).  A percentile's band raised to
+ * one bucket gives that bucket's error back: the larger, never the smaller.
+ */
+double
+ranread_noise_rse_of_band(double band_pct)
+{
+	return band_pct < 0 ? -1 : band_pct / (100.0 * COMPARE_BAND_ERRORS);
+}

@@ -43,5 +43,6 @@ extern void ranread_noise_from_intervals(const char *schema, int64 batch, const 
 extern void ranread_noise_from_spread(int measure, const double *values, int n, bool over_time,
 									  double *rse);
 extern double ranread_noise_band_pct(double rse_a, double rse_b, bool percentile);
+extern double ranread_noise_rse_of_band(double band_pct);
 
 #endif							/* RANREAD_COMPARE_NOISE_H */

@@ -259,10 +259,35 @@ for my $side ([ 0, $sweep_a ], [ 1, $sweep_b ])
 		"sweep $sweep: highest IOPS, where, within the SLO and knee as ranread_sweeps says");
 }
 my $step = "iops at $common[0] " . ($common[0] == 1 ? 'process' : 'processes');
-near_shown($rows->{$step}[0], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_a AND processes = $common[0]"),
+near_shown($rows->{$step}[0], $node->safe_psql('postgres', "SELECT avg(iops) FROM ranread_batches WHERE sweep = $sweep_a AND processes = $common[0] AND status = 'completed'"),
 	"'$step': A's step");
-near_shown($rows->{$step}[1], $node->safe_psql('postgres', "SELECT iops FROM ranread_batches WHERE sweep = $sweep_b AND processes = $common[0]"),
+near_shown($rows->{$step}[1], $node->safe_psql('postgres', "SELECT avg(iops) FROM ranread_batches WHERE sweep = $sweep_b AND processes = $common[0] AND status = 'completed'"),
 	"'$step': B's step");
+
+# a step that ran twice (its band straddled a rule) is compared as its runs
+# combined, as ranread_sweeps judges it, not as its first batch: sweeps
+# constructed in a transaction rolled back
+my $repeated = $node->safe_psql('postgres', q{
+	BEGIN;
+	INSERT INTO ranread_sweep_runs (sweep, started_at, leader_pid, target, mode, block_size, start_processes,
+		max_processes, max_processes_by, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms, status, stop_rule)
+	VALUES (900, now(), 1, 't', 'smgr', 8192, 1, 1, 'argument', 10, 25, 2, 5, 'completed', 'max processes'),
+		(901, now(), 1, 't', 'smgr', 8192, 1, 1, 'argument', 10, 25, 2, 5, 'completed', 'max processes');
+	INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode, block_size, processes, evicted,
+		reads, wall_s, iops, mb_per_s, response_time_ms, p99_ms, physical_pct, status, sweep, sweep_step,
+		iops_band_pct, mean_band_pct, p99_band_pct)
+	VALUES (9001, current_date, '10:00', now(), 't', 'smgr', 8192, 1, true, 1000, 1, 1000, 7.8, 1, 3, 100,
+			'completed', 900, 1, 2, 2, 4),
+		(9002, current_date, '10:00', now(), 't', 'smgr', 8192, 1, true, 1200, 1, 1200, 9.4, 0.8, 2.5, 100,
+			'completed', 900, 1, 2, 2, 4),
+		(9011, current_date, '10:00', now(), 't', 'smgr', 8192, 1, true, 2000, 1, 2000, 15.6, 0.5, 1, 100,
+			'completed', 901, 1, 2, 2, 4);
+	SELECT string_agg(measure || '=' || coalesce(a::text, ''), ',' ORDER BY measure)
+	FROM ranread_compare_sweeps(900, 901) WHERE measure IN ('max iops', 'slo iops', 'iops at 1 process');
+	SELECT max_iops FROM ranread_sweeps WHERE sweep = 900;
+	ROLLBACK});
+is($repeated, "iops at 1 process=1100,max iops=1100,slo iops=1100\n1100",
+	'a step run twice is compared as its runs combined (1000 and 1200: 1100), the figure ranread_sweeps gives');
 like($rows->{verdict}[4], qr/highest IOPS/, "the sweeps' verdict in words: $rows->{verdict}[4]");
 
 # --- export: the 'ranread' format -------------------------------------------
