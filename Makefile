@@ -25,7 +25,7 @@ SHLIB_LINK += $(shell pkg-config --libs liburing)
 endif
 
 # Every install and update script: a version without an install script of its
-# own (1.3) is installed from the one before it and its updates, so that each
+# own (1.3, 1.4) is installed from the one before it and its updates, so that each
 # object is written once.
 DATA = $(wildcard sql/ranread--*.sql)
 

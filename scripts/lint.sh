@@ -4,7 +4,7 @@
 # that only src/compat.h knows PostgreSQL's versions, the layer rules of
 # src/'s folders stated as paths (docs/architecture.md), and a check of
 # META.json and of debian/pgversions against tested-majors.  Fails on any
-# finding.  Needs cppcheck, clang-tidy and postgresql-server-dev-15
+# finding; scripts/lint-sql.py checks the install and update scripts.  Needs cppcheck, clang-tidy and postgresql-server-dev-15
 # (scripts/install-deps.sh installs them).  lint.sh --layout runs the
 # checks of paths alone, in a second, with nothing but python3.
 set -euo pipefail
@@ -109,8 +109,11 @@ if problems:
     print("\n".join(problems))
     sys.exit("lint.sh: the layout's rules are broken (above); docs/architecture.md says why each holds")
 PY
+# The install and update scripts resolve every operator and call to
+# pg_catalog's or ranread's own (scripts/lint-sql.py says where it looks).
+python3 scripts/lint-sql.py
 if [ "${1:-}" = --layout ]; then
-	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name"
+	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name; sql/ qualifies its operators and calls"
 	exit 0
 fi
 
@@ -172,4 +175,4 @@ if packaged != tested:
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY
-echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); only src/compat.h tests versions; src/ keeps its layer rules; META.json has PGXN's required keys; debian/pgversions is tested-majors"
+echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); sql/ qualifies its operators and calls; only src/compat.h tests versions; src/ keeps its layer rules; META.json has PGXN's required keys; debian/pgversions is tested-majors"

@@ -3,6 +3,29 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION ranread UPDATE TO '1.1'" to load this file. \quit
 
+-- First of all: a role other than a superuser that may create objects in
+-- this schema could plant look-alike functions and operators in it.  Every
+-- script of ranread resolves its names to pg_catalog's and its own, but
+-- other code run with this schema on its search_path may not: say so, once
+-- for the whole CREATE or UPDATE (docs/reference.md, "Updating").
+DO $guard$
+DECLARE
+	creators text;
+BEGIN
+	IF (pg_catalog.current_setting('ranread_script.checked', true) OPERATOR(pg_catalog.=) 'yes') IS NOT TRUE THEN
+		PERFORM pg_catalog.set_config('ranread_script.checked', 'yes', true);
+		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
+		FROM pg_catalog.pg_roles r
+		WHERE r.rolcanlogin AND NOT r.rolsuper
+		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		IF creators IS NOT NULL THEN
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
+				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+		END IF;
+	END IF;
+END
+$guard$;
+
 -- A target is now proven by membership of the extension, not by this row;
 -- the row keeps the OID the table had when made (a regclass would make a
 -- dump unrestorable, since pg_dump leaves member tables out).
@@ -113,7 +136,7 @@ CREATE TABLE ranread_intervals (
 SELECT pg_catalog.pg_extension_config_dump('ranread_intervals', '');
 
 UPDATE ranread_batches b SET histogram = m.histogram
-FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
+FROM (SELECT r.batch, @extschema@.ranread_histogram_merge(r.histogram) AS histogram
 	  FROM ranread_results r GROUP BY r.batch) m
 WHERE m.batch OPERATOR(pg_catalog.=) b.batch;
 
@@ -124,9 +147,9 @@ WHERE m.batch OPERATOR(pg_catalog.=) b.batch;
 CREATE FUNCTION ranread_round_ms(ms float8, decimals int DEFAULT 3)
 RETURNS numeric
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN round(ms::numeric,
-			 CASE WHEN ms > 0 AND ms < 1
-				  THEN GREATEST(decimals, LEAST(6, 2 - floor(log(ms::numeric))::int))
+RETURN pg_catalog.round(ms::numeric,
+			 CASE WHEN ms OPERATOR(pg_catalog.>) 0::float8 AND ms OPERATOR(pg_catalog.<) 1::float8
+				  THEN GREATEST(decimals, LEAST(6, 2 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.log(ms::numeric))::int))
 				  ELSE decimals END);
 
 CREATE OR REPLACE VIEW ranread_summary AS
@@ -135,43 +158,43 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
-	   round(iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   pg_catalog.round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   ranread_round_ms(p50_ms) AS p50_ms,
-	   ranread_round_ms(p95_ms) AS p95_ms,
-	   ranread_round_ms(p99_ms) AS p99_ms,
-	   ranread_round_ms(p999_ms) AS p999_ms,
-	   ranread_round_ms(min_ms) AS min_ms,
-	   ranread_round_ms(max_ms) AS max_ms,
-	   round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
-	   round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
-	   round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
-	   round(mb_per_s::numeric, 1) AS mb_per_s,
-	   round(physical_pct::numeric, 1) AS physical_pct,
+	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   @extschema@.ranread_round_ms(p95_ms, 3) AS p95_ms,
+	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   @extschema@.ranread_round_ms(p999_ms, 3) AS p999_ms,
+	   @extschema@.ranread_round_ms(min_ms, 3) AS min_ms,
+	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   pg_catalog.round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
+	   pg_catalog.round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
+	   pg_catalog.round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
+	   pg_catalog.round(mb_per_s::numeric, 1) AS mb_per_s,
+	   pg_catalog.round(physical_pct::numeric, 1) AS physical_pct,
 	   buffer_hits,
 	   buffer_misses,
 	   device,
-	   round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   ranread_round_ms(device_read_wait_ms) AS device_read_wait_ms,
-	   round(device_util_pct::numeric, 1) AS device_util_pct,
+	   pg_catalog.round(device_reads_per_s::numeric) AS device_reads_per_s,
+	   @extschema@.ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
+	   pg_catalog.round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
-	   round(wall_s::numeric, 3) AS wall_s,
+	   pg_catalog.round(wall_s::numeric, 3) AS wall_s,
 	   duration_s,
 	   evicted,
 	   status,
 	   started_at,
 	   wrapped_reads,
-	   round(kb_per_read::numeric, 1) AS kb_per_read,
+	   pg_catalog.round(kb_per_read::numeric, 1) AS kb_per_read,
 	   ramp_s,
 	   steady_at_s,
 	   rate_iops,
-	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
-	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
-	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
-	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
+	   @extschema@.ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
+	   @extschema@.ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
+	   @extschema@.ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
+	   @extschema@.ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
 	   iodepth
@@ -228,21 +251,21 @@ SELECT 'run'::text AS activity,
 	   r.state,
 	   r.reads,
 	   r.target_reads,
-	   round(r.elapsed_s::numeric, 1) AS elapsed_s,
-	   round(r.time_left_s::numeric, 1) AS time_left_s,
-	   round(r.iops::numeric) AS iops,
-	   ranread_round_ms(r.mean_ms) AS mean_ms,
-	   ranread_round_ms(r.p99_ms) AS p99_ms,
+	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
+	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
+	   pg_catalog.round(r.iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(r.mean_ms, 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(r.p99_ms, 3) AS p99_ms,
 	   NULL::bigint AS bytes_done,
 	   NULL::bigint AS bytes_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
-FROM ranread_running() r
+FROM @extschema@.ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
-	   round(s.elapsed_s::numeric, 1), round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
-	   s.bytes_written, s.bytes_total, round(s.mb_per_s::numeric, 1), NULL
-FROM ranread_setup_running() s;
+	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
+	   s.bytes_written, s.bytes_total, pg_catalog.round(s.mb_per_s::numeric, 1), NULL
+FROM @extschema@.ranread_setup_running() s;
 
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
 -- steps are the batches whose sweep column names it.
@@ -297,9 +320,9 @@ SELECT s.sweep,
 	   s.started_at,
 	   v.status,
 	   v.steps,
-	   round(v.max_iops::numeric) AS max_iops,
+	   pg_catalog.round(v.max_iops::numeric) AS max_iops,
 	   v.max_iops_processes,
-	   round(v.slo_iops::numeric) AS slo_iops,
+	   pg_catalog.round(v.slo_iops::numeric) AS slo_iops,
 	   v.slo_processes,
 	   v.knee_processes,
 	   v.memory_steps,
@@ -314,7 +337,7 @@ SELECT s.sweep,
 	   s.slo_max_ms,
 	   s.ended_at
 FROM ranread_sweep_runs s,
-	 LATERAL ranread_sweep_verdict(s.sweep) v;
+	 LATERAL @extschema@.ranread_sweep_verdict(s.sweep) v;
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.

@@ -3,6 +3,29 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION ranread UPDATE TO '1.2'" to load this file. \quit
 
+-- First of all: a role other than a superuser that may create objects in
+-- this schema could plant look-alike functions and operators in it.  Every
+-- script of ranread resolves its names to pg_catalog's and its own, but
+-- other code run with this schema on its search_path may not: say so, once
+-- for the whole CREATE or UPDATE (docs/reference.md, "Updating").
+DO $guard$
+DECLARE
+	creators text;
+BEGIN
+	IF (pg_catalog.current_setting('ranread_script.checked', true) OPERATOR(pg_catalog.=) 'yes') IS NOT TRUE THEN
+		PERFORM pg_catalog.set_config('ranread_script.checked', 'yes', true);
+		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
+		FROM pg_catalog.pg_roles r
+		WHERE r.rolcanlogin AND NOT r.rolsuper
+		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		IF creators IS NOT NULL THEN
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
+				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+		END IF;
+	END IF;
+END
+$guard$;
+
 -- mem: the io_uring buffers of a run registered with the kernel, or not
 -- (NULL where no worker read through io_uring).
 ALTER TABLE ranread_results ADD COLUMN registered_buffers boolean;
@@ -56,48 +79,48 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
-	   round(iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   pg_catalog.round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   ranread_round_ms(p50_ms) AS p50_ms,
-	   ranread_round_ms(p95_ms) AS p95_ms,
-	   ranread_round_ms(p99_ms) AS p99_ms,
-	   ranread_round_ms(p999_ms) AS p999_ms,
-	   ranread_round_ms(min_ms) AS min_ms,
-	   ranread_round_ms(max_ms) AS max_ms,
-	   round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
-	   round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
-	   round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
-	   round(mb_per_s::numeric, 1) AS mb_per_s,
-	   round(physical_pct::numeric, 1) AS physical_pct,
+	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   @extschema@.ranread_round_ms(p95_ms, 3) AS p95_ms,
+	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   @extschema@.ranread_round_ms(p999_ms, 3) AS p999_ms,
+	   @extschema@.ranread_round_ms(min_ms, 3) AS min_ms,
+	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   pg_catalog.round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
+	   pg_catalog.round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
+	   pg_catalog.round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
+	   pg_catalog.round(mb_per_s::numeric, 1) AS mb_per_s,
+	   pg_catalog.round(physical_pct::numeric, 1) AS physical_pct,
 	   buffer_hits,
 	   buffer_misses,
 	   device,
-	   round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   ranread_round_ms(device_read_wait_ms) AS device_read_wait_ms,
-	   round(device_util_pct::numeric, 1) AS device_util_pct,
+	   pg_catalog.round(device_reads_per_s::numeric) AS device_reads_per_s,
+	   @extschema@.ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
+	   pg_catalog.round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
-	   round(wall_s::numeric, 3) AS wall_s,
+	   pg_catalog.round(wall_s::numeric, 3) AS wall_s,
 	   duration_s,
 	   evicted,
 	   status,
 	   started_at,
 	   wrapped_reads,
-	   round(kb_per_read::numeric, 1) AS kb_per_read,
+	   pg_catalog.round(kb_per_read::numeric, 1) AS kb_per_read,
 	   ramp_s,
-	   round(steady_at_s::numeric, 2)::float8 AS steady_at_s,
+	   pg_catalog.round(steady_at_s::numeric, 2)::float8 AS steady_at_s,
 	   rate_iops,
-	   ranread_round_ms(service_mean_ms) AS service_mean_ms,
-	   ranread_round_ms(service_p50_ms) AS service_p50_ms,
-	   ranread_round_ms(service_p99_ms) AS service_p99_ms,
-	   ranread_round_ms(service_p999_ms) AS service_p999_ms,
+	   @extschema@.ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
+	   @extschema@.ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
+	   @extschema@.ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
+	   @extschema@.ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
 	   iodepth,
 	   ended_by,
-	   round(device_shared_pct::numeric, 1) AS device_shared_pct
+	   pg_catalog.round(device_shared_pct::numeric, 1) AS device_shared_pct
 FROM ranread_batches;
 
 ALTER VIEW ranread_progress RENAME COLUMN bytes_done TO mb_done;
@@ -115,22 +138,22 @@ SELECT 'run'::text AS activity,
 	   r.state,
 	   r.reads,
 	   r.target_reads,
-	   round(r.elapsed_s::numeric, 1) AS elapsed_s,
-	   round(r.time_left_s::numeric, 1) AS time_left_s,
-	   round(r.iops::numeric) AS iops,
-	   ranread_round_ms(r.mean_ms) AS mean_ms,
-	   ranread_round_ms(r.p99_ms) AS p99_ms,
+	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
+	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
+	   pg_catalog.round(r.iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(r.mean_ms, 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(r.p99_ms, 3) AS p99_ms,
 	   NULL::bigint AS mb_done,
 	   NULL::bigint AS mb_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
-FROM ranread_running() r
+FROM @extschema@.ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
-	   round(s.elapsed_s::numeric, 1), round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
-	   round(s.bytes_written / 1048576.0)::bigint, round(s.bytes_total / 1048576.0)::bigint,
-	   round(s.mb_per_s::numeric, 1), NULL
-FROM ranread_setup_running() s;
+	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
+	   pg_catalog.round(s.bytes_written::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint, pg_catalog.round(s.bytes_total::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
+	   pg_catalog.round(s.mb_per_s::numeric, 1), NULL
+FROM @extschema@.ranread_setup_running() s;
 
 -- readable: answers that fit a terminal.  ranread_report (one short row per
 -- batch), ranread_series (ranread_intervals rounded), ranread_verdict()
@@ -144,10 +167,10 @@ SELECT batch,
 	   mode,
 	   processes,
 	   iodepth,
-	   round(iops::numeric) AS iops,
-	   ranread_round_ms(response_time_ms) AS mean_ms,
-	   ranread_round_ms(p99_ms) AS p99_ms,
-	   round(physical_pct::numeric, 1) AS physical_pct,
+	   pg_catalog.round(iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(response_time_ms, 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   pg_catalog.round(physical_pct::numeric, 1) AS physical_pct,
 	   status
 FROM ranread_batches;
 
@@ -156,14 +179,14 @@ FROM ranread_batches;
 CREATE VIEW ranread_series AS
 SELECT batch,
 	   interval_no,
-	   round(start_s::numeric, 2) AS start_s,
-	   round(seconds::numeric, 2) AS seconds,
+	   pg_catalog.round(start_s::numeric, 2) AS start_s,
+	   pg_catalog.round(seconds::numeric, 2) AS seconds,
 	   reads,
-	   round(iops::numeric) AS iops,
-	   ranread_round_ms(mean_ms) AS mean_ms,
-	   ranread_round_ms(p50_ms) AS p50_ms,
-	   ranread_round_ms(p99_ms) AS p99_ms,
-	   ranread_round_ms(max_ms) AS max_ms,
+	   pg_catalog.round(iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(mean_ms, 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
 	   workers_reading
 FROM ranread_intervals;
 
@@ -176,19 +199,19 @@ BEGIN ATOMIC
 	WITH s AS (
 		SELECT r.sweep, r.target, r.mode, v.status, v.steps, v.verdict AS words
 		FROM ranread_sweep_runs r,
-			 LATERAL ranread_sweep_verdict(r.sweep) v
-		WHERE r.sweep = coalesce(ranread_verdict.sweep,
-								 (SELECT max(l.sweep) FROM ranread_sweep_runs l))
+			 LATERAL @extschema@.ranread_sweep_verdict(r.sweep) v
+		WHERE r.sweep OPERATOR(pg_catalog.=) coalesce(ranread_verdict.sweep,
+								 (SELECT pg_catalog.max(l.sweep) FROM ranread_sweep_runs l))
 	), line AS (
 		SELECT 0::bigint AS n, 0::bigint AS k,
-			   format('sweep %s (%s, %s on %s, %s %s):', s.sweep, s.status, s.mode, s.target, s.steps,
-					  CASE WHEN s.steps = 1 THEN 'step' ELSE 'steps' END) AS text
+			   pg_catalog.format('sweep %s (%s, %s on %s, %s %s):', s.sweep, s.status, s.mode, s.target, s.steps,
+					  CASE WHEN s.steps OPERATOR(pg_catalog.=) 1 THEN 'step' ELSE 'steps' END) AS text
 		FROM s
 		UNION ALL
 		SELECT x.n, m.k, m.part[1]
 		FROM s,
-			 regexp_split_to_table(s.words, '(?<=[.!?])\s+') WITH ORDINALITY AS x(sentence, n),
-			 regexp_matches(x.sentence, '(.{1,99})(?:\s+|$)', 'g') WITH ORDINALITY AS m(part, k)
+			 pg_catalog.regexp_split_to_table(s.words, '(?<=[.!?])\s+') WITH ORDINALITY AS x(sentence, n),
+			 pg_catalog.regexp_matches(x.sentence, '(.{1,99})(?:\s+|$)', 'g') WITH ORDINALITY AS m(part, k)
 	)
 	SELECT line.text FROM line ORDER BY line.n, line.k;
 END;
@@ -231,8 +254,8 @@ SELECT pg_catalog.set_config('ranread_update.run_grantees',
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid IN ('ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)'::pg_catalog.regprocedure,
-				'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int)'::pg_catalog.regprocedure)
+WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['@extschema@.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int)'::pg_catalog.regprocedure,
+				'@extschema@.ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int)'::pg_catalog.regprocedure]::pg_catalog.oid[])
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
 DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int);
 DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int);
@@ -711,13 +734,13 @@ REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interv
 -- search_path itself, again after each COMMIT.
 CREATE VIEW ranread_fleet_summary AS
 SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
-	   round(f.iops) AS iops,
-	   ranread_round_ms(f.mean_ms) AS mean_ms,
-	   ranread_round_ms(f.p99_ms) AS p99_ms,
-	   ranread_round_ms(f.max_ms) AS max_ms,
+	   pg_catalog.round(f.iops) AS iops,
+	   @extschema@.ranread_round_ms(f.mean_ms, 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(f.p99_ms, 3) AS p99_ms,
+	   @extschema@.ranread_round_ms(f.max_ms, 3) AS max_ms,
 	   f.slowest_server,
-	   round(f.overlap_pct::numeric, 1) AS overlap_pct,
-	   (SELECT count(*) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet AND s.status = 'completed') AS servers_completed
+	   pg_catalog.round(f.overlap_pct::numeric, 1) AS overlap_pct,
+	   (SELECT pg_catalog.count(*) FROM ranread_fleet_servers s WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.status OPERATOR(pg_catalog.=) 'completed'::text) AS servers_completed
 FROM ranread_fleet_runs f;
 
 CREATE PROCEDURE ranread_fleet_sweep(servers name[],

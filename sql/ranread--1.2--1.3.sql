@@ -3,6 +3,29 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION ranread UPDATE TO '1.3'" to load this file. \quit
 
+-- First of all: a role other than a superuser that may create objects in
+-- this schema could plant look-alike functions and operators in it.  Every
+-- script of ranread resolves its names to pg_catalog's and its own, but
+-- other code run with this schema on its search_path may not: say so, once
+-- for the whole CREATE or UPDATE (docs/reference.md, "Updating").
+DO $guard$
+DECLARE
+	creators text;
+BEGIN
+	IF (pg_catalog.current_setting('ranread_script.checked', true) OPERATOR(pg_catalog.=) 'yes') IS NOT TRUE THEN
+		PERFORM pg_catalog.set_config('ranread_script.checked', 'yes', true);
+		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
+		FROM pg_catalog.pg_roles r
+		WHERE r.rolcanlogin AND NOT r.rolsuper
+		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		IF creators IS NOT NULL THEN
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
+				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+		END IF;
+	END IF;
+END
+$guard$;
+
 -- 1.3 has no install script of its own: CREATE EXTENSION installs 1.2 and
 -- runs this script, so each object below is written once.
 
@@ -26,11 +49,11 @@ SELECT pg_catalog.set_config('ranread_update.fleet_grantees',
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid IN ('ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
-				'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
-				'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
-				'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure,
-				'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure)
+WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['@extschema@.ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
+				'@extschema@.ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
+				'@extschema@.ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
+				'@extschema@.ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure,
+				'@extschema@.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure]::pg_catalog.oid[])
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
 
 -- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
@@ -857,23 +880,23 @@ SELECT pg_catalog.pg_extension_config_dump('ranread_db_activity', '');
 -- A batch's writes in one row: its writers merged.
 CREATE VIEW ranread_write_summary AS
 SELECT w.batch,
-	   min(w.started_at) AS started_at,
-	   min(w.write_target) AS write_target,
-	   min(w.writers) AS writers,
-	   min(w.write_rate_iops) AS write_rate_iops,
-	   sum(w.writes) AS writes,
-	   round((sum(w.writes) / NULLIF(max(w.elapsed_s), 0))::numeric) AS write_iops,
-	   ranread_round_ms(sum(w.mean_ms * w.writes) / NULLIF(sum(w.writes), 0)) AS mean_ms,
-	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.5)) AS p50_ms,
-	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.99)) AS p99_ms,
-	   ranread_round_ms(max(w.max_ms)) AS max_ms,
+	   pg_catalog.min(w.started_at) AS started_at,
+	   pg_catalog.min(w.write_target) AS write_target,
+	   pg_catalog.min(w.writers) AS writers,
+	   pg_catalog.min(w.write_rate_iops) AS write_rate_iops,
+	   pg_catalog.sum(w.writes) AS writes,
+	   pg_catalog.round((pg_catalog.sum(w.writes)::float8 OPERATOR(pg_catalog./) NULLIF(pg_catalog.max(w.elapsed_s), 0::float8))::numeric) AS write_iops,
+	   @extschema@.ranread_round_ms(pg_catalog.sum(w.mean_ms OPERATOR(pg_catalog.*) w.writes::float8) OPERATOR(pg_catalog./) NULLIF(pg_catalog.sum(w.writes)::float8, 0::float8), 3) AS mean_ms,
+	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram), 0.5::float8), 3) AS p50_ms,
+	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram), 0.99::float8), 3) AS p99_ms,
+	   @extschema@.ranread_round_ms(pg_catalog.max(w.max_ms), 3) AS max_ms,
 	   -- the worst status other than completed (text order would put stopped above failed)
-	   (ARRAY['stopped', 'cancelled', 'failed'])[max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
+	   (ARRAY['stopped', 'cancelled', 'failed'])[pg_catalog.max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
 		   AS not_completed,
 	   a.wal_bytes, a.wal_fpi, a.wal_syncs, a.wal_sync_ms, a.checkpoints_timed, a.checkpoints_requested,
 	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.updates, a.hot_updates, a.seconds AS activity_s
 FROM ranread_write_results w
-LEFT JOIN ranread_db_activity a ON a.batch = w.batch
+LEFT JOIN ranread_db_activity a ON a.batch OPERATOR(pg_catalog.=) w.batch
 GROUP BY w.batch, a.batch;
 
 -- What the server did in each interval of a batch, beside its reads
@@ -897,17 +920,17 @@ ALTER TABLE ranread_intervals
 CREATE VIEW ranread_series_activity AS
 SELECT batch,
 	   interval_no,
-	   round(start_s::numeric, 2) AS start_s,
-	   round(iops::numeric) AS iops,
-	   ranread_round_ms(p99_ms) AS p99_ms,
+	   pg_catalog.round(start_s::numeric, 2) AS start_s,
+	   pg_catalog.round(iops::numeric) AS iops,
+	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
 	   wal_bytes,
 	   wal_syncs,
-	   round(wal_sync_ms::numeric, 2) AS wal_sync_ms,
+	   pg_catalog.round(wal_sync_ms::numeric, 2) AS wal_sync_ms,
 	   buffers_checkpoint,
 	   buffers_clean,
 	   buffers_backend,
 	   -- 'began', 'ended', 'began ended', or 'running' (through it); NULL: none, or unknown
-	   nullif(concat_ws(' ', CASE WHEN checkpoint_began THEN 'began' END,
+	   nullif(pg_catalog.concat_ws(' ', CASE WHEN checkpoint_began THEN 'began' END,
 						CASE WHEN checkpoint_ended THEN 'ended' END,
 						CASE WHEN checkpoint_running AND NOT (checkpoint_began OR checkpoint_ended) THEN 'running' END),
 			  '') AS checkpoint,
@@ -1054,12 +1077,13 @@ DECLARE
 	grantee text;
 BEGIN
 	FOR grantee IN
-		SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
+		SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END
 		FROM pg_catalog.pg_class c
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
-		LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
-		WHERE c.oid = 'ranread_results'::pg_catalog.regclass AND a.privilege_type = 'DELETE'
-		  AND a.grantee <> c.relowner
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+		WHERE c.oid OPERATOR(pg_catalog.=) '@extschema@.ranread_results'::pg_catalog.regclass::pg_catalog.oid
+		  AND a.privilege_type OPERATOR(pg_catalog.=) 'DELETE'::text
+		  AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
 	LOOP
 		EXECUTE pg_catalog.format('GRANT DELETE ON ranread_write_results, ranread_db_activity, ranread_write_sweeps, '
 								  'ranread_write_sweep_steps TO %s', grantee);
