@@ -15,6 +15,8 @@ UPDATE, DELETE, WITH).  Not checked: routines that set their own search_path
 procedure), whose bodies are parsed when they run; table definitions (their
 defaults are constants and pg_catalog's zero-argument now()).
 
+In every statement, a GRANT, REVOKE, ALTER or DROP names a routine with its
+argument types (a look-alike of the same name would make it ambiguous).
 In those regions, outside comments and string literals:
   - an operator is written OPERATOR(pg_catalog.op);
   - a function call is qualified: pg_catalog.f(...) or @extschema@.f(...);
@@ -164,6 +166,11 @@ def findings(path):
                 continue
             line = text.count("\n", 0, base + c.start()) + 1
             out.append(f"{path}:{line}: call of {name}() not qualified (pg_catalog. or @extschema@.)")
+    # a routine named without its argument types: a look-alike of that name
+    # makes the statement ambiguous (or, alone in an earlier schema, its target)
+    for r in re.finditer(r"\b(?:ON|ALTER|DROP)\s+(?:FUNCTION|PROCEDURE|ROUTINE)\s+[\w@.]+(?!\s*\(|\w)", text):
+        line = text.count("\n", 0, r.start()) + 1
+        out.append(f"{path}:{line}: routine named without its argument types: {r.group(0)}")
     return out
 
 

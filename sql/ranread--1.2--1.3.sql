@@ -68,7 +68,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_connect FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_connect(text, name) FROM PUBLIC;
 
 -- on each server: what its ranread_run() would refuse before it starts, and
 -- the cluster's identity
@@ -78,7 +78,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_fleet_check'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_check FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_check(int, bigint, name, text, interval) FROM PUBLIC;
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
 CREATE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
@@ -86,7 +86,7 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-REVOKE ALL ON FUNCTION ranread_fleet_wait FROM PUBLIC;
+REVOKE ALL ON FUNCTION ranread_fleet_wait(bigint, text[], name[], name[]) FROM PUBLIC;
 
 -- each fleet run's noise bands, as a batch has them (95 % half-widths, in
 -- percent): each server's from its batch, the fleet's from its servers'
@@ -978,8 +978,9 @@ DECLARE
 BEGIN
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_grantees')::name[]
 	LOOP
-		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect, ranread_fleet_check, '
-								  'ranread_fleet_wait TO %I', grantee);
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_fleet_connect(text, name), '
+								  'ranread_fleet_check(int, bigint, name, text, interval), '
+								  'ranread_fleet_wait(bigint, text[], name[], name[]) TO %I', grantee);
 	END LOOP;
 	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.fleet_sweep_grantees')::name[]
 	LOOP
