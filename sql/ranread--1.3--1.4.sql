@@ -254,3 +254,17 @@ SELECT batch,
 	   device_reads,
 	   device_writes
 FROM @extschema@.ranread_intervals;
+
+-- ranread_export()'s files as rows (file name, text), for the client to
+-- save with psql: no server file is written, so the benchmark role needs no
+-- server-file privilege (pg_write_server_files can gain a superuser's).
+CREATE FUNCTION ranread_export_files(format text DEFAULT 'tsv',
+									 sweep bigint DEFAULT NULL,
+									 csv boolean DEFAULT false,
+									 svg boolean DEFAULT false)
+RETURNS TABLE(file text, content text)
+AS 'MODULE_PATHNAME', 'ranread_export_files'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET DateStyle = 'ISO, YMD';
+REVOKE ALL ON FUNCTION ranread_export_files(text, bigint, boolean, boolean) FROM PUBLIC;

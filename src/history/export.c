@@ -6,7 +6,8 @@
  *		seven first), or RanRead's own seven-column files, one per set of
  *		batches that can be compared, without the batches that did not
  *		measure the storage; optionally a CSV of every column and the SVG
- *		charts, for all batches or one sweep.
+ *		charts, for all batches or one sweep.  ranread_export_files(): the
+ *		same files as rows, for the client to save (no server file).
  *
  *-------------------------------------------------------------------------
  */
@@ -42,6 +43,7 @@
 #define EXPORT_MAX_NAMED_LEFT_OUT	20
 
 PG_FUNCTION_INFO_V1(ranread_export);
+PG_FUNCTION_INFO_V1(ranread_export_files);
 
 /* One file of an export: its name's parts, its content and, once created, its path. */
 typedef struct ExportFile
@@ -158,6 +160,17 @@ open_export_file(const char *path)
 	return fd;
 }
 
+/* The minute, as RanRead named its files by it: YYYYMMDD-HHMM, in the session's time zone. */
+static char *
+export_stamp(void)
+{
+	char		stamp[32];
+	pg_time_t	now = (pg_time_t) time(NULL);
+
+	pg_strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M", pg_localtime(&now, session_timezone));
+	return pstrdup(stamp);
+}
+
 /*
  * Create the export's files in directory, named after the minute as RanRead
  * named its files: PREFIX_YYYYMMDD-HHMM.EXT, or PREFIX_YYYYMMDD-HHMM-N.EXT
@@ -169,11 +182,9 @@ open_export_file(const char *path)
 static void
 create_export_files(const char *directory, ExportFile *files, int count)
 {
-	char		stamp[32];
-	pg_time_t	now = (pg_time_t) time(NULL);
+	const char *stamp = export_stamp();
 	const char *separator = directory[strlen(directory) - 1] == '/' ? "" : "/";
 
-	pg_strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M", pg_localtime(&now, session_timezone));
 	for (int n = 1; n <= EXPORT_MAX_NAMES; n++)
 	{
 		const char *suffix = n == 1 ? "" : psprintf("-%d", n);
@@ -213,15 +224,35 @@ create_export_files(const char *directory, ExportFile *files, int count)
 }
 
 /*
+ * Would a spreadsheet take value for a formula?  Text that begins with = + -
+ * or @, a tab or a carriage return (OWASP's "CSV injection"), unless it is a
+ * number as a whole (-5, +1e3, -Infinity).
+ */
+static bool
+looks_like_formula(const char *value)
+{
+	char	   *end;
+
+	if (value[0] == '\0' || strchr("=+-@\t\r", value[0]) == NULL)
+		return false;
+	(void) strtod(value, &end);
+	return end == value || *end != '\0';
+}
+
+/*
  * Append value as a field of COPY's CSV format with this delimiter: quoted
  * when it holds the delimiter, a quote or a line break, or is empty; a NULL
- * is an empty field.  For a comma, this is RFC 4180's quoting.
+ * is an empty field.  For a comma, this is RFC 4180's quoting.  Text a
+ * spreadsheet would run as a formula (a forged target or mode, say) gets a
+ * leading ', which spreadsheets read as "this is text", as OWASP advises.
  */
 static void
 append_csv_field(StringInfo line, const char *value, char delimiter)
 {
 	if (value == NULL)
 		return;
+	if (looks_like_formula(value))
+		value = psprintf("'%s", value);
 	if (value[0] != '\0' && strchr(value, delimiter) == NULL && strpbrk(value, "\"\r\n") == NULL)
 	{
 		appendStringInfoString(line, value);
@@ -617,6 +648,105 @@ bool_argument(FunctionCallInfo fcinfo, int n, const char *name)
 	return PG_GETARG_BOOL(n);
 }
 
+/* What to export: the arguments both export functions take, checked. */
+typedef struct ExportRequest
+{
+	const char *format;			/* "tsv" or "ranread" */
+	bool		has_sweep;
+	int64		sweep;
+	bool		csv;
+	bool		svg;
+} ExportRequest;
+
+/*
+ * The request from arguments format, sweep, csv and svg, from argument
+ * first on (a declaration with fewer arguments, 1.0's, takes the defaults).
+ */
+static ExportRequest
+export_request(FunctionCallInfo fcinfo, int first)
+{
+	ExportRequest request = {"tsv", false, 0, false, false};
+
+	if (PG_NARGS() > first)
+	{
+		if (PG_ARGISNULL(first))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("export format must not be null")));
+		request.format = text_to_cstring(PG_GETARG_TEXT_PP(first));
+	}
+	if (strcmp(request.format, "tsv") != 0 && strcmp(request.format, "ranread") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown export format \"%s\"", request.format),
+				 errhint("The formats are 'tsv' (every column of ranread_summary) and 'ranread' (RanRead's seven columns); for a CSV file as well, pass csv => true.")));
+	request.has_sweep = PG_NARGS() > first + 1 && !PG_ARGISNULL(first + 1);
+	request.sweep = request.has_sweep ? PG_GETARG_INT64(first + 1) : 0;
+	request.csv = bool_argument(fcinfo, first + 2, "csv");
+	request.svg = bool_argument(fcinfo, first + 3, "svg");
+	return request;
+}
+
+/*
+ * The files of an export, made in memory (their names' ends and contents):
+ * ranread_summary as request says, and the fleet's files where they belong.
+ * Batches left out of RanRead's format are reported in a NOTICE.
+ */
+static ExportFiles
+build_export_files(const ExportRequest *request)
+{
+	ExportFiles set = {CurrentMemoryContext, NULL, 0, 0};
+	int64	   *charts = NULL;
+	int			ncharts = 0;
+	StringInfoData left_out;
+	int			nleft_out = 0;
+
+	/* the files, their contents and the list of left-out batches outlive SPI_finish() */
+	initStringInfo(&left_out);
+
+	SPI_connect();
+	if (request->has_sweep)
+		check_sweep_exists(request->sweep);
+	else if (request->svg)
+		charts = sweeps_with_steps(&ncharts);
+	if (strcmp(request->format, "ranread") == 0)
+		add_ranread_files(&set, request->has_sweep, request->sweep, &left_out, &nleft_out);
+	else
+	{
+		/* whatever the view has, in its order */
+		select_summary("*", request->has_sweep, request->sweep);
+		append_table(&add_file(&set, "ranread_", ".tsv")->content, '\t', "\n");
+	}
+	if (request->csv)
+	{
+		select_summary("*", request->has_sweep, request->sweep);
+		append_table(&add_file(&set, "ranread_", ".csv")->content, ',', "\r\n");
+	}
+	/* the sweep's chart; without one, a chart per sweep, or ranread_chart()'s when none has a step */
+	if (request->svg && ncharts == 0)
+		append_chart(&add_file(&set, "ranread_", ".svg")->content, request->has_sweep, request->sweep);
+	for (int i = 0; i < ncharts; i++)
+		append_chart(&add_file(&set, "ranread_", psprintf("-sweep" INT64_FORMAT ".svg", charts[i]))->content,
+					 true, charts[i]);
+	/* all of it: the fleet runs too, where this role sees them */
+	if (!request->has_sweep && strcmp(request->format, "tsv") == 0 && fleet_runs_to_export())
+	{
+		add_fleet_files(&set);
+		if (request->svg)
+			add_fleet_charts(&set);
+	}
+	SPI_finish();
+
+	if (nleft_out > 0)
+		ereport(NOTICE,
+				(errmsg_plural("%d batch was left out of RanRead's format",
+							   "%d batches were left out of RanRead's format", nleft_out, nleft_out),
+				 errdetail("Left out: %s. RanRead's format has only the batches that completed with the device answering their reads (physical_pct at least %.0f, as a sweep counts its steps).",
+						   left_out.data, RANREAD_SWEEP_MIN_PHYSICAL_PCT),
+				 errhint("format 'tsv' exports every batch, with its status and physical_pct.")));
+	return set;
+}
+
 /*
  * ranread_export(directory, format, sweep, csv, svg): write ranread_summary
  * to new files in directory (see create_export_files) and return their
@@ -639,8 +769,9 @@ bool_argument(FunctionCallInfo fcinfo, int n, const char *name)
  * PerfToolsRanRead_YYYYMMDD-HHMM.txt), and its chart.  Values are
  * as the view gives them (the function runs with DateStyle ISO: dates
  * YYYY-MM-DD, times HH:MM:SS), fields quoted as COPY's CSV format quotes
- * them.  Every file is made in memory first; if one cannot be written whole,
- * none is kept.
+ * them, text that a spreadsheet would take for a formula made text (see
+ * append_csv_field).  Every file is made in memory first; if one cannot be
+ * written whole, none is kept.
  *
  * Called through 1.0's declaration, ranread_export(directory) RETURNS text,
  * before ALTER EXTENSION UPDATE, it writes the TSV and returns its path.
@@ -651,18 +782,10 @@ ranread_export(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		returns_set = rsinfo != NULL && IsA(rsinfo, ReturnSetInfo);
 	char	   *directory;
-	const char *format = "tsv";
-	bool		has_sweep = PG_NARGS() > 2 && !PG_ARGISNULL(2);
-	int64		sweep = has_sweep ? PG_GETARG_INT64(2) : 0;
-	bool		csv;
-	bool		svg;
-	ExportFiles set = {CurrentMemoryContext, NULL, 0, 0};
+	ExportRequest request;
+	ExportFiles set;
 	ExportFile *files;
 	int			count;
-	int64	   *charts = NULL;
-	int			ncharts = 0;
-	StringInfoData left_out;
-	int			nleft_out = 0;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -670,61 +793,13 @@ ranread_export(PG_FUNCTION_ARGS)
 				 errmsg("export directory must not be null")));
 	directory = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	check_export_directory(directory);
-	if (PG_NARGS() > 1)
-	{
-		if (PG_ARGISNULL(1))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("export format must not be null")));
-		format = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	}
-	if (strcmp(format, "tsv") != 0 && strcmp(format, "ranread") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown export format \"%s\"", format),
-				 errhint("The formats are 'tsv' (every column of ranread_summary) and 'ranread' (RanRead's seven columns); for a CSV file as well, pass csv => true.")));
-	csv = bool_argument(fcinfo, 3, "csv");
-	svg = bool_argument(fcinfo, 4, "svg");
+	request = export_request(fcinfo, 1);
 	if (returns_set)
 	{
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 		ranread_check_result_columns(rsinfo->setDesc, 1);
 	}
-	/* the files, their contents and the list of left-out batches outlive SPI_finish() */
-	initStringInfo(&left_out);
-
-	SPI_connect();
-	if (has_sweep)
-		check_sweep_exists(sweep);
-	else if (svg)
-		charts = sweeps_with_steps(&ncharts);
-	if (strcmp(format, "ranread") == 0)
-		add_ranread_files(&set, has_sweep, sweep, &left_out, &nleft_out);
-	else
-	{
-		/* whatever the view has, in its order */
-		select_summary("*", has_sweep, sweep);
-		append_table(&add_file(&set, "ranread_", ".tsv")->content, '\t', "\n");
-	}
-	if (csv)
-	{
-		select_summary("*", has_sweep, sweep);
-		append_table(&add_file(&set, "ranread_", ".csv")->content, ',', "\r\n");
-	}
-	/* the sweep's chart; without one, a chart per sweep, or ranread_chart()'s when none has a step */
-	if (svg && ncharts == 0)
-		append_chart(&add_file(&set, "ranread_", ".svg")->content, has_sweep, sweep);
-	for (int i = 0; i < ncharts; i++)
-		append_chart(&add_file(&set, "ranread_", psprintf("-sweep" INT64_FORMAT ".svg", charts[i]))->content,
-					 true, charts[i]);
-	/* all of it: the fleet runs too, where this role sees them */
-	if (!has_sweep && strcmp(format, "tsv") == 0 && fleet_runs_to_export())
-	{
-		add_fleet_files(&set);
-		if (svg)
-			add_fleet_charts(&set);
-	}
-	SPI_finish();
+	set = build_export_files(&request);
 
 	files = set.files;
 	count = set.count;
@@ -752,13 +827,6 @@ ranread_export(PG_FUNCTION_ARGS)
 		CloseTransientFile(files[i].fd);
 		files[i].fd = -1;
 	}
-	if (nleft_out > 0)
-		ereport(NOTICE,
-				(errmsg_plural("%d batch was left out of RanRead's format",
-							   "%d batches were left out of RanRead's format", nleft_out, nleft_out),
-				 errdetail("Left out: %s. RanRead's format has only the batches that completed with the device answering their reads (physical_pct at least %.0f, as a sweep counts its steps).",
-						   left_out.data, RANREAD_SWEEP_MIN_PHYSICAL_PCT),
-				 errhint("format 'tsv' exports every batch, with its status and physical_pct.")));
 
 	if (!returns_set)
 		PG_RETURN_TEXT_P(cstring_to_text(files[0].path));
@@ -768,6 +836,42 @@ ranread_export(PG_FUNCTION_ARGS)
 		bool		isnull = false;
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * ranread_export_files(format, sweep, csv, svg): the files ranread_export()
+ * would write, as rows of (file, content), for the client to save: no
+ * server file is written, so it needs no privilege beyond reading the
+ * history.  file is the name ranread_export() would give it (without the
+ * numbering it adds when the name is taken); content is the file's text less
+ * its final newline, which psql's unaligned output adds back, so that
+ *   \g (format=unaligned tuples_only=on) ranread.tsv
+ * after SELECT content FROM ranread_export_files() WHERE file LIKE '%.tsv'
+ * writes the file byte for byte.
+ */
+Datum
+ranread_export_files(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ExportRequest request = export_request(fcinfo, 0);
+	ExportFiles set;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	ranread_check_result_columns(rsinfo->setDesc, 2);
+	set = build_export_files(&request);
+	for (int i = 0; i < set.count; i++)
+	{
+		ExportFile *file = &set.files[i];
+		Datum		values[2];
+		bool		isnull[2] = {false, false};
+
+		if (file->content.len > 0 && file->content.data[file->content.len - 1] == '\n')
+			file->content.data[--file->content.len] = '\0';
+		values[0] = CStringGetTextDatum(psprintf("%s%s%s", file->prefix, export_stamp(), file->extension));
+		values[1] = PointerGetDatum(cstring_to_text_with_len(file->content.data, file->content.len));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, isnull);
 	}
 	return (Datum) 0;
 }

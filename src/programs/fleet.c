@@ -36,10 +36,12 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/dependency.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "commands/sequence.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "parser/parse_func.h"
@@ -47,6 +49,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/resowner.h"
@@ -364,7 +367,45 @@ stop_servers(int64 fleet, int count, char **servers, char **schemas)
 }
 
 /*
- * ranread_fleet_wait(fleet, connections, servers, schemas): wait until no
+ * Is `fleet` the number this session drew last from ranread_fleet_seq, as
+ * ranread_fleet_run() draws its number before it waits?  Another session's
+ * number (readable in pg_locks while that fleet waits) is not: advertising
+ * it would let this session's ranread_stop() stop that fleet.  A session
+ * that drew none has no currval(), whose error a subtransaction takes.
+ */
+static bool
+drawn_by_this_session(int64 fleet)
+{
+	Oid			seq = get_relname_relid("ranread_fleet_seq",
+										get_namespace_oid(ranread_extension_schema(), false));
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		drawn = false;
+
+	if (!OidIsValid(seq))
+		return false;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(context);
+	PG_TRY();
+	{
+		drawn = DatumGetInt64(DirectFunctionCall1(currval_oid, ObjectIdGetDatum(seq))) == fleet;
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	return drawn;
+}
+
+/*
+ * ranread_fleet_wait(fleet, connections, servers, schemas): for the fleet run
+ * this session drew last (drawn_by_this_session), wait until no
  * dblink connection of `connections` is busy (each runs a server's
  * ranread_run()), advertising the wait meanwhile.  When ranread_stop() asks
  * fleet run `fleet` to stop, call ranread_stop() on every server (schemas:
@@ -399,6 +440,11 @@ ranread_fleet_wait(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("connections, servers and schemas must have one element per server")));
 
+	if (!drawn_by_this_session(fleet))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to wait for fleet run " INT64_FORMAT, fleet),
+				 errdetail("A session waits only for the fleet run whose number it drew last from ranread_fleet_seq, as ranread_fleet_run() does.")));
 	is_busy_fn = is_busy_function();
 	ranread_advertise_fleet(fleet, true);
 	for (;;)

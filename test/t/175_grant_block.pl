@@ -85,11 +85,21 @@ as_bench("SELECT * FROM ranread_calibrate(iterations => 100, max_depth => 1, max
 as_bench("SELECT * FROM ranread_compare($batch, $second)", 'ranread_compare');
 as_bench("SELECT * FROM ranread_compare_sweeps($sweep, $sweep)", 'ranread_compare_sweeps');
 as_bench('SELECT count(*) FROM ranread_help()', 'ranread_help()');
-my @files = split /\n/, as_bench("SELECT * FROM ranread_export('$export_dir', csv => true, svg => true)",
-	'ranread_export, TSV, CSV and the charts');
-is(scalar(grep { -s $_ } @files), scalar(@files), scalar(@files) . ' files written');
-as_bench("SELECT * FROM ranread_export('$export_dir', 'ranread', sweep => $sweep, csv => true, svg => true)",
-	"ranread_export of the sweep, RanRead's format");
+# export: to the client (the block grants no server-file privilege)
+my @files = split /\n/, as_bench("SELECT file || ' ' || length(content) FROM ranread_export_files(csv => true, svg => true)",
+	'ranread_export_files, TSV, CSV and the charts');
+is(scalar(grep { / [1-9]\d*$/ } @files), scalar(@files), scalar(@files) . ' files, none empty');
+as_bench("SELECT file FROM ranread_export_files('ranread', sweep => $sweep, csv => true, svg => true)",
+	"ranread_export_files of the sweep, RanRead's format");
+($ret, $out, $err) = $node->psql('postgres', "SELECT * FROM ranread_export('$export_dir')",
+	extra_params => [ '-U', $role, '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/ERROR:  42501: permission denied to export ranread results to a server file/,
+	'ranread_export to a server file is refused to the role');
+is(join(' ', glob("$export_dir/*")), '', 'and writes nothing');
+is($node->safe_psql('postgres', qq{SELECT string_agg(r.rolname, ', ') FROM pg_roles r
+	WHERE r.rolname IN ('pg_write_server_files', 'pg_read_server_files', 'pg_execute_server_program')
+	  AND pg_has_role('$role', r.oid, 'USAGE')}), '',
+	'the block grants no predefined role PostgreSQL says can gain superuser access');
 
 # A target of its own, in the tablespace
 as_bench("SELECT ranread_setup('8 MB', 'ranread_vol', 'bench_target', 0)", 'ranread_setup in ranread_vol');
