@@ -87,7 +87,10 @@ check_may_stop(int pid, const char *what)
  * Ask every fleet run that waits for its servers, and that this role may
  * stop, to stop; returns those asked.  A fleet run of a role this one may
  * not stop is left alone, without an error: it is not this role's to stop,
- * and it must not keep this role from stopping its own.
+ * and it must not keep this role from stopping its own.  A fleet run that
+ * another session has asked already is left to that session: this call may
+ * be the fleet's own ranread_stop() on one of its servers, which is this
+ * cluster when the coordinator is one of them, and the fleet waits for it.
  */
 static List *
 ask_fleets_to_stop(void)
@@ -99,7 +102,8 @@ ask_fleets_to_stop(void)
 	{
 		RanreadFleetWait *wait = lfirst(lc);
 
-		if (why_not_stop(wait->coordinator_pid) != NULL)
+		if (why_not_stop(wait->coordinator_pid) != NULL ||
+			ranread_fleet_stop_requested_in(wait->fleet, wait->database))
 			continue;
 		ranread_request_fleet_stop(wait->fleet, wait->database);
 		asked = lappend(asked, wait);

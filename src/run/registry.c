@@ -369,14 +369,21 @@ ranread_request_fleet_stop(int64 fleet, Oid database)
 		(void) LockAcquire(&tag, ShareLock, false, false);
 }
 
+/* Has another session's ranread_stop() asked fleet run `fleet` of database `database` to stop? */
+bool
+ranread_fleet_stop_requested_in(int64 fleet, Oid database)
+{
+	LOCKTAG		tag;
+
+	set_numbered_lock_tag_in(&tag, RANREAD_LOCK_KIND_FLEET_STOP, fleet, database);
+	return held_by_another(&tag);
+}
+
 /* Has ranread_stop() asked fleet run `fleet` of this database to stop? */
 bool
 ranread_fleet_stop_requested(int64 fleet)
 {
-	LOCKTAG		tag;
-
-	set_numbered_lock_tag(&tag, RANREAD_LOCK_KIND_FLEET_STOP, fleet);
-	return held_by_another(&tag);
+	return ranread_fleet_stop_requested_in(fleet, MyDatabaseId);
 }
 
 /*

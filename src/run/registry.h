@@ -37,6 +37,7 @@ extern void ranread_advertise_fleet(int64 fleet, bool advertise);
 extern List *ranread_waiting_fleets(void);
 extern bool ranread_fleet_waits(int64 fleet, Oid database);
 extern void ranread_request_fleet_stop(int64 fleet, Oid database);
+extern bool ranread_fleet_stop_requested_in(int64 fleet, Oid database);
 extern bool ranread_fleet_stop_requested(int64 fleet);
 
 #endif							/* RANREAD_REGISTRY_H */

@@ -187,7 +187,7 @@ ranread_running(PG_FUNCTION_ARGS)
 	if (dsm_segment_map_length(seg) < offsetof(RanreadShared, slots) ||
 		shared->magic != RANREAD_SHARED_MAGIC || shared->batch != batch ||
 		shared->database_id != MyDatabaseId ||
-		shared->params.processes < 1 || shared->params.processes > RANREAD_MAX_PROCESSES ||
+		shared->params.processes < 0 || shared->params.processes > RANREAD_MAX_PROCESSES ||
 		dsm_segment_map_length(seg) < add_size(offsetof(RanreadShared, slots),
 											   mul_size(shared->params.processes, sizeof(RanreadWorkerSlot))))
 	{

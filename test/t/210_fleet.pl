@@ -15,6 +15,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes;
 use RanreadTest;
 
 my @nodes = map { new_node("node$_") } 1 .. 3;
@@ -238,6 +239,21 @@ like($$stop_out, qr/server \| node2\s+\| stopped.*server \| node3\s+\| stopped.*
 is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fleet_runs ORDER BY fleet DESC LIMIT 1}),
 	'stopped|t', 'and records it so');
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '0', 'with no fleet run waiting, ranread_stop() asks nobody');
+
+# ... also when the coordinator is one of the servers: the fleet's own ranread_stop() on it
+# does not wait for the fleet, which waits for that call (each waited for the other until
+# ranread_stop()'s 5 s bound ended it: review D8)
+($sh, $stop_out, $stop_err) = start_psql($coordinator,
+	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, 'direct', duration => '60 s')});
+$_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+	foreach @nodes[ 0, 1 ];
+my $stop_started = Time::HiRes::time();
+is($coordinator->safe_psql('postgres', 'SELECT ranread_stop() > 0'), 't', 'ranread_stop() with the coordinator among the servers');
+my $stop_took = Time::HiRes::time() - $stop_started;
+cmp_ok($stop_took, '<', 4.5, sprintf('returns in %.2f s, before the 5 s a stop waits at most', $stop_took));
+$sh->finish;
+like($$stop_out, qr/server \| node1\s+\| stopped.*server \| node2\s+\| stopped.*fleet\s+\|\s+\| stopped/s,
+	'both servers\' runs stopped, and the fleet') or diag($$stop_err);
 
 # a server stopped in the middle of the run: recorded as disconnected, the others kept
 my ($h, $fleet_out, $fleet_err) = start_psql($coordinator,

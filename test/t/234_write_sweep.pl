@@ -69,6 +69,7 @@ is($node->safe_psql('postgres', qq{SELECT writes = (SELECT sum(writes) FROM ranr
 is($node->safe_psql('postgres', qq{SELECT iops || ' ' || (mean_ms IS NULL) FROM ranread_report WHERE batch = $alone}),
 	'0 true', 'ranread_report shows it');
 
+
 # the history functions on it: each says why there is nothing to show, none divides by zero
 my $read = $node->safe_psql('postgres', q{SELECT batch FROM ranread_run(1, 100)});
 for my $case ([ "ranread_compare($alone, $read)", 'compare, A writers alone' ],
@@ -185,6 +186,18 @@ is($node->safe_psql('postgres', q{SELECT decision || ' ' || within_slo FROM ranr
 $node->safe_psql('postgres', q{SELECT ranread_reset()});
 is($node->safe_psql('postgres', q{SELECT NOT EXISTS (SELECT FROM ranread_write_sweeps)
 	AND NOT EXISTS (SELECT FROM ranread_write_sweep_steps)}), 't', 'ranread_reset() forgets the write sweeps');
+# While writers alone run, ranread_running() and ranread_progress show the
+# batch's total row, with state 'writers alone' and no reads (review D6)
+my ($wh) = start_psql($node, q{SELECT batch FROM ranread_run(0, NULL, duration => '30 s', writers => 1, write_rate_iops => 20)});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE state = 'writers alone'}),
+	'ranread_running() shows a run of writers alone');
+is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(state) || ' ' || coalesce(min(worker)::text, 'total') || ' '
+	|| min(reads) FROM ranread_progress WHERE activity = 'run'}), '1 writers alone total 0',
+	'and ranread_progress: one row, the batch in total, no reads');
+$node->safe_psql('postgres', 'SELECT ranread_stop()');
+$wh->finish;
+
 ok(log_is_clean($node), 'the server log has no error a test did not cause');
 $node->stop;
+
 done_testing();
