@@ -16,19 +16,27 @@
 /*
  * A latency in ms as the NOTICEs show it: two decimals, or as many as keep
  * three significant digits below 1 ms (0.0599, 0.500, 1.50, 12.35), so that
- * flash does not print as 0.00.
+ * flash does not print as 0.00; "unknown" for a figure that is not finite.
  */
 char *
 ranread_format_ms(double ms)
 {
 	int			decimals = 2;
 
+	if (!isfinite(ms))
+		return pstrdup("unknown");
+	if (fabs(ms) >= 1e9)
+		return psprintf("%.3g", ms);	/* no storage takes that long: forged history, kept short */
+
 	if (ms > 0 && ms < 1)
 		decimals = Min(6, 2 - (int) floor(log10(ms)));
 	return psprintf("%.*f", decimals, ms);
 }
 
-/* A rate as the NOTICEs show it: whole reads per second, thousands grouped (16,000). */
+/*
+ * A rate as the NOTICEs show it: whole reads per second, thousands grouped
+ * (16,000); "unknown" for a figure that is not finite (forged history).
+ */
 char *
 ranread_format_rate(double rate)
 {
@@ -36,6 +44,10 @@ ranread_format_rate(double rate)
 	StringInfoData out;
 	int			n;
 
+	if (!isfinite(rate))
+		return pstrdup("unknown");
+	if (fabs(rate) >= 1e15)
+		return psprintf("%.3g", rate);	/* beyond any device: forged history, kept short */
 	snprintf(digits, sizeof(digits), "%.0f", rate);
 	n = strlen(digits);
 	initStringInfo(&out);

@@ -137,7 +137,7 @@ draw_chart(FunctionCallInfo fcinfo, const char *name)
 		call.number = &number;
 	else if (kind->numbered && kind->nothing != NULL)
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s", kind->nothing),
 				 errhint("%s", kind->nothing_hint)));
 	if (!kind->draw(&svg, &call))

@@ -470,7 +470,7 @@ draw_intervals(StringInfo out, const RanreadChartCall *call)
 	read_checkpoint_window(call->schema, &chart);
 	if (chart.count == 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("batch " INT64_FORMAT " has no interval to chart", chart.batch),
 				 chart.processes == 0 ?
 				 errdetail("It ran writers alone (processes 0): ranread_intervals holds reads, and it had none.") :

@@ -585,7 +585,7 @@ draw_sweep(StringInfo out, const RanreadChartCall *call)
 	{
 		if (!read_all_batches(call->schema, &chart))
 			ereport(ERROR,
-					(errcode(ERRCODE_NO_DATA),
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("no ranread batch to chart"),
 					 errhint("Run ranread_run() or CALL ranread_sweep() first.")));
 	}
@@ -595,7 +595,7 @@ draw_sweep(StringInfo out, const RanreadChartCall *call)
 			return false;
 		if (chart.count == 0)
 			ereport(ERROR,
-					(errcode(ERRCODE_NO_DATA),
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("sweep " INT64_FORMAT " has no step to chart", *call->number),
 					 errdetail("A sweep records each step when the step ends.")));
 	}

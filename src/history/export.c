@@ -498,7 +498,7 @@ add_ranread_files(ExportFiles *set, bool has_sweep, int64 sweep, StringInfo left
 
 	if (file == NULL)
 		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("no batch to export in RanRead's format"),
 				 SPI_processed == 0 ?
 				 (has_sweep ? errdetail("Sweep " INT64_FORMAT " has no batch.", sweep) :

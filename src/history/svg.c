@@ -333,7 +333,12 @@ tick_label(const Axis *axis, double tick)
 	return ranread_svg_number_in_scale(tick, axis->max);
 }
 
-/* Where `value` lies between the pixels `from` (axis->min) and `to` (axis->max). */
+/*
+ * Where `value` lies between the pixels `from` (axis->min) and `to`
+ * (axis->max), kept within them: an axis of extreme values (a forged row's
+ * denormal or 1e308) gives no NaN or infinite coordinate, which viewers
+ * reject.
+ */
 double
 ranread_svg_axis_pixel(const Axis *axis, double value, double from, double to)
 {
@@ -343,6 +348,9 @@ ranread_svg_axis_pixel(const Axis *axis, double value, double from, double to)
 		share = log10(Max(value, axis->min) / axis->min) / log10(axis->max / axis->min);
 	else
 		share = (value - axis->min) / (axis->max - axis->min);
+	if (!isfinite(share))
+		share = 0;
+	share = Max(0.0, Min(1.0, share));
 	return from + share * (to - from);
 }
 

@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -262,11 +264,11 @@ slo_text(const RanreadSweepRules *rules)
 	return out.len > 0 ? out.data : "no bound";
 }
 
-/* A noise band in words, " ± 2.7 %", or nothing while unknown. */
+/* A noise band in words, " ± 2.7 %", or nothing while unknown (or not finite). */
 static char *
 band_text(double band_pct)
 {
-	if (band_pct < 0)
+	if (!(band_pct >= 0 && isfinite(band_pct)))
 		return "";
 	return psprintf(band_pct < 10 ? " ± %.1f %%" : " ± %.0f %%", band_pct);
 }

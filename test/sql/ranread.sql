@@ -84,6 +84,13 @@ SELECT steady_at_s FROM ranread_summary WHERE batch = 990001;
 SELECT * FROM ranread_verdict(990001);
 SELECT max(length(verdict)) <= 100 AS verdict_lines_fit FROM ranread_verdict(990001);
 SELECT count(*) AS no_such_sweep FROM ranread_verdict(999999);
+-- forged figures at the float's limits print neither NaN nor Infinity, and stay short
+INSERT INTO ranread_intervals VALUES (990001, 2, 2, 1, 1, 1, 5e-324, 5e-324, 5e-324, 5e-324, 10);
+SELECT ranread_chart_intervals(990001) !~ 'NaN|Infinity' AS chart_coordinates_finite;
+SELECT verdict !~ 'NaN|Infinity|In,fin' AS verdict_finite, length(verdict) < 400 AS verdict_short
+FROM ranread_sweep_decide('{1,1,1}', '{1,1,1}', '{1,1,1}', '{completed,completed,completed}', '{1e308,1e308,1e308}',
+						  '{1e308,0,1}', '{1e308,1e308,1e308}', '{1,1,1}', '{1,1,1}', '{1e308,1e308,1e308}', '{1,1,1}',
+						  '{1,1,1}', '{f,f,f}', 4, 'argument', 1e308, 99.999, 1e308, 1e308);
 DELETE FROM ranread_intervals WHERE batch = 990001;
 DELETE FROM ranread_batches WHERE sweep = 990001;
 DELETE FROM ranread_sweep_runs WHERE sweep = 990001;

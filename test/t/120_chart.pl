@@ -244,9 +244,9 @@ ok(!xml_valid(write_file(qq{<svg xmlns="http://www.w3.org/2000/svg"><text>a <&> 
 
 # --- errors before any batch -------------------------------------------------------
 my @error = error_of('SELECT ranread_chart()');
-is("@error", '02000 no ranread batch to chart', 'no batch at all: 02000 no ranread batch to chart');
+is("@error", '55000 no ranread batch to chart', 'no batch at all: 55000 no ranread batch to chart');
 @error = error_of('SELECT ranread_chart_intervals()');
-is("@error", '02000 no ranread batch has intervals to chart', 'no batch at all: 02000 no ranread batch has intervals to chart');
+is("@error", '55000 no ranread batch has intervals to chart', 'no batch at all: 55000 no ranread batch has intervals to chart');
 
 # --- every batch, without any sweep --------------------------------------------
 $node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', target => 'chart_target', log_level => 0);
@@ -483,7 +483,7 @@ foreach my $size ([ 320, 320 ], [ 1600, 900 ])
 # --- errors --------------------------------------------------------------------
 my @errors = (
 	[ 'ranread_chart(99999)', '22023', 'sweep 99999 does not exist' ],
-	[ 'ranread_chart(1002)', '02000', 'sweep 1002 has no step to chart' ],
+	[ 'ranread_chart(1002)', '55000', 'sweep 1002 has no step to chart' ],
 	[ 'ranread_chart(width => 319)', '22023', 'width must be between 320 and 4096 pixels' ],
 	[ 'ranread_chart(height => 4097)', '22023', 'height must be between 320 and 4096 pixels' ],
 	[ 'ranread_chart(width => NULL)', '22004', 'width must not be null' ],
@@ -497,7 +497,7 @@ my @errors = (
 	[ 'ranread_chart_latency(' . join(', ', ($batches[0]) x 9) . ')', '22023',
 		'at most 8 batches fit in one latency chart' ],
 	[ 'ranread_chart_intervals(99999)', '22023', 'batch 99999 does not exist' ],
-	[ 'ranread_chart_intervals(1001)', '02000', 'batch 1001 has no interval to chart' ],
+	[ 'ranread_chart_intervals(1001)', '55000', 'batch 1001 has no interval to chart' ],
 	[ 'ranread_chart_intervals(3001, width => 319)', '22023', 'width must be between 320 and 4096 pixels' ],
 	[ 'ranread_chart_intervals(3001, height => NULL)', '22004', 'height must not be null' ],
 );

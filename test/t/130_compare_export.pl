@@ -515,7 +515,7 @@ like($err, qr/2 batches were left out of RanRead's format\n.*Left out: batch 3 \
 my $sweep_err;
 ($ret, $out, $sweep_err) = $node->psql('mixed', "SELECT * FROM ranread_export('$mixed_dir', 'ranread', sweep => 2, csv => true)",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-is(sqlstate_of($sweep_err), '02000', 'a sweep with no step to export: 02000');
+is(sqlstate_of($sweep_err), '55000', 'a sweep with no step to export: 55000');
 like($sweep_err, qr/no batch to export in RanRead's format\nDETAIL:  No batch of sweep 2 completed with the device answering its reads \(physical_pct at least 99\); left out: batch 11 \(cancelled\)\.\nHINT:  format 'tsv' exports every batch/,
 	'no batch to export in RanRead\'s format, with what was left out and a hint');
 my @mixed_files = glob("$mixed_dir/*");

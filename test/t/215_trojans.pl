@@ -455,6 +455,8 @@ my @recipes = (
 	[ 'ranread_compare_sweeps', 'two sweeps', sub { my $s = last_sweep(); "SELECT * FROM public.ranread_compare_sweeps(sweep_a => ${s}::bigint, sweep_b => ${s}::bigint)" } ],
 	[ 'ranread_export', 'TSV, CSV and the charts', qq{SELECT * FROM public.ranread_export(directory => '$export_dir'::text, csv => true, svg => true)} ],
 	[ 'ranread_export', "a sweep in RanRead's format", sub { "SELECT * FROM public.ranread_export(directory => '$export_dir'::text, format => 'ranread'::text, sweep => " . last_sweep() . '::bigint, svg => true)' } ],
+	[ 'ranread_export_files', 'TSV, CSV and the charts, to the client', q{SELECT file FROM public.ranread_export_files(format => 'tsv'::text, csv => true, svg => true)} ],
+	[ 'ranread_export_files', "a sweep in RanRead's format, to the client", sub { "SELECT file FROM public.ranread_export_files(format => 'ranread'::text, sweep => " . last_sweep() . '::bigint, svg => true)' } ],
 	[ 'ranread_help', 'help', 'SELECT * FROM public.ranread_help()' ],
 	[ 'ranread_running', 'nothing running', 'SELECT * FROM public.ranread_running()' ],
 	[ 'ranread_stop', 'nothing to stop', 'SELECT public.ranread_stop()' ],

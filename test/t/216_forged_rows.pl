@@ -42,6 +42,9 @@ my %recipes = (
 	ranread_export => [
 		q{SELECT * FROM ranread_export('{DIR}', csv => true, svg => true)},
 		q{SELECT * FROM ranread_export('{DIR}', 'ranread', sweep => {S2}, csv => true, svg => true)} ],
+	ranread_export_files => [
+		q{SELECT * FROM ranread_export_files(csv => true, svg => true)},
+		q{SELECT * FROM ranread_export_files('ranread', sweep => {S2}, csv => true, svg => true)} ],
 	ranread_round_ms => [ [ 'float8', 'SELECT ranread_round_ms({C}), ranread_round_ms({C}, 6) FROM {T}' ] ],
 	ranread_histogram_check => [ [ '_int8', 'SELECT ranread_histogram_check({C}) FROM {T}' ] ],
 	ranread_histogram_add => [ [ '_int8', 'SELECT ranread_histogram_add({C}, {C}) FROM {T}' ] ],
@@ -108,6 +111,8 @@ $node->safe_psql('postgres', qq{
 	SELECT ranread_setup_writes('1 MB');});
 my ($ret, $out, $err) = $node->psql('postgres', $block // '', on_error_stop => 1);
 is($ret, 0, 'the GRANT block creates role bench') or diag($err);
+# and what the block leaves to superusers, so that bench's exports to server files read forged rows too
+$node->safe_psql('postgres', 'GRANT EXECUTE ON FUNCTION ranread_export TO bench; GRANT pg_write_server_files TO bench');
 
 $node->safe_psql('postgres', q{
 	CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '1.2 s', mode => 'direct', min_scaling_pct => 0);
