@@ -284,6 +284,7 @@ typedef struct RanreadShared
 	bool		device_start_taken; /* device_start is valid */
 	bool		device_sampled;	/* device_start and device_end are valid */
 	bool		batch_recorded; /* the ranread_batches row is committed */
+	char		batch_error[256];	/* why it is not, when it is not */
 	instr_time	device_end_time;
 
 	/*

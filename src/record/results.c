@@ -694,7 +694,8 @@ ranread_record_batch(RanreadShared *shared)
 	stat_io_blocks = ranread_stat_io_end(shared);
 	ranread_row_add(&row, "stat_io_reads", INT8OID, Int64GetDatum(stat_io_blocks), stat_io_blocks < 0);
 
-	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, NULL, 0);
+	shared->batch_recorded = insert_row(shared, "ranread_batches", &row, true, shared->batch_error,
+										sizeof(shared->batch_error));
 	if (shared->params.writers > 0)
 	{
 		RanreadRow	activity = {0};

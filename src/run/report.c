@@ -391,8 +391,9 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 	if (!shared->batch_recorded)
 		ereport(WARNING,
 				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
+				 shared->batch_error[0] != '\0' ? errdetail("%s.", shared->batch_error) :
 				 errdetail("See the server log for the reason."),
-				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals.")));
+				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals, and no other row may hold the batch's number.")));
 	if (shared->params.processes == 0)
 	{
 		report_writers_alone(shared, summary, notice);

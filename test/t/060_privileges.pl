@@ -92,5 +92,20 @@ foreach my $dir ("$base/export/with space", "$base/export/quote'dir", "$base/exp
 		'with the header row');
 }
 
+# A row planted under the next batch's number by a role that may insert into
+# ranread_batches: the run keeps its own figures and says why its row was not
+# recorded, the true cause (review of 1.3, D4), not a guess at privileges
+my $next = $node->safe_psql('postgres', "SELECT last_value + 1 FROM ranread_batch_seq");
+($ret, $out, $err) = as_bench(qq{INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode,
+	block_size, processes, iterations, evicted, reads, wall_s, iops, mb_per_s, status)
+	VALUES ($next, current_date, localtime(0), now(), 'ranread_target', 'smgr', 8192, 1, 200, true, 200, 0.0001,
+	2000000, 15625, 'completed')});
+is($ret, 0, "the role plants batch $next") or diag($err);
+$node->safe_psql('postgres', "SELECT ranread_setup('8 MB', log_level => 0)")
+  unless $node->safe_psql('postgres', "SELECT count(*) FROM ranread_targets WHERE target = 'ranread_target'") eq '1';
+($ret, $out, $err) = $node->psql('postgres', 'SELECT batch FROM ranread_run(1, 50)', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/WARNING:  01000: the summary row of ranread batch $next was not recorded\nDETAIL:  could not record results: duplicate key value violates unique constraint "ranread_batches_pkey"\./,
+	'a run whose number another row holds says so, with the true cause');
+
 $node->stop;
 done_testing();
