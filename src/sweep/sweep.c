@@ -71,6 +71,9 @@ PG_FUNCTION_INFO_V1(ranread_sweep);
 /* Iterations per process and step when neither iterations nor duration is given: RanRead's. */
 #define DEFAULT_ITERATIONS	10000
 
+/* The least rate_step_iops: rates are recorded and shown to 0.1 reads/s. */
+#define SWEEP_MIN_RATE_STEP_IOPS	0.1
+
 /* How long a step waits for the previous step's worker slots to be reaped. */
 #define SLOT_WAIT_MS		2000
 #define SLOT_POLL_MS		20
@@ -361,6 +364,12 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 				 errmsg("max_rate_iops must be at least rate_iops"),
 				 errdetail("rate_iops is %g and max_rate_iops %g.", args->rate_iops, args->max_rate_iops)));
 	args->rules.max_rate_iops = args->max_rate_iops > 0 ? args->max_rate_iops : RANREAD_MAX_RATE_IOPS;
+	if (args->rate_step_iops > 0 && args->rate_step_iops < SWEEP_MIN_RATE_STEP_IOPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rate_step_iops must be at least %.1f", SWEEP_MIN_RATE_STEP_IOPS),
+				 errdetail("The value given is %g: a smaller step does not change the rate as runs record and show it, and the sweep would not end.",
+						   args->rate_step_iops)));
 	read_iodepth_arguments(fcinfo, args);
 	read_prefetch_arguments(fcinfo, args);
 	if (PG_ARGISNULL(ARG_REPEAT))

@@ -194,6 +194,8 @@ my @corpus = (
 	[ "CALL ranread_sweep(slo_p999_ms => 'NaN', target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(slo_max_ms => '-Infinity', target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(rate_step_iops => 100, target => 'bad_target')", '22023' ],
+	# a step that cannot change the rate: the sweep would never reach max_rate_iops (review of 1.3, D5)
+	[ "CALL ranread_sweep(rate_iops => 100, rate_step_iops => 1e-300, max_rate_iops => 200, target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(max_rate_iops => 100, target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(rate_iops => 0, target => 'bad_target')", '22023' ],
 	[ "CALL ranread_sweep(max_iodepth => 8, mode => 'direct', target => 'bad_target')", '22023' ],
