@@ -17,10 +17,13 @@ BEGIN
 		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
 		FROM pg_catalog.pg_roles r
 		WHERE r.rolcanlogin AND NOT r.rolsuper
-		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		  AND pg_catalog.has_schema_privilege(r.oid, (SELECT n.oid FROM pg_catalog.pg_namespace n
+												   WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()), 'CREATE');
 		IF creators IS NOT NULL THEN
-			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
-				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema %: %',
+				pg_catalog.quote_ident(pg_catalog.current_schema()), creators
+				USING HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.',
+											   pg_catalog.current_schema());
 		END IF;
 	END IF;
 END
@@ -136,7 +139,7 @@ CREATE TABLE ranread_intervals (
 SELECT pg_catalog.pg_extension_config_dump('ranread_intervals', '');
 
 UPDATE ranread_batches b SET histogram = m.histogram
-FROM (SELECT r.batch, @extschema@.ranread_histogram_merge(r.histogram) AS histogram
+FROM (SELECT r.batch, ranread_histogram_merge(r.histogram) AS histogram
 	  FROM ranread_results r GROUP BY r.batch) m
 WHERE m.batch OPERATOR(pg_catalog.=) b.batch;
 
@@ -158,17 +161,17 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   @extschema@.ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
 	   pg_catalog.round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(p95_ms, 3) AS p95_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(p999_ms, 3) AS p999_ms,
-	   @extschema@.ranread_round_ms(min_ms, 3) AS min_ms,
-	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   ranread_round_ms(p95_ms, 3) AS p95_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(p999_ms, 3) AS p999_ms,
+	   ranread_round_ms(min_ms, 3) AS min_ms,
+	   ranread_round_ms(max_ms, 3) AS max_ms,
 	   pg_catalog.round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
 	   pg_catalog.round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
 	   pg_catalog.round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
@@ -178,7 +181,7 @@ SELECT run_date,
 	   buffer_misses,
 	   device,
 	   pg_catalog.round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   @extschema@.ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
+	   ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
 	   pg_catalog.round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
 	   pg_catalog.round(wall_s::numeric, 3) AS wall_s,
@@ -191,10 +194,10 @@ SELECT run_date,
 	   ramp_s,
 	   steady_at_s,
 	   rate_iops,
-	   @extschema@.ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
-	   @extschema@.ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
-	   @extschema@.ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
-	   @extschema@.ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
+	   ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
+	   ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
+	   ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
+	   ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
 	   iodepth
@@ -254,18 +257,18 @@ SELECT 'run'::text AS activity,
 	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
 	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
 	   pg_catalog.round(r.iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(r.mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(r.p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(r.mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(r.p99_ms, 3) AS p99_ms,
 	   NULL::bigint AS bytes_done,
 	   NULL::bigint AS bytes_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
-FROM @extschema@.ranread_running() r
+FROM ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
 	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
 	   s.bytes_written, s.bytes_total, pg_catalog.round(s.mb_per_s::numeric, 1), NULL
-FROM @extschema@.ranread_setup_running() s;
+FROM ranread_setup_running() s;
 
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
 -- steps are the batches whose sweep column names it.
@@ -337,7 +340,7 @@ SELECT s.sweep,
 	   s.slo_max_ms,
 	   s.ended_at
 FROM ranread_sweep_runs s,
-	 LATERAL @extschema@.ranread_sweep_verdict(s.sweep) v;
+	 LATERAL ranread_sweep_verdict(s.sweep) v;
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.

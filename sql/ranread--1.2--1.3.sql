@@ -17,10 +17,13 @@ BEGIN
 		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
 		FROM pg_catalog.pg_roles r
 		WHERE r.rolcanlogin AND NOT r.rolsuper
-		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		  AND pg_catalog.has_schema_privilege(r.oid, (SELECT n.oid FROM pg_catalog.pg_namespace n
+												   WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()), 'CREATE');
 		IF creators IS NOT NULL THEN
-			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
-				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema %: %',
+				pg_catalog.quote_ident(pg_catalog.current_schema()), creators
+				USING HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.',
+											   pg_catalog.current_schema());
 		END IF;
 	END IF;
 END
@@ -49,11 +52,11 @@ SELECT pg_catalog.set_config('ranread_update.fleet_grantees',
 FROM pg_catalog.pg_proc p,
 	 LATERAL pg_catalog.aclexplode(p.proacl) a
 	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['@extschema@.ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
-				'@extschema@.ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
-				'@extschema@.ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
-				'@extschema@.ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure,
-				'@extschema@.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure]::pg_catalog.oid[])
+WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_waiting(bigint, boolean)'::pg_catalog.regprocedure,
+				'ranread_fleet_sweep(name[], int, int, bigint, interval, text, name, float8, float8, float8, float8)'::pg_catalog.regprocedure,
+				'ranread_calibrate(name, bigint, int, int, float8)'::pg_catalog.regprocedure,
+				'ranread_layers(int, bigint, name, interval)'::pg_catalog.regprocedure,
+				'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz)'::pg_catalog.regprocedure]::pg_catalog.oid[])
   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
 
 -- The fleet's control moves to C (src/programs/fleet.c).  ranread_fleet_waiting()
@@ -886,10 +889,10 @@ SELECT w.batch,
 	   pg_catalog.min(w.write_rate_iops) AS write_rate_iops,
 	   pg_catalog.sum(w.writes) AS writes,
 	   pg_catalog.round((pg_catalog.sum(w.writes)::float8 OPERATOR(pg_catalog./) NULLIF(pg_catalog.max(w.elapsed_s), 0::float8))::numeric) AS write_iops,
-	   @extschema@.ranread_round_ms(pg_catalog.sum(w.mean_ms OPERATOR(pg_catalog.*) w.writes::float8) OPERATOR(pg_catalog./) NULLIF(pg_catalog.sum(w.writes)::float8, 0::float8), 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram), 0.5::float8), 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram), 0.99::float8), 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(pg_catalog.max(w.max_ms), 3) AS max_ms,
+	   ranread_round_ms(pg_catalog.sum(w.mean_ms OPERATOR(pg_catalog.*) w.writes::float8) OPERATOR(pg_catalog./) NULLIF(pg_catalog.sum(w.writes)::float8, 0::float8), 3) AS mean_ms,
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.5::float8), 3) AS p50_ms,
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram), 0.99::float8), 3) AS p99_ms,
+	   ranread_round_ms(pg_catalog.max(w.max_ms), 3) AS max_ms,
 	   -- the worst status other than completed (text order would put stopped above failed)
 	   (ARRAY['stopped', 'cancelled', 'failed'])[pg_catalog.max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'], w.status))]
 		   AS not_completed,
@@ -922,7 +925,7 @@ SELECT batch,
 	   interval_no,
 	   pg_catalog.round(start_s::numeric, 2) AS start_s,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
 	   wal_bytes,
 	   wal_syncs,
 	   pg_catalog.round(wal_sync_ms::numeric, 2) AS wal_sync_ms,
@@ -1082,7 +1085,7 @@ BEGIN
 		FROM pg_catalog.pg_class c
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
 		LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
-		WHERE c.oid OPERATOR(pg_catalog.=) '@extschema@.ranread_results'::pg_catalog.regclass::pg_catalog.oid
+		WHERE c.oid OPERATOR(pg_catalog.=) 'ranread_results'::pg_catalog.regclass::pg_catalog.oid
 		  AND a.privilege_type OPERATOR(pg_catalog.=) 'DELETE'::text
 		  AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
 	LOOP

@@ -17,10 +17,13 @@ BEGIN
 		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
 		FROM pg_catalog.pg_roles r
 		WHERE r.rolcanlogin AND NOT r.rolsuper
-		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		  AND pg_catalog.has_schema_privilege(r.oid, (SELECT n.oid FROM pg_catalog.pg_namespace n
+												   WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()), 'CREATE');
 		IF creators IS NOT NULL THEN
-			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
-				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema %: %',
+				pg_catalog.quote_ident(pg_catalog.current_schema()), creators
+				USING HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.',
+											   pg_catalog.current_schema());
 		END IF;
 	END IF;
 END
@@ -192,17 +195,17 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   @extschema@.ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
 	   pg_catalog.round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(p95_ms, 3) AS p95_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(p999_ms, 3) AS p999_ms,
-	   @extschema@.ranread_round_ms(min_ms, 3) AS min_ms,
-	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   ranread_round_ms(p95_ms, 3) AS p95_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(p999_ms, 3) AS p999_ms,
+	   ranread_round_ms(min_ms, 3) AS min_ms,
+	   ranread_round_ms(max_ms, 3) AS max_ms,
 	   pg_catalog.round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
 	   pg_catalog.round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
 	   pg_catalog.round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
@@ -212,7 +215,7 @@ SELECT run_date,
 	   buffer_misses,
 	   device,
 	   pg_catalog.round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   @extschema@.ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
+	   ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
 	   pg_catalog.round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
 	   pg_catalog.round(wall_s::numeric, 3) AS wall_s,
@@ -225,10 +228,10 @@ SELECT run_date,
 	   ramp_s,
 	   pg_catalog.round(steady_at_s::numeric, 2)::float8 AS steady_at_s,
 	   rate_iops,
-	   @extschema@.ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
-	   @extschema@.ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
-	   @extschema@.ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
-	   @extschema@.ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
+	   ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
+	   ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
+	   ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
+	   ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
 	   iodepth,
@@ -380,19 +383,19 @@ SELECT 'run'::text AS activity,
 	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
 	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
 	   pg_catalog.round(r.iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(r.mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(r.p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(r.mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(r.p99_ms, 3) AS p99_ms,
 	   NULL::bigint AS mb_done,
 	   NULL::bigint AS mb_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
-FROM @extschema@.ranread_running() r
+FROM ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
 	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
 	   pg_catalog.round(s.bytes_written::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint, pg_catalog.round(s.bytes_total::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
 	   pg_catalog.round(s.mb_per_s::numeric, 1), NULL
-FROM @extschema@.ranread_setup_running() s;
+FROM ranread_setup_running() s;
 
 -- Sweeps (CALL ranread_sweep()): one row per sweep, with its arguments; its
 -- steps are the batches whose sweep column names it.
@@ -466,7 +469,7 @@ SELECT s.sweep,
 	   s.slo_max_ms,
 	   s.ended_at
 FROM ranread_sweep_runs s,
-	 LATERAL @extschema@.ranread_sweep_verdict(s.sweep) v;
+	 LATERAL ranread_sweep_verdict(s.sweep) v;
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.
@@ -602,8 +605,8 @@ SELECT batch,
 	   processes,
 	   iodepth,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(response_time_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(response_time_ms, 3) AS mean_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
 	   pg_catalog.round(physical_pct::numeric, 1) AS physical_pct,
 	   status
 FROM ranread_batches;
@@ -617,10 +620,10 @@ SELECT batch,
 	   pg_catalog.round(seconds::numeric, 2) AS seconds,
 	   reads,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   ranread_round_ms(mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(max_ms, 3) AS max_ms,
 	   workers_reading
 FROM ranread_intervals;
 
@@ -633,7 +636,7 @@ BEGIN ATOMIC
 	WITH s AS (
 		SELECT r.sweep, r.target, r.mode, v.status, v.steps, v.verdict AS words
 		FROM ranread_sweep_runs r,
-			 LATERAL @extschema@.ranread_sweep_verdict(r.sweep) v
+			 LATERAL ranread_sweep_verdict(r.sweep) v
 		WHERE r.sweep OPERATOR(pg_catalog.=) coalesce(ranread_verdict.sweep,
 								 (SELECT pg_catalog.max(l.sweep) FROM ranread_sweep_runs l))
 	), line AS (
@@ -1024,9 +1027,9 @@ REVOKE ALL ON FUNCTION ranread_fleet_run(name[], int, bigint, text, name, interv
 CREATE VIEW ranread_fleet_summary AS
 SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
 	   pg_catalog.round(f.iops) AS iops,
-	   @extschema@.ranread_round_ms(f.mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(f.p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(f.max_ms, 3) AS max_ms,
+	   ranread_round_ms(f.mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(f.p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(f.max_ms, 3) AS max_ms,
 	   f.slowest_server,
 	   pg_catalog.round(f.overlap_pct::numeric, 1) AS overlap_pct,
 	   (SELECT pg_catalog.count(*) FROM ranread_fleet_servers s WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.status OPERATOR(pg_catalog.=) 'completed'::text) AS servers_completed

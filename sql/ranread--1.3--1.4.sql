@@ -17,10 +17,13 @@ BEGIN
 		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO creators
 		FROM pg_catalog.pg_roles r
 		WHERE r.rolcanlogin AND NOT r.rolsuper
-		  AND pg_catalog.has_schema_privilege(r.oid, '@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'CREATE');
+		  AND pg_catalog.has_schema_privilege(r.oid, (SELECT n.oid FROM pg_catalog.pg_namespace n
+												   WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()), 'CREATE');
 		IF creators IS NOT NULL THEN
-			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema @extschema@: %', creators
-				USING HINT = 'REVOKE CREATE ON SCHEMA @extschema@ from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.';
+			RAISE WARNING 'roles other than superusers may create objects in ranread''s schema %: %',
+				pg_catalog.quote_ident(pg_catalog.current_schema()), creators
+				USING HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I from them, and drop the functions and operators they own there, unless you trust them as you trust a superuser.',
+											   pg_catalog.current_schema());
 		END IF;
 	END IF;
 END
@@ -45,17 +48,17 @@ SELECT run_date,
 	   target,
 	   iterations,
 	   processes,
-	   @extschema@.ranread_round_ms(response_time_ms, 2) AS response_time_ms,
+	   ranread_round_ms(response_time_ms, 2) AS response_time_ms,
 	   pg_catalog.round(iops::numeric) AS iops,
 	   batch,
 	   mode,
 	   block_size,
-	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(p95_ms, 3) AS p95_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(p999_ms, 3) AS p999_ms,
-	   @extschema@.ranread_round_ms(min_ms, 3) AS min_ms,
-	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   ranread_round_ms(p95_ms, 3) AS p95_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(p999_ms, 3) AS p999_ms,
+	   ranread_round_ms(min_ms, 3) AS min_ms,
+	   ranread_round_ms(max_ms, 3) AS max_ms,
 	   pg_catalog.round(pct_over_2ms::numeric, 2) AS pct_over_2ms,
 	   pg_catalog.round(pct_over_5ms::numeric, 2) AS pct_over_5ms,
 	   pg_catalog.round(pct_over_10ms::numeric, 2) AS pct_over_10ms,
@@ -65,7 +68,7 @@ SELECT run_date,
 	   buffer_misses,
 	   device,
 	   pg_catalog.round(device_reads_per_s::numeric) AS device_reads_per_s,
-	   @extschema@.ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
+	   ranread_round_ms(device_read_wait_ms, 3) AS device_read_wait_ms,
 	   pg_catalog.round(device_util_pct::numeric, 1) AS device_util_pct,
 	   reads,
 	   pg_catalog.round(wall_s::numeric, 3) AS wall_s,
@@ -78,16 +81,16 @@ SELECT run_date,
 	   ramp_s,
 	   pg_catalog.round(steady_at_s::numeric, 2)::float8 AS steady_at_s,
 	   rate_iops,
-	   @extschema@.ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
-	   @extschema@.ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
-	   @extschema@.ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
-	   @extschema@.ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
+	   ranread_round_ms(service_mean_ms, 3) AS service_mean_ms,
+	   ranread_round_ms(service_p50_ms, 3) AS service_p50_ms,
+	   ranread_round_ms(service_p99_ms, 3) AS service_p99_ms,
+	   ranread_round_ms(service_p999_ms, 3) AS service_p999_ms,
 	   sweep,
 	   sweep_step,
 	   iodepth,
 	   ended_by,
 	   pg_catalog.round(device_shared_pct::numeric, 1) AS device_shared_pct
-FROM @extschema@.ranread_batches;
+FROM ranread_batches;
 
 CREATE OR REPLACE VIEW ranread_progress AS
 SELECT 'run'::text AS activity,
@@ -105,20 +108,20 @@ SELECT 'run'::text AS activity,
 	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
 	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
 	   pg_catalog.round(r.iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(r.mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(r.p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(r.mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(r.p99_ms, 3) AS p99_ms,
 	   NULL::bigint AS mb_done,
 	   NULL::bigint AS mb_total,
 	   NULL::numeric AS mb_per_s,
 	   r.iodepth
-FROM @extschema@.ranread_running() r
+FROM ranread_running() r
 UNION ALL
 SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
 	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
 	   pg_catalog.round(s.bytes_written::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
 	   pg_catalog.round(s.bytes_total::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
 	   pg_catalog.round(s.mb_per_s::numeric, 1), NULL
-FROM @extschema@.ranread_setup_running() s;
+FROM ranread_setup_running() s;
 
 CREATE OR REPLACE VIEW ranread_sweeps AS
 SELECT s.sweep,
@@ -141,8 +144,8 @@ SELECT s.sweep,
 	   s.slo_p999_ms,
 	   s.slo_max_ms,
 	   s.ended_at
-FROM @extschema@.ranread_sweep_runs s,
-	 LATERAL @extschema@.ranread_sweep_verdict(s.sweep) v;
+FROM ranread_sweep_runs s,
+	 LATERAL ranread_sweep_verdict(s.sweep) v;
 
 CREATE OR REPLACE VIEW ranread_report AS
 SELECT batch,
@@ -152,11 +155,11 @@ SELECT batch,
 	   processes,
 	   iodepth,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(response_time_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(response_time_ms, 3) AS mean_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
 	   pg_catalog.round(physical_pct::numeric, 1) AS physical_pct,
 	   status
-FROM @extschema@.ranread_batches;
+FROM ranread_batches;
 
 CREATE OR REPLACE VIEW ranread_series AS
 SELECT batch,
@@ -165,12 +168,12 @@ SELECT batch,
 	   pg_catalog.round(seconds::numeric, 2) AS seconds,
 	   reads,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(p50_ms, 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(max_ms, 3) AS max_ms,
+	   ranread_round_ms(mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(p50_ms, 3) AS p50_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(max_ms, 3) AS max_ms,
 	   workers_reading
-FROM @extschema@.ranread_intervals;
+FROM ranread_intervals;
 
 CREATE OR REPLACE FUNCTION ranread_verdict(sweep bigint DEFAULT NULL)
 RETURNS TABLE(verdict text)
@@ -178,10 +181,10 @@ LANGUAGE sql STABLE
 BEGIN ATOMIC
 	WITH s AS (
 		SELECT r.sweep, r.target, r.mode, v.status, v.steps, v.verdict AS words
-		FROM @extschema@.ranread_sweep_runs r,
-			 LATERAL @extschema@.ranread_sweep_verdict(r.sweep) v
+		FROM ranread_sweep_runs r,
+			 LATERAL ranread_sweep_verdict(r.sweep) v
 		WHERE r.sweep OPERATOR(pg_catalog.=) coalesce(ranread_verdict.sweep,
-													  (SELECT pg_catalog.max(l.sweep) FROM @extschema@.ranread_sweep_runs l))
+													  (SELECT pg_catalog.max(l.sweep) FROM ranread_sweep_runs l))
 	), line AS (
 		SELECT 0::bigint AS n, 0::bigint AS k,
 			   pg_catalog.format('sweep %s (%s, %s on %s, %s %s):', s.sweep, s.status, s.mode, s.target, s.steps,
@@ -199,14 +202,14 @@ END;
 CREATE OR REPLACE VIEW ranread_fleet_summary AS
 SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
 	   pg_catalog.round(f.iops) AS iops,
-	   @extschema@.ranread_round_ms(f.mean_ms, 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(f.p99_ms, 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(f.max_ms, 3) AS max_ms,
+	   ranread_round_ms(f.mean_ms, 3) AS mean_ms,
+	   ranread_round_ms(f.p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(f.max_ms, 3) AS max_ms,
 	   f.slowest_server,
 	   pg_catalog.round(f.overlap_pct::numeric, 1) AS overlap_pct,
-	   (SELECT pg_catalog.count(*) FROM @extschema@.ranread_fleet_servers s
+	   (SELECT pg_catalog.count(*) FROM ranread_fleet_servers s
 		WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.status OPERATOR(pg_catalog.=) 'completed'::text) AS servers_completed
-FROM @extschema@.ranread_fleet_runs f;
+FROM ranread_fleet_runs f;
 
 CREATE OR REPLACE VIEW ranread_write_summary AS
 SELECT w.batch,
@@ -217,21 +220,21 @@ SELECT w.batch,
 	   pg_catalog.sum(w.writes) AS writes,
 	   pg_catalog.round((pg_catalog.sum(w.writes)::float8
 						 OPERATOR(pg_catalog./) NULLIF(pg_catalog.max(w.elapsed_s), 0::float8))::numeric) AS write_iops,
-	   @extschema@.ranread_round_ms(pg_catalog.sum(w.mean_ms OPERATOR(pg_catalog.*) w.writes::float8)
+	   ranread_round_ms(pg_catalog.sum(w.mean_ms OPERATOR(pg_catalog.*) w.writes::float8)
 									OPERATOR(pg_catalog./) NULLIF(pg_catalog.sum(w.writes)::float8, 0::float8), 3) AS mean_ms,
-	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram),
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram),
 																			 0.5::float8), 3) AS p50_ms,
-	   @extschema@.ranread_round_ms(@extschema@.ranread_histogram_percentile(@extschema@.ranread_histogram_merge(w.histogram),
+	   ranread_round_ms(ranread_histogram_percentile(ranread_histogram_merge(w.histogram),
 																			 0.99::float8), 3) AS p99_ms,
-	   @extschema@.ranread_round_ms(pg_catalog.max(w.max_ms), 3) AS max_ms,
+	   ranread_round_ms(pg_catalog.max(w.max_ms), 3) AS max_ms,
 	   -- the worst status other than completed (text order would put stopped above failed)
 	   (ARRAY['stopped', 'cancelled', 'failed'])[pg_catalog.max(pg_catalog.array_position(ARRAY['stopped', 'cancelled', 'failed'],
 																						 w.status))]
 		   AS not_completed,
 	   a.wal_bytes, a.wal_fpi, a.wal_syncs, a.wal_sync_ms, a.checkpoints_timed, a.checkpoints_requested,
 	   a.buffers_checkpoint, a.buffers_clean, a.buffers_backend, a.updates, a.hot_updates, a.seconds AS activity_s
-FROM @extschema@.ranread_write_results w
-LEFT JOIN @extschema@.ranread_db_activity a ON a.batch OPERATOR(pg_catalog.=) w.batch
+FROM ranread_write_results w
+LEFT JOIN ranread_db_activity a ON a.batch OPERATOR(pg_catalog.=) w.batch
 GROUP BY w.batch, a.batch;
 
 CREATE OR REPLACE VIEW ranread_series_activity AS
@@ -239,7 +242,7 @@ SELECT batch,
 	   interval_no,
 	   pg_catalog.round(start_s::numeric, 2) AS start_s,
 	   pg_catalog.round(iops::numeric) AS iops,
-	   @extschema@.ranread_round_ms(p99_ms, 3) AS p99_ms,
+	   ranread_round_ms(p99_ms, 3) AS p99_ms,
 	   wal_bytes,
 	   wal_syncs,
 	   pg_catalog.round(wal_sync_ms::numeric, 2) AS wal_sync_ms,
@@ -253,7 +256,7 @@ SELECT batch,
 			  ''::text) AS checkpoint,
 	   device_reads,
 	   device_writes
-FROM @extschema@.ranread_intervals;
+FROM ranread_intervals;
 
 -- ranread_export()'s files as rows (file name, text), for the client to
 -- save with psql: no server file is written, so the benchmark role needs no
