@@ -235,6 +235,9 @@ looks_like_formula(const char *value)
 
 	if (value[0] == '\0' || strchr("=+-@\t\r", value[0]) == NULL)
 		return false;
+	if (value[0] != '+' && value[0] != '-')
+		return true;
+	/* a signed number; strtod() would also skip a tab or CR, which are never numbers here */
 	(void) strtod(value, &end);
 	return end == value || *end != '\0';
 }
@@ -857,10 +860,13 @@ ranread_export_files(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ExportRequest request = export_request(fcinfo, 0);
 	ExportFiles set;
+	const char *stamp;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	ranread_check_result_columns(rsinfo->setDesc, 2);
 	set = build_export_files(&request);
+	/* one minute for all the files, as ranread_export() names them */
+	stamp = export_stamp();
 	for (int i = 0; i < set.count; i++)
 	{
 		ExportFile *file = &set.files[i];
@@ -869,7 +875,7 @@ ranread_export_files(PG_FUNCTION_ARGS)
 
 		if (file->content.len > 0 && file->content.data[file->content.len - 1] == '\n')
 			file->content.data[--file->content.len] = '\0';
-		values[0] = CStringGetTextDatum(psprintf("%s%s%s", file->prefix, export_stamp(), file->extension));
+		values[0] = CStringGetTextDatum(psprintf("%s%s%s", file->prefix, stamp, file->extension));
 		values[1] = PointerGetDatum(cstring_to_text_with_len(file->content.data, file->content.len));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, isnull);
 	}

@@ -41,7 +41,6 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "commands/sequence.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "parser/parse_func.h"

