@@ -835,7 +835,7 @@ CREATE TABLE ranread_write_results (
 	writers int NOT NULL,
 	write_rate_iops float8 NOT NULL,	-- asked for, all writers together
 	writes bigint NOT NULL,				-- committed
-	elapsed_s float8 NOT NULL,			-- from the release to its last commit
+	elapsed_s float8 NOT NULL,			-- from the release to the end of its writing (1.3: its last commit)
 	write_iops float8 NOT NULL,
 	mean_ms float8,						-- each write: its transaction's start to its commit's return
 	p50_ms float8,

@@ -271,3 +271,961 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET DateStyle = 'ISO, YMD';
 REVOKE ALL ON FUNCTION ranread_export_files(text, bigint, boolean, boolean) FROM PUBLIC;
+
+-- Only ranread writes the history.  Every row names the role that ran it
+-- (run_by; NULL in rows recorded before 1.4), rows are written as the
+-- extension's owner (src/record/row_builder.c), and no other role needs
+-- INSERT, UPDATE or DELETE on a history table: a role could otherwise plant
+-- rows at the numbers another role's run will draw, or rewrite its verdicts.
+-- ranread_reset() deletes the caller's rows (a superuser's: all).
+ALTER TABLE ranread_results ADD COLUMN run_by name;
+ALTER TABLE ranread_batches ADD COLUMN run_by name;
+ALTER TABLE ranread_intervals ADD COLUMN run_by name;
+ALTER TABLE ranread_sweep_runs ADD COLUMN run_by name;
+ALTER TABLE ranread_fleet_runs ADD COLUMN run_by name;
+ALTER TABLE ranread_fleet_servers ADD COLUMN run_by name;
+ALTER TABLE ranread_write_results ADD COLUMN run_by name;
+ALTER TABLE ranread_db_activity ADD COLUMN run_by name;
+ALTER TABLE ranread_write_sweeps ADD COLUMN run_by name;
+ALTER TABLE ranread_write_sweep_steps ADD COLUMN run_by name;
+
+-- How the fleet run and the write sweep (PL/pgSQL, run as their caller)
+-- record their rows: as the extension's owner, run_by the caller, and only
+-- for the fleet or write sweep number this session drew last
+-- (src/record/history_rows.c).
+CREATE FUNCTION ranread_history_insert(history_table text, fields jsonb)
+RETURNS void
+AS 'MODULE_PATHNAME', 'ranread_history_insert'
+LANGUAGE C VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_history_insert(text, jsonb) FROM PUBLIC;
+
+CREATE FUNCTION ranread_history_update(history_table text, fields jsonb, matching jsonb)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'ranread_history_update'
+LANGUAGE C VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_history_update(text, jsonb, jsonb) FROM PUBLIC;
+
+-- The fleet run, the fleet sweep and the write sweep record their rows
+-- through those two functions; their code is otherwise 1.3's.
+CREATE OR REPLACE FUNCTION ranread_fleet_run(servers name[],
+											 processes int DEFAULT 4,
+											 iterations bigint DEFAULT NULL,
+											 mode text DEFAULT 'smgr',
+											 target name DEFAULT 'ranread_target',
+											 duration interval DEFAULT NULL,
+											 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
+											 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
+RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
+			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
+			  clock_offset_ms float8, overlap_pct float8, error text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'				-- start_at's text, as every server reads it
+AS $fleet$
+DECLARE
+	n int := coalesce(cardinality(servers), 0);
+	began timestamptz := clock_timestamp();
+	-- from check_arguments
+	link name;							-- dblink's schema
+	own name;							-- ranread's schema, looked up: its name may hold a quote
+	own_version text;
+	-- from check_servers, each by the server's position in servers
+	conns text[] := '{}';				-- dblink's connection names
+	remote_schemas name[] := '{}';		-- ranread's schema there
+	offsets float8[] := '{}';			-- its clock's offset from the coordinator's, in ms
+	-- from start_and_wait
+	fleet_no bigint;
+	common_start timestamptz;			-- on the coordinator's clock
+	cancelled boolean := false;
+	stopped boolean := false;
+BEGIN
+	-- The arguments, and what the coordinator needs, before any server is
+	-- asked.  Hands on link, own and own_version.
+	<<check_arguments>>
+	DECLARE
+		srv name;
+	BEGIN
+		IF n = 0 OR array_position(servers, NULL) IS NOT NULL THEN
+			RAISE EXCEPTION 'servers must name at least one foreign server, and no NULL'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF n > 64 OR (SELECT count(DISTINCT s) FROM unnest(servers) s) <> n THEN
+			RAISE EXCEPTION 'servers must name at most 64 foreign servers, each once'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF processes IS NULL OR mode IS NULL OR target IS NULL OR (iterations IS NULL AND duration IS NULL)
+		   OR max_clock_offset_ms IS NULL OR start_delay IS NULL THEN
+			RAISE EXCEPTION 'processes, mode, target, max_clock_offset_ms and start_delay must not be null, nor both iterations and duration'
+				USING ERRCODE = 'null_value_not_allowed';
+		END IF;
+		-- (NaN sorts above every number, Infinity too: neither is a bound)
+		IF NOT (max_clock_offset_ms > 0 AND max_clock_offset_ms < 'Infinity'::float8)
+		   OR start_delay < interval '0.2 s' OR start_delay > interval '1 minute' THEN
+			RAISE EXCEPTION 'max_clock_offset_ms must be a positive number and start_delay between 0.2 s and 1 minute'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF processes < 1 THEN
+			RAISE EXCEPTION 'processes must be at least 1'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+		WHERE e.extname = 'dblink';
+		IF link IS NULL THEN
+			RAISE EXCEPTION 'ranread_fleet_run needs extension dblink in this database'
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  HINT = 'Run CREATE EXTENSION dblink; each server is a foreign server of its dblink_fdw with a user mapping.';
+		END IF;
+		SELECT e.extversion, ns.nspname INTO own_version, own
+		FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace WHERE e.extname = 'ranread';
+		FOREACH srv IN ARRAY servers LOOP
+			IF NOT EXISTS (SELECT FROM pg_foreign_server WHERE srvname = srv) THEN
+				RAISE EXCEPTION 'foreign server "%" does not exist', srv
+					USING ERRCODE = 'undefined_object',
+						  HINT = 'CREATE SERVER ... FOREIGN DATA WRAPPER dblink_fdw OPTIONS (host ..., dbname ...), and a USER MAPPING for it.';
+			END IF;
+			IF NOT has_server_privilege(srv, 'USAGE') THEN
+				RAISE EXCEPTION 'permission denied for foreign server "%"', srv
+					USING ERRCODE = 'insufficient_privilege',
+						  HINT = format('GRANT USAGE ON FOREIGN SERVER %I TO %I, and a user mapping for that role.', srv, current_user);
+			END IF;
+		END LOOP;
+	END check_arguments;
+
+	-- Every server checked: reachable (within a connect timeout), the same
+	-- ranread, what its run would refuse (arguments, target, a run already
+	-- there, worker slots), a cluster of its own, its clock.  All problems
+	-- are said together, and then every connection is closed and nothing
+	-- started.  Hands on conns (each open), remote_schemas and offsets.
+	<<check_servers>>
+	DECLARE
+		identities text[] := '{}';		-- each cluster's system identifier
+		problems text[] := '{}';
+		srv name;
+		conn text;
+		r record;
+		existing text[];
+		err text;
+		t0 timestamptz;
+		t1 timestamptz;
+		remote_now timestamptz;
+		best_rtt float8;
+	BEGIN
+		FOR i IN 1 .. n LOOP
+			srv := servers[i];
+			conn := 'ranread_fleet_' || i;
+			conns := conns || conn;
+			remote_schemas := remote_schemas || NULL::name;
+			identities := identities || NULL::text;
+			offsets := offsets || NULL::float8;
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_get_connections()', link) INTO existing;
+				IF conn = ANY (coalesce(existing, '{}')) THEN
+					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conn;
+				END IF;
+				EXECUTE format('SELECT %I.ranread_fleet_connect($1::text, $2::name)', own) USING conn, srv;
+				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(s name, v text)', link) INTO r
+					USING conn, 'SELECT n.nspname, e.extversion FROM pg_catalog.pg_extension e '
+								'JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace '
+								'WHERE e.extname OPERATOR(pg_catalog.=) ''ranread''';
+				IF r.s IS NULL THEN
+					problems := problems || format('%s: extension ranread is not installed', srv);
+					CONTINUE;
+				END IF;
+				IF r.v IS DISTINCT FROM own_version THEN
+					problems := problems || format('%s: extension ranread %s, the coordinator''s %s', srv, r.v, own_version);
+					CONTINUE;
+				END IF;
+				remote_schemas[i] := r.s;
+				BEGIN
+					EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(id text)', link) INTO r
+						USING conn, format('SELECT %I.ranread_fleet_check(%s::int, %s::bigint, %L::name, %L::text, %L::interval)',
+										   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+										   duration);
+					IF r.id = ANY (identities) THEN
+						problems := problems || format('%s: the same cluster as %s (system identifier %s), which runs one batch at a time',
+													   srv, servers[array_position(identities, r.id)], r.id);
+					END IF;
+					identities[i] := r.id;
+				EXCEPTION WHEN OTHERS THEN
+					-- what the server's run would refuse; its clock is still checked
+					GET STACKED DIAGNOSTICS err = PG_EXCEPTION_HINT;
+					problems := problems || format('%s: %s%s', srv, SQLERRM,
+												   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
+				END;
+				-- the clock: the least round trip of three
+				best_rtt := NULL;
+				FOR k IN 1 .. 3 LOOP
+					t0 := clock_timestamp();
+					EXECUTE format('SELECT * FROM %I.dblink($1::text, ''SELECT pg_catalog.clock_timestamp()''::text) AS t(c timestamptz)', link)
+						INTO remote_now USING conn;
+					t1 := clock_timestamp();
+					IF best_rtt IS NULL OR extract(epoch FROM t1 - t0) < best_rtt THEN
+						best_rtt := extract(epoch FROM t1 - t0);
+						offsets[i] := 1000 * extract(epoch FROM remote_now - (t0 + (t1 - t0) / 2));
+					END IF;
+				END LOOP;
+				IF abs(offsets[i]) > max_clock_offset_ms THEN
+					problems := problems || format('%s: its clock is %s ms off the coordinator''s, more than max_clock_offset_ms (%s)',
+												   srv, round(offsets[i]::numeric, 3), max_clock_offset_ms);
+				END IF;
+			EXCEPTION WHEN OTHERS THEN
+				GET STACKED DIAGNOSTICS err = PG_EXCEPTION_DETAIL;
+				problems := problems || format('%s: %s%s', srv, SQLERRM,
+											   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
+			END;
+		END LOOP;
+		IF cardinality(problems) > 0 THEN
+			FOR i IN 1 .. cardinality(conns) LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conns[i];
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- never connected, or the connection is lost
+				END;
+			END LOOP;
+			RAISE EXCEPTION '% of % servers cannot run the fleet', cardinality(problems), n
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = array_to_string(problems, E'\n'),
+					  HINT = 'Nothing was started.';
+		END IF;
+	END check_servers;
+
+	-- Every run started with one start_at, on each server's own clock, and
+	-- waited for: ranread_stop() finds the wait and stops every server, a
+	-- cancel cancels every server's run.  Starting and waiting share one
+	-- cancel handler, so that a cancel while the runs are being sent cancels
+	-- those already sent, as one during the wait does.  Hands on fleet_no,
+	-- common_start, cancelled and stopped, with no server's run still going
+	-- but one that did not end within 5 s of a cancel.
+	<<start_and_wait>>
+	DECLARE
+		deadline timestamptz;
+		busy boolean;
+		one_busy boolean;
+	BEGIN
+		fleet_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
+		common_start := clock_timestamp() + start_delay;
+		BEGIN
+			FOR i IN 1 .. n LOOP
+				EXECUTE format('SELECT %I.dblink_send_query($1::text, $2::text)', link)
+					USING conns[i], format('SELECT batch FROM %I.ranread_run(processes => %s::int, iterations => %s::bigint, '
+										   'target => %L::name, mode => %L::text, duration => %L::interval, '
+										   'start_at => %L::timestamptz)',
+										   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+										   duration, common_start + offsets[i] * interval '1 ms');
+			END LOOP;
+			EXECUTE format('SELECT %I.ranread_fleet_wait($1::bigint, $2::text[], $3::name[], $4::name[])', own)
+				INTO stopped USING fleet_no, conns, servers, remote_schemas;
+		EXCEPTION WHEN query_canceled THEN
+			cancelled := true;
+			FOR i IN 1 .. n LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_cancel_query($1::text)', link) USING conns[i];
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- a lost connection has nothing to cancel
+				END;
+			END LOOP;
+		END;
+
+		-- after a cancel, the servers' runs end within moments; one that does
+		-- not answer by the deadline is recorded as such, not waited for
+		deadline := clock_timestamp() + interval '5 s';
+		LOOP
+			busy := false;
+			FOR i IN 1 .. n LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING conns[i];
+					busy := busy OR one_busy;
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- a lost connection is not busy
+				END;
+			END LOOP;
+			EXIT WHEN NOT busy OR clock_timestamp() > deadline;
+			PERFORM pg_sleep(0.05);
+		END LOOP;
+	END start_and_wait;
+
+	-- Each server's batch gathered: the one its run returned, or after a
+	-- cancel the one with its start_at; each row checked before it counts,
+	-- and recorded in ranread_fleet_servers, as completed (or whatever the
+	-- server's row says), failed or disconnected.  Then every connection is
+	-- closed.  Hands on the fleet's rows in ranread_fleet_servers.
+	<<gather>>
+	DECLARE
+		r record;
+		err text;
+		err_state text;
+		returned bigint;
+		one_busy boolean;
+		found_row boolean;
+	BEGIN
+		FOR i IN 1 .. n LOOP
+			err := NULL;
+			err_state := NULL;
+			returned := NULL;
+			one_busy := false;
+			found_row := false;
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING conns[i];
+				IF one_busy THEN
+					err := 'the server did not end its run within 5 s of the fleet''s cancel';
+				ELSE
+					EXECUTE format('SELECT * FROM %I.dblink_get_result($1::text) AS t(b bigint)', link)
+						INTO returned USING conns[i];
+				END IF;
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				err := SQLERRM;
+				err_state := SQLSTATE;
+			END;
+			IF NOT one_busy THEN
+				BEGIN
+					-- the empty result that ends the asynchronous query
+					EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1::text, false) AS t(b bigint)', link)
+						USING conns[i];
+				EXCEPTION WHEN OTHERS OR query_canceled THEN
+					NULL;
+				END;
+			END IF;
+			BEGIN
+				-- the batch its run returned; a run that failed made none, except a
+				-- cancelled one, whose workers record it just after the leader returns
+				IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
+					FOR attempt IN 1 .. 50 LOOP
+						EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
+									   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
+									   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
+									   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
+							USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
+												   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
+												   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
+												   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schemas[i],
+												   CASE WHEN returned IS NOT NULL
+														THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
+														ELSE format('start_at OPERATOR(pg_catalog.=) %L::timestamptz',
+																	common_start + offsets[i] * interval '1 ms') END);
+						found_row := r.batch IS NOT NULL;
+						EXIT WHEN found_row OR err IS NULL;
+						PERFORM pg_sleep(0.1);
+					END LOOP;
+				END IF;
+				-- What a server sends is input: a row ranread could not sum,
+				-- merge or read makes that server failed, and the others are
+				-- kept.  Hands on found_row, and err saying why a row found
+				-- does not count.
+				<<check_row>>
+				DECLARE
+					unusable text;
+				BEGIN
+					IF found_row THEN
+						unusable := CASE
+							WHEN r.status IS NULL OR length(r.status) > 64 THEN 'status'
+							WHEN NOT (r.iops >= 0 AND r.iops < 1e12) THEN 'iops'
+							WHEN NOT (r.wall_s >= 0 AND r.wall_s < 1e7) THEN 'wall_s'
+							WHEN NOT (r.reads >= 0) THEN 'reads'
+							WHEN NOT (coalesce(r.mean_ms, 0) >= 0 AND coalesce(r.mean_ms, 0) < 1e9) THEN 'mean_ms'
+							WHEN NOT (coalesce(r.p99_ms, 0) >= 0 AND coalesce(r.p99_ms, 0) < 1e9) THEN 'p99_ms'
+							WHEN NOT (coalesce(r.max_ms, 0) >= 0 AND coalesce(r.max_ms, 0) < 1e9) THEN 'max_ms'
+							WHEN NOT (r.started_at > '-infinity'::timestamptz AND r.started_at < 'infinity'::timestamptz) THEN 'started_at'
+							WHEN NOT (coalesce(abs(r.start_skew_ms), 0) < 1e9) THEN 'start_skew_ms'
+							WHEN NOT (coalesce(r.iops_band_pct, 0) >= 0 AND coalesce(r.iops_band_pct, 0) < 1e6) THEN 'iops_band_pct'
+							WHEN NOT (coalesce(r.mean_band_pct, 0) >= 0 AND coalesce(r.mean_band_pct, 0) < 1e6) THEN 'mean_band_pct'
+							WHEN NOT (coalesce(r.p99_band_pct, 0) >= 0 AND coalesce(r.p99_band_pct, 0) < 1e6) THEN 'p99_band_pct'
+							END;
+						IF unusable IS NULL AND r.histogram IS NOT NULL THEN
+							BEGIN
+								EXECUTE format('SELECT %I.ranread_histogram_check($1::bigint[])', own) USING r.histogram;
+								IF (SELECT sum(h::numeric) FROM unnest(r.histogram) h) > 1e15 THEN
+									unusable := 'histogram (more than 10^15 reads)';
+								END IF;
+							EXCEPTION WHEN OTHERS THEN
+								unusable := 'histogram (' || SQLERRM || ')';
+							END;
+						END IF;
+						IF unusable IS NOT NULL THEN
+							err := format('the server''s row of batch %s has a %s ranread cannot use', r.batch, unusable);
+							found_row := false;
+						END IF;
+					END IF;
+				END check_row;
+				IF found_row THEN
+					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+						USING 'ranread_fleet_servers',
+							  jsonb_build_object('fleet', fleet_no, 'server', servers[i], 'batch', r.batch,
+												 'status', r.status, 'error', err, 'iops', r.iops, 'mean_ms', r.mean_ms,
+												 'p99_ms', r.p99_ms, 'max_ms', r.max_ms, 'reads', r.reads,
+												 'started_at', r.started_at - offsets[i] * interval '1 ms',
+												 'wall_s', r.wall_s, 'start_skew_ms', r.start_skew_ms,
+												 'clock_offset_ms', offsets[i], 'histogram', r.histogram,
+												 'iops_band_pct', r.iops_band_pct, 'mean_band_pct', r.mean_band_pct,
+												 'p99_band_pct', r.p99_band_pct);
+				ELSE
+					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+						USING 'ranread_fleet_servers',
+							  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
+												 'status', CASE WHEN err_state LIKE '08%' OR err_state = 'XX000'
+																THEN 'disconnected' ELSE 'failed' END,
+												 'error', coalesce(err, 'the server''s run recorded no batch'),
+												 'clock_offset_ms', offsets[i]);
+				END IF;
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				-- dblink raises a lost connection as class 08 or XX000 (libpq's
+				-- words), an error of the server's with the server's SQLSTATE
+				EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+					USING 'ranread_fleet_servers',
+						  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
+											 'status', CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000'
+															THEN 'disconnected' ELSE 'failed' END,
+											 'error', coalesce(err, SQLERRM), 'clock_offset_ms', offsets[i]);
+			END;
+		END LOOP;
+		FOR i IN 1 .. cardinality(conns) LOOP
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conns[i];
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				NULL;			-- never connected, or the connection is lost
+			END;
+		END LOOP;
+	END gather;
+
+	-- The fleet's row in ranread_fleet_runs: IOPS summed, percentiles of the
+	-- merged histograms, overlap; its noise bands from its servers' (each
+	-- unknown while one is): the IOPS and mean bands as independent errors
+	-- of a sum add, in quadrature; the p99 of the merged reads the widest of
+	-- the servers' p99 bands, as a percentile does not add up like a sum.
+	-- Built from this fleet's rows only: they carry the number this session
+	-- drew, which no other session can record rows for.  Hands on that row.
+	<<record_fleet>>
+	DECLARE
+		fleet_fields jsonb;
+		percentiles jsonb;
+	BEGIN
+		EXECUTE format(
+			'SELECT pg_catalog.jsonb_build_object(''fleet'', $1, ''started_at'', $2, ''start_at'', $3, ''servers'', $4, '
+			'	''processes'', $5, ''iterations'', $6, ''duration_s'', extract(epoch FROM $7), ''mode'', $8, '
+			'	''target'', $9, ''status'', '
+			'	CASE WHEN $10 THEN ''cancelled'' WHEN $12 THEN ''stopped'' '
+			'		WHEN count(*) FILTER (WHERE s.status = ''completed'') = $11 THEN ''completed'' '
+			'		WHEN count(*) FILTER (WHERE s.status = ''completed'') > 0 THEN ''partial'' '
+			'		ELSE ''failed'' END, '
+			'	''iops'', sum(s.iops), '
+			'	''mean_ms'', sum(s.mean_ms * s.reads) / nullif(sum(s.reads) FILTER (WHERE s.mean_ms IS NOT NULL), 0), '
+			'	''max_ms'', max(s.max_ms), '
+			'	''slowest_server'', (array_agg(s.server ORDER BY s.p99_ms DESC) FILTER (WHERE s.p99_ms IS NOT NULL))[1], '
+			'	''overlap_pct'', 100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval ''1 s'') '
+			'		- max(s.started_at))) '
+			'		/ nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval ''1 s'') - min(s.started_at)), 0), '
+			'	''histogram'', %1$I.ranread_histogram_merge(s.histogram), '
+			'	''iops_band_pct'', CASE WHEN bool_and(s.iops_band_pct IS NOT NULL) FILTER (WHERE s.iops IS NOT NULL) THEN '
+			'		100 * sqrt(sum((s.iops * s.iops_band_pct / 100) ^ 2)) / nullif(sum(s.iops), 0) END, '
+			'	''mean_band_pct'', CASE WHEN bool_and(s.mean_band_pct IS NOT NULL) FILTER (WHERE s.mean_ms IS NOT NULL) THEN '
+			'		100 * sqrt(sum((s.reads * s.mean_ms * s.mean_band_pct / 100) ^ 2)) / nullif(sum(s.reads * s.mean_ms), 0) END, '
+			'	''p99_band_pct'', CASE WHEN bool_and(s.p99_band_pct IS NOT NULL) FILTER (WHERE s.p99_ms IS NOT NULL) '
+			'		THEN max(s.p99_band_pct) END) '
+			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
+			INTO fleet_fields
+			USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n, stopped;
+		EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own) USING 'ranread_fleet_runs', fleet_fields;
+		EXECUTE format(
+			'SELECT pg_catalog.jsonb_build_object('
+			'	''p50_ms'', %1$I.ranread_histogram_percentile(histogram, 0.5::float8), '
+			'	''p99_ms'', %1$I.ranread_histogram_percentile(histogram, 0.99::float8), '
+			'	''p999_ms'', %1$I.ranread_histogram_percentile(histogram, 0.999::float8)) '
+			'FROM %1$I.ranread_fleet_runs WHERE fleet = $1 AND histogram IS NOT NULL', own)
+			INTO percentiles USING fleet_no;
+		IF percentiles IS NOT NULL THEN
+			EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own) USING 'ranread_fleet_runs', percentiles, '{}'::jsonb;
+		END IF;
+	END record_fleet;
+
+	-- What the fleet run did: a NOTICE if a server completed, a WARNING
+	-- unless all did, and the rows returned, the servers' then the fleet's.
+	<<report>>
+	DECLARE
+		r record;
+	BEGIN
+		EXECUTE format('SELECT f.*, (SELECT count(*) FROM %1$I.ranread_fleet_servers s '
+					   '	WHERE s.fleet = $1 AND s.status = ''completed'') AS completed '
+					   'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) INTO r USING fleet_no;
+		IF r.completed > 0 THEN
+			RAISE NOTICE 'fleet %: % server%, % IOPS together, p99 % ms of the merged reads, slowest %, their windows overlapping by % %%',
+				fleet_no, n, CASE WHEN n = 1 THEN '' ELSE 's' END, round(r.iops), round(r.p99_ms::numeric, 3),
+				coalesce(r.slowest_server::text, 'unknown'), round(r.overlap_pct::numeric, 1);
+		END IF;
+		IF r.status <> 'completed' THEN
+			RAISE WARNING 'fleet % ended %: % of % servers completed', fleet_no, r.status, r.completed, n
+				USING DETAIL = 'ranread_fleet_servers has each server''s status and error; what the others measured is kept.';
+		END IF;
+		RETURN QUERY EXECUTE format(
+			'SELECT ''server'', s.fleet, s.server, s.batch, s.status, s.iops, s.mean_ms, s.p99_ms, s.max_ms, '
+			'	s.start_skew_ms, s.clock_offset_ms, NULL::float8, s.error '
+			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1 '
+			'ORDER BY array_position($2, s.server)', own) USING fleet_no, servers;
+		RETURN QUERY EXECUTE format(
+			'SELECT ''fleet'', f.fleet, NULL::name, NULL::bigint, f.status, f.iops, f.mean_ms, f.p99_ms, f.max_ms, '
+			'	NULL::float8, NULL::float8, f.overlap_pct, NULL::text '
+			'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) USING fleet_no;
+	END report;
+END
+$fleet$;
+
+CREATE OR REPLACE PROCEDURE ranread_fleet_sweep(servers name[],
+									 start_processes int DEFAULT 2,
+									 max_processes int DEFAULT 64,
+									 iterations bigint DEFAULT NULL,
+									 duration interval DEFAULT '10 s',
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 stop_latency_ms float8 DEFAULT 10,
+									 min_scaling_pct float8 DEFAULT 25,
+									 slo_mean_ms float8 DEFAULT 2,
+									 slo_p99_ms float8 DEFAULT 5,
+									 repeat int DEFAULT 1)
+LANGUAGE plpgsql
+AS $fleet_sweep$
+DECLARE
+	own name;
+	sweeps bigint[] := '{}';
+	sweep_no bigint;
+	processes int;
+	cap int;							-- max_processes, or the free worker slots
+	cap_by text;
+	ran int;							-- processes of the last step that ran
+	step int;
+	fleet_id bigint;
+	d record;
+	refusal text;
+	slots int;
+	ended_by text;
+	ended text;
+	rule_book text;
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	IF start_processes IS NULL OR max_processes IS NULL OR stop_latency_ms IS NULL OR min_scaling_pct IS NULL
+	   OR slo_mean_ms IS NULL OR slo_p99_ms IS NULL OR repeat IS NULL THEN
+		RAISE EXCEPTION 'start_processes, max_processes, stop_latency_ms, min_scaling_pct, slo_mean_ms, slo_p99_ms and repeat must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF start_processes < 1 OR max_processes < start_processes OR max_processes > 1024 THEN
+		RAISE EXCEPTION 'start_processes must be at least 1, and max_processes between start_processes and 1024'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('start_processes is %s and max_processes %s.', start_processes, max_processes);
+	END IF;
+	-- (NaN sorts above every number, Infinity too: neither is a bound)
+	IF NOT (stop_latency_ms > 0 AND stop_latency_ms < 'Infinity'::float8
+			AND slo_mean_ms > 0 AND slo_mean_ms < 'Infinity'::float8
+			AND slo_p99_ms > 0 AND slo_p99_ms < 'Infinity'::float8
+			AND min_scaling_pct >= 0 AND min_scaling_pct < 100) THEN
+		RAISE EXCEPTION 'stop_latency_ms and the SLO bounds must be positive numbers, min_scaling_pct at least 0 and below 100'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF repeat < 1 OR repeat > 10 THEN
+		RAISE EXCEPTION 'repeat must be between 1 and 10'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('The value given is %s.', repeat);
+	END IF;
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	-- every fleet run of the sweeps so far ($1), in order, through the
+	-- sweep's rule book: a step with a server outside the SLO is outside it
+	rule_book := format(
+		'SELECT d.* FROM (SELECT array_agg(f.fleet_sweep ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS sweep, '
+		'	array_agg(f.sweep_step ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS step, '
+		'	array_agg(f.processes ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS processes, '
+		'	array_agg(f.status ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS status, '
+		'	array_agg(f.iops ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS iops, '
+		'	array_agg(f.mean_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS mean_ms, '
+		'	array_agg(f.p99_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p99_ms, '
+		'	array_agg(f.p999_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p999_ms, '
+		'	array_agg(f.max_ms ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS max_ms, '
+		'	array_agg(f.iops_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS iops_band_pct, '
+		'	array_agg(f.mean_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS mean_band_pct, '
+		'	array_agg(f.p99_band_pct ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS p99_band_pct, '
+		'	array_agg(NOT coalesce((SELECT bool_and(s.status = ''completed'' AND s.mean_ms <= $2 AND s.p99_ms <= $3) '
+		'							FROM %1$I.ranread_fleet_servers s WHERE s.fleet = f.fleet), false) '
+		'			  ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS outside '
+		'	FROM %1$I.ranread_fleet_runs f WHERE f.fleet_sweep = ANY ($1)) a, '
+		'LATERAL %1$I.ranread_sweep_decide(sweep => a.sweep, step => a.step, processes => a.processes, '
+		'	status => a.status, iops => a.iops, mean_ms => a.mean_ms, p99_ms => a.p99_ms, p999_ms => a.p999_ms, '
+		'	max_ms => a.max_ms, iops_band_pct => a.iops_band_pct, mean_band_pct => a.mean_band_pct, '
+		'	p99_band_pct => a.p99_band_pct, part_outside_slo => a.outside, max_processes => $4::int, '
+		'	max_processes_by => $5::text, stop_latency_ms => $6::float8, min_scaling_pct => $7::float8, '
+		'	slo_mean_ms => $2::float8, slo_p99_ms => $3::float8, ended_by => $8::text) d', own);
+	FOR sweep_index IN 1 .. repeat LOOP
+		sweep_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
+		sweeps := sweeps || sweep_no;
+		processes := start_processes;
+		cap := max_processes;
+		cap_by := 'argument';
+		ran := NULL;
+		step := 1;
+		ended_by := NULL;
+		LOOP
+			refusal := NULL;
+			BEGIN
+				EXECUTE format('SELECT max(r.fleet) FROM %I.ranread_fleet_run(servers => $1::name[], processes => $2::int, '
+							   'iterations => $3::bigint, mode => $4::text, target => $5::name, duration => $6::interval) r', own)
+					INTO fleet_id USING servers, processes, iterations, mode, target, duration;
+			EXCEPTION WHEN object_not_in_prerequisite_state THEN
+				GET STACKED DIAGNOSTICS refusal = PG_EXCEPTION_DETAIL;
+				-- every problem a server's free worker slots: the step cut to the fewest
+				IF ran IS NULL OR refusal !~ '^([^\n]*: \d+ free worker slots? for \d+ processes( \([^\n]*\))?(\n|$))+$' THEN
+					RAISE;
+				END IF;
+				SELECT min(m[1]::int) INTO slots
+				FROM regexp_matches(refusal, ': (\d+) free worker slots? for', 'g') m;
+			END;
+			IF refusal IS NOT NULL THEN
+				IF slots > ran THEN
+					RAISE NOTICE 'fleet sweep %: % processes per server are more than the servers'' free worker slots, % from now on',
+						sweep_no, processes, slots
+						USING DETAIL = refusal;
+					processes := slots;
+					cap := slots;
+					cap_by := 'worker slots';
+					CONTINUE;
+				END IF;
+				RAISE NOTICE 'fleet sweep %: step % needs % processes per server, more than the servers'' free worker slots',
+					sweep_no, step, processes
+					USING DETAIL = refusal;
+				ended_by := 'worker slots';
+				EXIT;
+			END IF;
+			-- (the fleet just run is the one this session drew last: fleet_id)
+			EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own)
+				USING 'ranread_fleet_runs', jsonb_build_object('fleet_sweep', sweep_no, 'sweep_step', step), '{}'::jsonb;
+			ran := processes;
+			-- the rule book, on every run of the sweeps so far
+			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
+				NULL::text;
+			RAISE NOTICE 'fleet sweep % % (fleet run %)', sweep_no, d.step_text, fleet_id
+				USING DETAIL = d.step_detail;
+			COMMIT;
+			PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+			EXIT WHEN d.decision = 'stop';
+			IF d.decision = 'repeat' THEN
+				RAISE NOTICE 'fleet sweep %: %', sweep_no, d.repeat_text
+					USING DETAIL = d.repeat_detail;
+				CONTINUE;
+			END IF;
+			step := step + 1;
+			processes := d.next_processes;
+		END LOOP;
+		IF ended_by IS NOT NULL THEN
+			-- the verdict, the sweep ended by the refused step
+			step := step - 1;
+			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
+				ended_by;
+		END IF;
+		EXECUTE format('SELECT status FROM %I.ranread_fleet_runs WHERE fleet = $1', own) INTO ended USING fleet_id;
+		ended := CASE WHEN ended IN ('stopped', 'cancelled') THEN ended ELSE 'completed' END;
+		RAISE NOTICE 'fleet sweep % % after % step%', sweep_no, ended, step, CASE WHEN step = 1 THEN '' ELSE 's' END
+			USING DETAIL = d.verdict;
+		-- a step stopped or cancelled ends the repeats too, as in ranread_sweep
+		EXIT WHEN d.stop_rule = 'step ended';
+	END LOOP;
+	IF cardinality(sweeps) > 1 THEN
+		RAISE NOTICE '% fleet sweeps of % asked', cardinality(sweeps), repeat
+			USING DETAIL = d.sweeps_text;
+	END IF;
+END
+$fleet_sweep$;
+
+CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
+									 start_write_rate_iops float8 DEFAULT 100,
+									 max_write_rate_iops float8 DEFAULT 1600,
+									 write_rate_step float8 DEFAULT NULL,	-- added each step (NULL: doubled)
+									 duration interval DEFAULT '10 s',	-- each step's batch
+									 processes int DEFAULT 0,	-- readers beside the writers
+									 rate_iops float8 DEFAULT NULL,	-- the readers' (NULL: closed loop)
+									 slo_write_p99_ms float8 DEFAULT 10,
+									 slo_write_mean_ms float8 DEFAULT NULL,
+									 slo_p99_ms float8 DEFAULT NULL,	-- the readers' (needs processes)
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 write_target name DEFAULT 'ranread_write_target')
+LANGUAGE plpgsql
+AS $write_sweep$
+DECLARE
+	own name;
+	sweep_no bigint;
+	rate float8;
+	step int := 0;
+	runs int;
+	early boolean;
+	step_fields jsonb;
+	changed bigint;
+	-- a step's batch that a cancel or an error ended, after a step committed:
+	-- the sweep is recorded as that, then the error raised again
+	ended_by text;
+	err_state text;
+	err_message text;
+	err_detail text;
+	err_hint text;
+	batches bigint[];
+	ran record;
+	pooled record;
+	d record;
+	best record;
+	last_rate float8;
+	words text;
+	slo_words text;
+	messages text := pg_catalog.current_setting('client_min_messages');
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	IF writers IS NULL OR start_write_rate_iops IS NULL OR max_write_rate_iops IS NULL OR duration IS NULL
+	   OR processes IS NULL OR mode IS NULL OR target IS NULL OR write_target IS NULL THEN
+		RAISE EXCEPTION 'writers, start_write_rate_iops, max_write_rate_iops, duration, processes, mode, target and write_target must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF writers < 1 OR writers > 1024 THEN
+		RAISE EXCEPTION 'writers must be between 1 and 1024'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s.', writers);
+	END IF;
+	-- (NaN sorts above every number, Infinity too: neither is a rate or a bound)
+	IF NOT (start_write_rate_iops > 0 AND max_write_rate_iops >= start_write_rate_iops
+			AND max_write_rate_iops <= 10000000) THEN
+		RAISE EXCEPTION 'start_write_rate_iops must be positive, and max_write_rate_iops between it and 10000000'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('start_write_rate_iops is %s and max_write_rate_iops %s.',
+								  start_write_rate_iops, max_write_rate_iops);
+	END IF;
+	IF write_rate_step IS NOT NULL AND NOT (write_rate_step >= 0.1 AND write_rate_step <= 10000000) THEN
+		-- (a step below 0.1 writes/s could not change the rate: the sweep would not end, review D5)
+		RAISE EXCEPTION 'write_rate_step must be between 0.1 and 10000000, or NULL to double the rate each step'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s.', write_rate_step);
+	END IF;
+	IF processes < 0 OR processes > 1024 THEN
+		RAISE EXCEPTION 'processes must be between 0 and 1024'
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('The value given is %s; 0 sweeps writers alone.', processes);
+	END IF;
+	IF slo_write_p99_ms IS NULL AND slo_write_mean_ms IS NULL THEN
+		RAISE EXCEPTION 'slo_write_p99_ms and slo_write_mean_ms must not both be null'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'The sweep stops where the writers'' commit latency leaves its SLO: give a bound on its p99, its mean, or both.';
+	END IF;
+	IF NOT (coalesce(slo_write_p99_ms, 1) > 0 AND coalesce(slo_write_p99_ms, 1) < 'Infinity'::float8
+			AND coalesce(slo_write_mean_ms, 1) > 0 AND coalesce(slo_write_mean_ms, 1) < 'Infinity'::float8
+			AND coalesce(slo_p99_ms, 1) > 0 AND coalesce(slo_p99_ms, 1) < 'Infinity'::float8) THEN
+		RAISE EXCEPTION 'the SLO bounds must be positive numbers'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF processes > 0 AND slo_p99_ms IS NULL THEN
+		RAISE EXCEPTION 'a write sweep with readers needs slo_p99_ms'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'The sweep stops where the readers'' p99 leaves slo_p99_ms; give it, or processes => 0 for writers alone.';
+	END IF;
+	IF processes = 0 AND (slo_p99_ms IS NOT NULL OR rate_iops IS NOT NULL) THEN
+		RAISE EXCEPTION '% needs readers', CASE WHEN slo_p99_ms IS NOT NULL THEN 'slo_p99_ms' ELSE 'rate_iops' END
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Give processes => N for readers beside the writers, or leave it out for writers alone.';
+	END IF;
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	EXECUTE format('SELECT pg_catalog.nextval(%L)', own || '.ranread_write_sweep_seq') INTO sweep_no;
+	EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+		USING 'ranread_write_sweeps',
+			  jsonb_build_object('write_sweep', sweep_no, 'started_at', now(), 'writers', writers,
+								 'start_write_rate_iops', start_write_rate_iops, 'max_write_rate_iops', max_write_rate_iops,
+								 'write_rate_step', write_rate_step, 'duration_s', date_part('epoch', duration),
+								 'processes', processes, 'rate_iops', rate_iops, 'mode', mode, 'target', target,
+								 'write_target', write_target, 'slo_write_mean_ms', slo_write_mean_ms,
+								 'slo_write_p99_ms', slo_write_p99_ms, 'slo_p99_ms', slo_p99_ms, 'status', 'running');
+	rate := start_write_rate_iops;
+	LOOP
+		step := step + 1;
+		runs := 0;
+		batches := '{}';
+		LOOP
+			-- a bad argument or a missing target ends the sweep at its first batch, which
+			-- rolls back with the sweep's row: nothing recorded
+			-- one NOTICE a step, the sweep's: the batch's own NOTICEs are hushed (its WARNINGs are not)
+			PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
+			BEGIN
+				EXECUTE format('SELECT r.batch, r.status FROM %I.ranread_run(processes => $1, iterations => NULL::int8, '
+							   'target => $2, mode => $3, duration => $4, rate_iops => $5, writers => $6, '
+							   'write_rate_iops => $7, write_target => $8) r', own)
+					INTO ran
+					USING processes, target, mode, duration, rate_iops, writers, rate, write_target;
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				IF step = 1 AND runs = 0 THEN
+					RAISE;
+				END IF;
+				GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+										err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+				ended_by := CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END;
+			END;
+			PERFORM pg_catalog.set_config('client_min_messages', messages, true);
+			EXIT WHEN ended_by IS NOT NULL;
+			IF ran.batch IS NULL THEN
+				RAISE EXCEPTION 'step % of write sweep % was not recorded', step, sweep_no
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  HINT = 'The WARNING above says why the batch''s row was not recorded.';
+			END IF;
+			runs := runs + 1;
+			batches := batches || ran.batch;
+			-- the step's batches pooled: writes over the batches' spans, latencies from the merged histograms
+			EXECUTE format(
+				'SELECT coalesce(pg_catalog.sum(w.writes)::float8 / NULLIF((SELECT pg_catalog.sum(s.span) FROM '
+				'		(SELECT pg_catalog.max(x.elapsed_s) AS span FROM %1$I.ranread_write_results x '
+				'		 WHERE x.batch = ANY ($1) GROUP BY x.batch) s), 0), 0) AS write_iops, '
+				'	pg_catalog.sum(w.mean_ms * w.writes) / NULLIF(pg_catalog.sum(w.writes), 0) AS write_mean_ms, '
+				'	CASE WHEN pg_catalog.sum(w.writes) > 0 THEN %1$I.ranread_histogram_percentile('
+				'		%1$I.ranread_histogram_merge(w.histogram), 0.99::pg_catalog.float8) END AS write_p99_ms, '
+				'	pg_catalog.bool_and(w.status = ''completed'') AS writers_completed, '
+				-- the shortest batch''s writing span, which ends when the batch does
+				'	(SELECT pg_catalog.min(s.span) FROM (SELECT pg_catalog.max(x.elapsed_s) AS span '
+				'		FROM %1$I.ranread_write_results x WHERE x.batch = ANY ($1) GROUP BY x.batch) s) AS shortest_span_s, '
+				'	(SELECT pg_catalog.bool_and(b.status = ''completed'') FROM %1$I.ranread_batches b '
+				'	 WHERE b.batch = ANY ($1)) AS batches_completed, '
+				'	(SELECT CASE WHEN pg_catalog.sum(b.reads) > 0 THEN %1$I.ranread_histogram_percentile('
+				'		%1$I.ranread_histogram_merge(b.histogram), 0.99::pg_catalog.float8) END '
+				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_ms, '
+				-- the pooled p99''s band: the batches'' median band over the square root of their number
+				'	(SELECT pg_catalog.percentile_cont(0.5) WITHIN GROUP (ORDER BY b.p99_band_pct) '
+				'		/ pg_catalog.sqrt(pg_catalog.count(*)) '
+				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_band_pct '
+				'FROM %1$I.ranread_write_results w WHERE w.batch = ANY ($1)', own)
+				INTO pooled USING batches, processes;
+			-- a batch that ended long before its duration (its readers done early)
+			-- measured no rate: the step did not complete, and says why
+			early := pooled.shortest_span_s < 0.9 * extract(epoch FROM duration);
+			EXECUTE format('SELECT * FROM %I.ranread_write_sweep_decide(write_rate_iops => $1, write_iops => $2, '
+						   'write_mean_ms => $3, write_p99_ms => $4, completed => $5, read_p99_ms => $6, '
+						   'read_p99_band_pct => $7, runs => $8, max_write_rate_iops => $9, slo_write_mean_ms => $10, '
+						   'slo_write_p99_ms => $11, slo_p99_ms => $12)', own)
+				INTO d
+				USING rate, pooled.write_iops, pooled.write_mean_ms, pooled.write_p99_ms,
+					  coalesce(pooled.writers_completed AND pooled.batches_completed AND NOT early, false),
+					  CASE WHEN processes > 0 THEN coalesce(pooled.read_p99_ms, 'Infinity'::float8) END,
+					  pooled.read_p99_band_pct, runs, max_write_rate_iops, slo_write_mean_ms, slo_write_p99_ms,
+					  slo_p99_ms;
+			-- the step's row, again after a repeat: this one's batches pooled
+			step_fields := jsonb_build_object('write_rate_iops', rate, 'batches', batches,
+											  'write_iops', pooled.write_iops, 'write_mean_ms', pooled.write_mean_ms,
+											  'write_p99_ms', pooled.write_p99_ms, 'read_p99_ms', pooled.read_p99_ms,
+											  'read_p99_band_pct', pooled.read_p99_band_pct,
+											  'completed', coalesce(pooled.writers_completed AND pooled.batches_completed AND NOT early,
+																	false),
+											  'within_slo', d.within_slo, 'decision', d.decision);
+			EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own)
+				INTO changed USING 'ranread_write_sweep_steps', step_fields, jsonb_build_object('step', step);
+			IF changed = 0 THEN
+				EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+					USING 'ranread_write_sweep_steps', step_fields || jsonb_build_object('write_sweep', sweep_no, 'step', step);
+			END IF;
+			RAISE NOTICE '%', format('write sweep %s step %s: %s writes/s asked, %s achieved%s; commit mean %s ms, p99 %s ms%s%s: %s',
+				sweep_no, step, round(rate::numeric, 1), round(pooled.write_iops::numeric, 1),
+				CASE WHEN early THEN format(' over %s s, its batch ended before its %s s',
+											round(pooled.shortest_span_s::numeric, 3), trim_scale(extract(epoch FROM duration)))
+					 ELSE '' END,
+				coalesce(round(pooled.write_mean_ms::numeric, 3)::text, '-'),
+				coalesce(round(pooled.write_p99_ms::numeric, 3)::text, '-'),
+				CASE WHEN processes > 0 THEN format('; reads p99 %s ms (band %s %%)',
+					coalesce(round(pooled.read_p99_ms::numeric, 3)::text, '-'),
+					coalesce(round(pooled.read_p99_band_pct::numeric, 1)::text, 'unknown')) ELSE '' END,
+				CASE WHEN runs > 1 THEN format(' (%s batches pooled)', runs) ELSE '' END,
+				CASE d.decision WHEN 'go on' THEN 'within the SLO, go on'
+								WHEN 'repeat' THEN 'the reads'' p99 within its noise of the SLO, measured again'
+								ELSE 'stop (' || d.decision || ')' END);
+			COMMIT;
+			PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+			EXIT WHEN d.decision <> 'repeat';
+		END LOOP;
+		EXIT WHEN ended_by IS NOT NULL OR d.decision <> 'go on';
+		rate := least(coalesce(rate + write_rate_step, rate * 2), max_write_rate_iops);
+	END LOOP;
+
+	-- cancelled or failed during a step: what it measured is kept, no figure to quote
+	IF ended_by IS NOT NULL THEN
+		words := format('write sweep %s was %s during step %s (%s writes/s asked): it has no figure to quote; '
+						'the steps before are kept', sweep_no, ended_by, step, round(rate::numeric, 1));
+		EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own)
+			USING 'ranread_write_sweeps',
+				  jsonb_build_object('status', ended_by, 'steps', step - 1, 'stop_rule', ended_by, 'verdict', words),
+				  '{}'::jsonb;
+		COMMIT;
+		RAISE EXCEPTION USING ERRCODE = err_state, MESSAGE = err_message,
+							  DETAIL = concat_ws(E'\n', nullif(err_detail, ''), words || '.'),
+							  HINT = coalesce(nullif(err_hint, ''), 'ranread_write_sweep_steps has the steps it completed.');
+	END IF;
+
+	-- the verdict: the highest rate within the SLO, and what stopped the sweep
+	EXECUTE format('SELECT pg_catalog.max(s.write_rate_iops) FILTER (WHERE s.within_slo) AS rate, '
+				   '(pg_catalog.array_agg(s.write_iops ORDER BY s.write_rate_iops DESC) FILTER (WHERE s.within_slo))[1] AS iops '
+				   'FROM %I.ranread_write_sweep_steps s WHERE s.write_sweep = $1', own)
+		INTO best USING sweep_no;
+	last_rate := rate;
+	slo_words := concat_ws(', ',
+						   CASE WHEN slo_write_p99_ms IS NOT NULL THEN format('commit p99 <= %s ms', slo_write_p99_ms) END,
+						   CASE WHEN slo_write_mean_ms IS NOT NULL THEN format('commit mean <= %s ms', slo_write_mean_ms) END,
+						   CASE WHEN processes > 0 THEN format('reads p99 <= %s ms', slo_p99_ms) END);
+	words := format('write sweep %s (%s %s%s, %s s steps, %s): ', sweep_no, writers,
+					CASE WHEN writers = 1 THEN 'writer' ELSE 'writers' END,
+					CASE WHEN processes > 0 THEN format(' beside %s %s', processes,
+						CASE WHEN processes = 1 THEN 'reader' ELSE 'readers' END) ELSE ' alone' END,
+					trim_scale(extract(epoch FROM duration)), slo_words)
+		|| CASE
+			WHEN best.rate IS NULL THEN
+				format('no write rate was within the SLO; the first, %s writes/s, stopped it (%s)',
+					   round(start_write_rate_iops::numeric, 1), d.decision)
+			WHEN d.decision = 'max_write_rate_iops' THEN
+				format('the volume absorbed %s writes/s (%s achieved) within the SLO, the highest rate asked: '
+					   'raise max_write_rate_iops to find its limit',
+					   round(best.rate::numeric, 1), round(best.iops::numeric, 1))
+			ELSE
+				format('the volume absorbed %s writes/s (%s achieved) within the SLO; %s writes/s stopped the sweep (%s)',
+					   round(best.rate::numeric, 1), round(best.iops::numeric, 1), round(last_rate::numeric, 1),
+					   d.decision)
+		END;
+	EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own)
+		USING 'ranread_write_sweeps',
+			  jsonb_build_object('status', CASE WHEN d.decision = 'step ended' THEN 'stopped' ELSE 'completed' END,
+								 'steps', step, 'stop_rule', d.decision, 'best_write_rate_iops', best.rate, 'verdict', words),
+			  '{}'::jsonb;
+	COMMIT;
+	RAISE NOTICE '%', words;
+END
+$write_sweep$;
+
+-- The grants of 1.3's GRANT block moved over: a role that could record
+-- fleets or write sweeps (INSERT on their tables) may call the two
+-- functions above, and no role but the owner keeps INSERT, UPDATE or DELETE
+-- on a history table (ranread_reset() needs none).  SELECT stays.
+DO $$
+DECLARE
+	grantee record;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
+					ELSE pg_catalog.quote_ident(r.rolname) END AS name,
+			   pg_catalog.bool_or(c.relname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_runs', 'ranread_fleet_servers',
+																			'ranread_write_sweeps', 'ranread_write_sweep_steps']::pg_catalog.name[])
+								  AND a.privilege_type OPERATOR(pg_catalog.=) 'INSERT'::text) AS recorded_fleets
+		FROM pg_catalog.pg_class c
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+		WHERE c.relnamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n
+													 WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema())
+		  AND c.relname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_results', 'ranread_batches', 'ranread_intervals',
+														 'ranread_sweep_runs', 'ranread_fleet_runs', 'ranread_fleet_servers',
+														 'ranread_write_results', 'ranread_db_activity', 'ranread_write_sweeps',
+														 'ranread_write_sweep_steps']::pg_catalog.name[])
+		  AND a.privilege_type OPERATOR(pg_catalog.=) ANY (ARRAY['INSERT', 'UPDATE', 'DELETE']::text[])
+		  AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
+		GROUP BY 1
+		ORDER BY 1
+	LOOP
+		IF grantee.recorded_fleets THEN
+			EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_history_insert(text, jsonb), '
+									  'ranread_history_update(text, jsonb, jsonb) TO %s', grantee.name);
+		END IF;
+		EXECUTE pg_catalog.format('REVOKE INSERT, UPDATE, DELETE ON ranread_results, ranread_batches, ranread_intervals, '
+								  'ranread_sweep_runs, ranread_fleet_runs, ranread_fleet_servers, ranread_write_results, '
+								  'ranread_db_activity, ranread_write_sweeps, ranread_write_sweep_steps FROM %s',
+								  grantee.name);
+		RAISE WARNING 'ranread 1.4: % no longer holds INSERT, UPDATE or DELETE on ranread''s history, which only ranread writes',
+			grantee.name;
+	END LOOP;
+END
+$$;

@@ -146,7 +146,7 @@ typedef struct RanreadWriterSlot
 	pid_t		pid;			/* 0 until the writer has started */
 	RanreadStatus status;
 	bool		recorded;		/* its ranread_write_results row is committed */
-	instr_time	end_time;		/* when its last write committed */
+	instr_time	end_time;		/* its last commit; once done, when its writing ended */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per committed write: begin to commit */
 } RanreadWriterSlot;

@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -21,6 +22,7 @@
 
 #include "extension.h"
 #include "ranread.h"
+#include "record/row_builder.h"
 #include "run/registry.h"
 #include "run/target.h"
 #include "spi_columns.h"
@@ -32,20 +34,6 @@
 PG_FUNCTION_INFO_V1(ranread_stop);
 PG_FUNCTION_INFO_V1(ranread_reset);
 PG_FUNCTION_INFO_V1(ranread_drop);
-
-/* Run a query returning one row, and its bigint column `column` (0 if NULL). */
-static int64
-query_int64(const char *sql, const char *column, bool read_only)
-{
-	int64		result = 0;
-
-	SPI_connect();
-	if (SPI_execute(sql, read_only, 0) < 0 || SPI_processed != 1)
-		elog(ERROR, "could not run \"%s\"", sql);
-	result = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, column, 0);
-	SPI_finish();
-	return result;
-}
 
 /*
  * Why this role may not signal process pid, as pg_terminate_backend()
@@ -213,29 +201,43 @@ ranread_stop(PG_FUNCTION_ARGS)
 }
 
 /*
- * Delete all history; returns the number of rows deleted from ranread_results
- * and ranread_batches (their rows of ranread_intervals, the sweeps, the
- * fleet runs, the writers' rows and the write sweeps go with them).
+ * Delete the caller's history (a superuser's call: everyone's, and the rows
+ * recorded before 1.4, which name no role); returns the number of rows
+ * deleted from ranread_results and ranread_batches (their rows of
+ * ranread_intervals, the sweeps, the fleet runs, the writers' rows and the
+ * write sweeps go with them).  The rows are deleted as the extension's owner
+ * (ranread_history_execute()): no other role holds DELETE on them.
  */
 Datum
 ranread_reset(PG_FUNCTION_ARGS)
 {
+	static const char *const tables[] = {
+		"ranread_results", "ranread_batches", "ranread_intervals", "ranread_sweep_runs",
+		"ranread_fleet_runs", "ranread_fleet_servers", "ranread_write_results",
+		"ranread_db_activity", "ranread_write_sweep_steps", "ranread_write_sweeps"
+	};
 	const char *schema = quote_identifier(ranread_extension_schema());
+	bool		everyone = superuser();
+	StringInfoData sql;
+	Oid			types[] = {NAMEOID};
+	Datum		values[1];
+	int64		deleted;
 
-	PG_RETURN_INT64(query_int64(psprintf("WITH r AS (DELETE FROM %s.ranread_results RETURNING 1), "
-										 "b AS (DELETE FROM %s.ranread_batches RETURNING 1), "
-										 "i AS (DELETE FROM %s.ranread_intervals), "
-										 "s AS (DELETE FROM %s.ranread_sweep_runs), "
-										 "f AS (DELETE FROM %s.ranread_fleet_runs), "
-										 "fs AS (DELETE FROM %s.ranread_fleet_servers), "
-										 "w AS (DELETE FROM %s.ranread_write_results), "
-										 "a AS (DELETE FROM %s.ranread_db_activity), "
-										 "ws AS (DELETE FROM %s.ranread_write_sweep_steps), "
-										 "wr AS (DELETE FROM %s.ranread_write_sweeps) "
-										 "SELECT (SELECT pg_catalog.count(*) FROM r) OPERATOR(pg_catalog.+) "
-										 "(SELECT pg_catalog.count(*) FROM b) AS deleted",
-										 schema, schema, schema, schema, schema, schema, schema, schema, schema, schema),
-								"deleted", false));
+	values[0] = ranread_run_by();
+	initStringInfo(&sql);
+	for (int i = 0; i < lengthof(tables); i++)
+		appendStringInfo(&sql, "%sd%d AS (DELETE FROM %s.%s%s RETURNING 1)", i == 0 ? "WITH " : ", ",
+						 i, schema, tables[i], everyone ? "" : " WHERE run_by OPERATOR(pg_catalog.=) $1");
+	/* d0 and d1: ranread_results and ranread_batches */
+	appendStringInfoString(&sql, " SELECT (SELECT pg_catalog.count(*) FROM d0) OPERATOR(pg_catalog.+) "
+						   "(SELECT pg_catalog.count(*) FROM d1) AS deleted");
+	SPI_connect();
+	if (ranread_history_execute(sql.data, everyone ? 0 : 1, types, values, NULL) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not reset ranread's history");
+	deleted = ranread_spi_int_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "deleted", 0);
+	SPI_finish();
+	PG_RETURN_INT64(deleted);
 }
 
 /* Drop a target and forget it. */

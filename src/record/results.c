@@ -326,9 +326,9 @@ insert_series(const RanreadShared *shared)
 		ALL_COLUMNS = SERIES_COLUMNS + RANREAD_INTERVAL_ACTIVITY_COLUMNS
 	};
 	const RanreadSeries *series = ranread_series_of(shared);
-	Oid			types[ALL_COLUMNS + 1] = {INT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID,
+	Oid			types[ALL_COLUMNS + 2] = {INT8OID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID,
 	FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT4ARRAYOID};
-	Datum		values[ALL_COLUMNS + 1];
+	Datum		values[ALL_COLUMNS + 2];
 	const char *names[RANREAD_INTERVAL_ACTIVITY_COLUMNS];
 	StringInfoData columns;
 	StringInfoData arrays;
@@ -348,10 +348,12 @@ insert_series(const RanreadShared *shared)
 		appendStringInfo(&columns, ", %s", names[c]);
 	for (int c = 0; c < ALL_COLUMNS; c++)
 		appendStringInfo(&arrays, "%spg_catalog.unnest($%d)", c > 0 ? ", " : "", c + 2);
-	sql = psprintf("INSERT INTO %s.ranread_intervals (batch, %s, interval_no) "
-				   "SELECT $1, u.* FROM ROWS FROM (%s) WITH ORDINALITY AS u",
-				   quote_identifier(shared->schema_name), columns.data, arrays.data);
-	if (SPI_execute_with_args(sql, ALL_COLUMNS + 1, types, values, NULL, false, 0) != SPI_OK_INSERT)
+	types[ALL_COLUMNS + 1] = NAMEOID;
+	values[ALL_COLUMNS + 1] = ranread_run_by();
+	sql = psprintf("INSERT INTO %s.ranread_intervals (batch, run_by, %s, interval_no) "
+				   "SELECT $1, $%d, u.* FROM ROWS FROM (%s) WITH ORDINALITY AS u",
+				   quote_identifier(shared->schema_name), columns.data, ALL_COLUMNS + 2, arrays.data);
+	if (ranread_history_execute(sql, ALL_COLUMNS + 2, types, values, NULL) != SPI_OK_INSERT)
 		elog(ERROR, "could not insert into ranread_intervals");
 }
 
@@ -436,7 +438,7 @@ ranread_record_worker(const RanreadShared *shared, int worker)
 								slot->error_message, sizeof(slot->error_message));
 }
 
-/* Writer `writer`'s time from the release to its last commit, in seconds. */
+/* Writer `writer`'s time from the release to the end of its writing, in seconds. */
 double
 ranread_writer_elapsed_s(const RanreadShared *shared, int writer)
 {
@@ -448,7 +450,7 @@ ranread_writer_elapsed_s(const RanreadShared *shared, int writer)
 
 /*
  * Writer `writer`'s row of ranread_write_results: its writes and their
- * times, from the release to its last commit.  What it cannot record goes
+ * times, from the release to the end of its writing.  What it cannot record goes
  * to the server log with its numbers.
  */
 void

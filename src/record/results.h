@@ -11,6 +11,10 @@
 
 #include "ranread.h"
 
+/* The HINT of a row a run could not record (report.c, sweep.c). */
+#define RANREAD_NOT_RECORDED_HINT \
+	"ranread records its rows as the extension's owner: it needs INSERT on ranread's tables, and no other row may hold the batch's number."
+
 extern const char *ranread_status_name(RanreadStatus status);
 extern void ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary);
 extern void ranread_record_worker(const RanreadShared *shared, int worker);

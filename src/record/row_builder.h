@@ -3,7 +3,8 @@
  * row_builder.h
  *		A row for an SPI INSERT, built column by name (row_builder.c): the
  *		one way ranread writes its tables' rows, so that a new column is one
- *		call and no list of positions.
+ *		call and no list of positions; written as the extension's owner and
+ *		labelled with the role that ran it.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +25,8 @@ typedef struct RanreadRow
 } RanreadRow;
 
 extern void ranread_row_add(RanreadRow *row, const char *name, Oid type, Datum value, bool isnull);
+extern Datum ranread_run_by(void);
+extern int	ranread_history_execute(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls);
 extern int	ranread_row_insert(const RanreadRow *row, const char *schema, const char *table);
 extern Datum ranread_row_array(Datum *elems, bool *nulls, int n, Oid element);
 

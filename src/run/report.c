@@ -268,7 +268,7 @@ report_writers(const RanreadShared *shared)
 					(errmsg("results of ranread writer %d of batch " INT64_FORMAT " were not recorded",
 							i + 1, shared->batch),
 					 errdetail("The server log has what it measured."),
-					 errhint("The role running ranread needs INSERT on ranread_write_results.")));
+					 errhint(RANREAD_NOT_RECORDED_HINT)));
 	}
 	if (shared->params.writers > 0 && shared->activity_start.taken && shared->activity_end.taken &&
 		shared->activity_end.hot_updates - shared->activity_start.hot_updates <
@@ -285,7 +285,7 @@ report_writers(const RanreadShared *shared)
 		ereport(WARNING,
 				(errmsg("the ranread_db_activity row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 errdetail("The server log has its figures."),
-				 errhint("The role running ranread needs INSERT on ranread_db_activity.")));
+				 errhint(RANREAD_NOT_RECORDED_HINT)));
 }
 
 /*
@@ -385,7 +385,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 					(errmsg("results of ranread worker %d of batch " INT64_FORMAT " were not recorded",
 							i + 1, shared->batch),
 					 errdetail("%s", slot->error_message),
-					 errhint("The role running ranread needs INSERT on ranread_results and ranread_batches.")));
+					 errhint(RANREAD_NOT_RECORDED_HINT)));
 	}
 
 	if (!shared->batch_recorded)
@@ -393,7 +393,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 shared->batch_error[0] != '\0' ? errdetail("%s.", shared->batch_error) :
 				 errdetail("See the server log for the reason."),
-				 errhint("The role running ranread needs INSERT on ranread_batches and ranread_intervals, and no other row may hold the batch's number.")));
+				 errhint(RANREAD_NOT_RECORDED_HINT)));
 	if (shared->params.processes == 0)
 	{
 		report_writers_alone(shared, summary, notice);

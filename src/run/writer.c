@@ -212,6 +212,8 @@ write_until_done(RanreadShared *shared, RanreadWriterSlot *slot, WriteLoop *loop
 		pgstat_report_stat(false);
 		CHECK_FOR_INTERRUPTS();
 	}
+	/* its span ends with the writing, not at its last commit (review D7) */
+	RANREAD_TIME_SET_CURRENT(slot->end_time);
 }
 
 /*

@@ -59,6 +59,7 @@
 #include "run/program.h"
 #include "run/registry.h"
 #include "run/run.h"
+#include "record/results.h"
 #include "record/row_builder.h"
 #include "run/run_arguments.h"
 #include "readpath/run_memory.h"
@@ -463,16 +464,14 @@ check_privileges(const SweepArgs *args)
 	Oid			nsp = get_namespace_oid(ranread_extension_schema(), false);
 
 	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK ||
-		!may_use(nsp, "ranread_sweep_runs", ACL_INSERT) ||
-		!may_use(nsp, "ranread_sweep_runs", ACL_UPDATE) ||
 		!may_use(nsp, "ranread_sweep_runs", ACL_SELECT) ||
 		!may_use(nsp, "ranread_batches", ACL_SELECT) ||
 		!may_use(nsp, "ranread_sweep_seq", ACL_USAGE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run a sweep"),
-				 errdetail("A sweep runs ranread_run() as its caller, reads its steps from ranread_batches and records itself in ranread_sweep_runs."),
-				 errhint("Grant EXECUTE on ranread_run(), SELECT on ranread_batches, SELECT, INSERT and UPDATE on ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
+				 errdetail("A sweep runs ranread_run() as its caller and reads its steps from ranread_batches and ranread_sweep_runs."),
+				 errhint("Grant EXECUTE on ranread_run(), SELECT on ranread_batches and ranread_sweep_runs and USAGE on ranread_sweep_seq, as docs/reference.md lists.")));
 }
 
 /* A run argument the sweep was given, as its ranread_sweep_runs column. */
@@ -550,10 +549,10 @@ record_end(int64 sweep, const char *status, const char *stop_rule)
 	Oid			types[] = {INT8OID, TEXTOID, TEXTOID};
 	Datum		values[] = {Int64GetDatum(sweep), CStringGetTextDatum(status), CStringGetTextDatum(stop_rule)};
 
-	if (SPI_execute_with_args(psprintf("UPDATE %s.ranread_sweep_runs SET ended_at = pg_catalog.clock_timestamp(), "
-									   "status = $2, stop_rule = $3 WHERE sweep OPERATOR(pg_catalog.=) $1",
-									   quote_identifier(ranread_extension_schema())),
-							  lengthof(types), types, values, NULL, false, 0) != SPI_OK_UPDATE)
+	if (ranread_history_execute(psprintf("UPDATE %s.ranread_sweep_runs SET ended_at = pg_catalog.clock_timestamp(), "
+										 "status = $2, stop_rule = $3 WHERE sweep OPERATOR(pg_catalog.=) $1",
+										 quote_identifier(ranread_extension_schema())),
+								lengthof(types), types, values, NULL) != SPI_OK_UPDATE)
 		elog(ERROR, "could not record the end of sweep " INT64_FORMAT, sweep);
 }
 
@@ -675,7 +674,7 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("step %d of sweep " INT64_FORMAT " was not recorded", step, sweep),
-					 errhint("The role running the sweep needs INSERT on ranread_batches.")));
+					 errhint(RANREAD_NOT_RECORDED_HINT)));
 		ereport(NOTICE, (errmsg("%s", ranread_sweep_step_text(&record, step - 1)),
 						 errdetail("%s", ranread_sweep_step_detail(&record, step - 1))));
 		stop = ranread_sweep_stop_after(record.steps, record.count, &record.rules);

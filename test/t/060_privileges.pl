@@ -18,7 +18,8 @@ $node->safe_psql('postgres', qq{
 	CREATE ROLE bench LOGIN;
 	GRANT EXECUTE ON FUNCTION ranread_run,
 		ranread_setup, ranread_stop, ranread_export TO bench;
-	GRANT SELECT, INSERT ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
+	GRANT SELECT ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
+	GRANT INSERT ON ranread_targets TO bench;
 	GRANT SELECT ON ranread_summary TO bench;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO bench;
 	GRANT CREATE ON SCHEMA public TO bench;
@@ -92,20 +93,43 @@ foreach my $dir ("$base/export/with space", "$base/export/quote'dir", "$base/exp
 		'with the header row');
 }
 
-# A row planted under the next batch's number by a role that may insert into
-# ranread_batches: the run keeps its own figures and says why its row was not
-# recorded, the true cause (review of 1.3, D4), not a guess at privileges
+# Only ranread writes the history (review of 1.3, D4): the role cannot plant a
+# row under the next batch's number, not even with INSERT granted on the table
+# as 1.3's GRANT block did (the 1.3 -> 1.4 update takes it back: 080)
 my $next = $node->safe_psql('postgres', "SELECT last_value + 1 FROM ranread_batch_seq");
-($ret, $out, $err) = as_bench(qq{INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode,
+my $plant = qq{INSERT INTO ranread_batches (batch, run_date, run_time, started_at, target, mode,
 	block_size, processes, iterations, evicted, reads, wall_s, iops, mb_per_s, status)
 	VALUES ($next, current_date, localtime(0), now(), 'ranread_target', 'smgr', 8192, 1, 200, true, 200, 0.0001,
-	2000000, 15625, 'completed')});
-is($ret, 0, "the role plants batch $next") or diag($err);
+	2000000, 15625, 'completed')};
+($ret, $out, $err) = as_bench($plant);
+like($err, qr/permission denied for table ranread_batches/, "the role cannot plant batch $next");
+
+# A row there all the same (a superuser's): the run keeps its own figures and
+# says why its row was not recorded, the true cause, not a guess at privileges
+$node->safe_psql('postgres', $plant);
 $node->safe_psql('postgres', "SELECT ranread_setup('8 MB', log_level => 0)")
   unless $node->safe_psql('postgres', "SELECT count(*) FROM ranread_targets WHERE target = 'ranread_target'") eq '1';
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT batch FROM ranread_run(1, 50)', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($err, qr/WARNING:  01000: the summary row of ranread batch $next was not recorded\nDETAIL:  could not record results: duplicate key value violates unique constraint "ranread_batches_pkey"\./,
 	'a run whose number another row holds says so, with the true cause');
+
+# Each row names the role that ran it; a role's reset deletes its own rows only
+$node->safe_psql('postgres', 'GRANT EXECUTE ON FUNCTION ranread_reset TO bench');
+($ret, $out, $err) = as_bench("SELECT batch FROM ranread_run(1, 50, target => 'bench_target')");
+is($ret, 0, 'the role runs a batch') or diag($err);
+is($node->safe_psql('postgres', "SELECT string_agg(DISTINCT run_by, ',') FROM ranread_results WHERE batch = $out"),
+	'bench', 'its workers\' rows name it');
+is($node->safe_psql('postgres', "SELECT run_by FROM ranread_batches WHERE batch = $out"), 'bench',
+	'and so does the batch row');
+my $others = $node->safe_psql('postgres', "SELECT count(*) FROM ranread_results WHERE run_by IS DISTINCT FROM 'bench'");
+($ret, $out, $err) = as_bench('SELECT ranread_reset()');
+is($ret, 0, 'the role resets') or diag($err);
+is($node->safe_psql('postgres', "SELECT count(*) FROM ranread_results WHERE run_by = 'bench'"), '0',
+	'its own rows are gone');
+is($node->safe_psql('postgres', "SELECT count(*) FROM ranread_results WHERE run_by IS DISTINCT FROM 'bench'"), $others,
+	'every other role\'s rows are kept');
+$node->safe_psql('postgres', 'SELECT ranread_reset()');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_results'), '0', 'a superuser\'s reset deletes all');
 
 $node->stop;
 done_testing();

@@ -77,7 +77,7 @@ $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_calibrate TO upgrade_
 $node->safe_psql('old', 'GRANT EXECUTE ON FUNCTION ranread_layers TO upgrade_bench');
 # and a role that could reset the history can still, with 1.3's two new tables
 $node->safe_psql('old', 'GRANT DELETE ON ranread_results TO upgrade_bench');
-$node->safe_psql('old', 'ALTER EXTENSION ranread UPDATE');
+$node->safe_psql('old', "ALTER EXTENSION ranread UPDATE TO '1.3'");
 is($node->safe_psql('old', q{SELECT string_agg(has_table_privilege('upgrade_bench', t, 'DELETE') || ' '
 	|| has_table_privilege('upgrade_bench', t, 'INSERT') || ' ' || has_table_privilege('public', t, 'DELETE'), ',')
 	FROM unnest(ARRAY['ranread_write_results', 'ranread_db_activity']::regclass[]) t}),
@@ -106,6 +106,36 @@ is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_bench', 'ran
 	'true false', 'and EXECUTE on the new ranread_sweep likewise');
 $node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run FROM upgrade_bench');
 $node->safe_psql('old', 'REVOKE EXECUTE ON PROCEDURE ranread_sweep FROM upgrade_bench');
+# 1.4: only ranread writes the history.  A role 1.3's GRANT block gave INSERT,
+# UPDATE and DELETE on it keeps SELECT, loses the writes, and may call the two
+# functions the fleet run and the write sweep record their rows with.
+$node->safe_psql('old', q{GRANT SELECT, INSERT, DELETE ON ranread_results, ranread_batches, ranread_intervals TO upgrade_bench;
+	GRANT SELECT, INSERT, UPDATE, DELETE ON ranread_fleet_runs, ranread_write_sweeps TO upgrade_bench;
+	GRANT SELECT, INSERT ON ranread_db_activity TO upgrade_bench;
+	CREATE ROLE upgrade_reader LOGIN;
+	GRANT SELECT ON ranread_results, ranread_batches TO upgrade_reader;
+	GRANT DELETE ON ranread_sweep_runs TO PUBLIC;});
+my ($ret, $out, $err) = $node->psql('old', 'SET client_min_messages = notice; ALTER EXTENSION ranread UPDATE');
+is($ret, 0, 'the update to 1.4') or diag($err);
+like($err, qr/WARNING:  ranread 1.4: PUBLIC no longer holds INSERT, UPDATE or DELETE on ranread's history, which only ranread writes\n.*WARNING:  ranread 1.4: upgrade_bench no longer holds/s,
+	'says which roles lose which grants');
+my $history_tables = q{ARRAY['ranread_results', 'ranread_batches', 'ranread_intervals', 'ranread_sweep_runs', 'ranread_fleet_runs',
+	'ranread_fleet_servers', 'ranread_write_results', 'ranread_db_activity', 'ranread_write_sweeps',
+	'ranread_write_sweep_steps']::regclass[]};
+is($node->safe_psql('old', qq{SELECT count(*) FROM unnest($history_tables) t, unnest(ARRAY['upgrade_bench', 'upgrade_reader', 'public']) r,
+	unnest(ARRAY['INSERT', 'UPDATE', 'DELETE']) p WHERE has_table_privilege(r, t, p)}), '0',
+	'no role but the owner may write a history table after the update to 1.4');
+is($node->safe_psql('old', q{SELECT string_agg(has_table_privilege(r, 'ranread_batches', 'SELECT')::text, ' ' ORDER BY r)
+	FROM unnest(ARRAY['upgrade_bench', 'upgrade_reader']) r}), 'true true', 'SELECT is kept');
+is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege(r, f, 'EXECUTE')::text, ' ' ORDER BY r, f)
+	FROM unnest(ARRAY['upgrade_bench', 'upgrade_reader', 'public']) r,
+	unnest(ARRAY['ranread_history_insert(text, jsonb)', 'ranread_history_update(text, jsonb, jsonb)']::regprocedure[]) f}),
+	'false false true true false false', 'the role that recorded fleets and write sweeps may call the functions that record them now, no other');
+is($node->safe_psql('old', q{SELECT count(*) FILTER (WHERE run_by IS NULL) || ' of ' || count(*) FROM ranread_batches}), '2 of 2',
+	'the rows of older versions name no role');
+$node->safe_psql('old', 'REVOKE ALL ON ranread_results, ranread_batches, ranread_intervals, ranread_fleet_runs, ranread_write_sweeps,
+	ranread_db_activity FROM upgrade_bench, upgrade_reader;
+	REVOKE EXECUTE ON FUNCTION ranread_history_insert, ranread_history_update FROM upgrade_bench');
 is($node->safe_psql('old', $history), $before, 'the history is intact after the update');
 is($node->safe_psql('old', $sweeps), '1 completed 1', "1.1's sweep is intact after the update");
 is($node->safe_psql('old', 'SELECT string_agg(histogram::text, \' \' ORDER BY batch) FROM ranread_batches'),
@@ -154,7 +184,7 @@ is($node->safe_psql('old', q{
 	'table old_target', 'the 1.0 target is adopted; the table a forged row names is not');
 is($node->safe_psql('old', "SELECT reloptions FROM pg_class WHERE relname = 'old_target'"),
 	'{autovacuum_enabled=false,vacuum_truncate=false}', 'VACUUM no longer truncates the 1.0 target');
-my ($ret, $out, $err) = $node->psql('old', "SELECT ranread_drop('payroll')",
+($ret, $out, $err) = $node->psql('old', "SELECT ranread_drop('payroll')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($err, qr/42809: relation "payroll" is not a ranread target/, 'ranread_drop() refuses the forged row');
 is($node->safe_psql('old', "SELECT ranread_drop('old_target')"), 'dropped ranread target "old_target"',

@@ -20,7 +20,8 @@ $node->safe_psql('postgres', q{
 	CREATE ROLE bench LOGIN;
 	GRANT EXECUTE ON FUNCTION ranread_run,
 		ranread_setup, ranread_stop, ranread_drop TO bench;
-	GRANT SELECT, INSERT, DELETE ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
+	GRANT SELECT ON ranread_targets, ranread_results, ranread_batches, ranread_intervals TO bench;
+	GRANT INSERT, DELETE ON ranread_targets TO bench;
 	GRANT SELECT ON ranread_summary TO bench;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO bench;
 	GRANT CREATE ON SCHEMA public TO bench;

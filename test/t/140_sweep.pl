@@ -290,9 +290,8 @@ $node->safe_psql('postgres', q{
 	GRANT EXECUTE ON FUNCTION ranread_run TO sweeper;
 	GRANT SELECT ON ranread_summary TO sweeper;
 	GRANT USAGE ON SEQUENCE ranread_batch_seq TO sweeper;
-	GRANT INSERT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
 	GRANT SELECT ON ranread_results, ranread_batches, ranread_intervals TO sweeper;
-	GRANT SELECT, INSERT, UPDATE ON ranread_sweep_runs TO sweeper;
+	GRANT SELECT ON ranread_sweep_runs TO sweeper;
 	GRANT USAGE ON SEQUENCE ranread_sweep_seq TO sweeper;
 	GRANT SELECT ON ranread_sweeps TO sweeper;
 	GRANT EXECUTE ON FUNCTION ranread_sweep_verdict TO sweeper;});
@@ -314,16 +313,16 @@ like($shown, qr/NOTICE:  sweep \d+ completed after 1 step\n/, 'under a hostile s
 is($node->safe_psql('postgres', 'SELECT (SELECT count(*) FROM evil.ranread_sweep_runs) + (SELECT count(*) FROM evil.ranread_batches)'), '0',
 	'and writes nothing to the impostor tables');
 
-# each privilege the sweep needs is checked alone: INSERT without UPDATE is not enough
-$node->safe_psql('postgres', 'REVOKE UPDATE ON ranread_sweep_runs FROM sweeper');
+# each privilege the sweep needs is checked alone: SELECT on ranread_sweep_runs too
+$node->safe_psql('postgres', 'REVOKE SELECT ON ranread_sweep_runs FROM sweeper');
 $sweeps_before = $node->safe_psql('postgres', $count);
 ($r, $o, $e) = $node->psql('postgres', "SET ROLE sweeper; CALL ranread_sweep(start_processes => 1, iterations => 10, target => 'sw')",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-like($e, qr/42501: permission denied to run a sweep/, 'INSERT without UPDATE on ranread_sweep_runs is refused up front');
+like($e, qr/42501: permission denied to run a sweep/, 'without SELECT on ranread_sweep_runs a sweep is refused up front');
 is($node->safe_psql('postgres', $count), $sweeps_before, 'and nothing is recorded');
 
 # EXECUTE is checked on the extension's own ranread_run(), not on one of the same signature that the search_path finds
-$node->safe_psql('postgres', q{GRANT UPDATE ON ranread_sweep_runs TO sweeper;
+$node->safe_psql('postgres', q{GRANT SELECT ON ranread_sweep_runs TO sweeper;
 	REVOKE EXECUTE ON FUNCTION ranread_run FROM sweeper;
 	GRANT USAGE ON SCHEMA evil TO sweeper;
 	GRANT EXECUTE ON FUNCTION evil.ranread_run TO sweeper;});

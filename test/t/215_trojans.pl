@@ -481,7 +481,8 @@ my @recipes = (
 );
 # Functions of the extension that are not entry points: the fleet run's own
 # parts, each called by the fleet run, sweep and stop recipes above.
-my %internal = map { $_ => 1 } qw(ranread_fleet_connect ranread_fleet_check ranread_fleet_wait);
+my %internal = map { $_ => 1 } qw(ranread_fleet_connect ranread_fleet_check ranread_fleet_wait
+  ranread_history_insert ranread_history_update);
 
 # Every function and procedure of the extension has a recipe
 my @entry_points = split /\n/, q_(q{

@@ -105,7 +105,9 @@ for my $case ([ [ writers => '0' ], '22023', 'writers must be between 1 and 1024
 	[ [ start_write_rate_iops => '0' ], '22023', 'start_write_rate_iops must be positive' ],
 	[ [ start_write_rate_iops => q{'NaN'} ], '22023', 'start_write_rate_iops must be positive' ],
 	[ [ max_write_rate_iops => '10' ], '22023', 'max_write_rate_iops between it and 10000000' ],
-	[ [ write_rate_step => '-5' ], '22023', 'write_rate_step must be positive' ],
+	[ [ write_rate_step => '-5' ], '22023', 'write_rate_step must be between 0.1 and 10000000' ],
+	# a step that cannot change the rate would never end the sweep (review of 1.3, D5)
+	[ [ write_rate_step => '1e-300' ], '22023', 'write_rate_step must be between 0.1 and 10000000' ],
 	[ [ duration => 'NULL' ], '22004', 'must not be null' ],
 	[ [ slo_write_p99_ms => 'NULL' ], '22004', 'slo_write_p99_ms and slo_write_mean_ms must not both be null' ],
 	[ [ slo_write_p99_ms => '0' ], '22023', 'the SLO bounds must be positive numbers' ],
@@ -121,6 +123,34 @@ for my $case ([ [ writers => '0' ], '22023', 'writers must be between 1 and 1024
 my $before = $node->safe_psql('postgres', $batches);
 is($node->safe_psql('postgres', qq{SELECT (SELECT count(*) FROM ranread_write_sweeps) || ' ' || ($batches)}),
 	"0 $before", 'no refused sweep recorded a sweep or a batch');
+
+# A cancel after the first step (a statement timeout here, review of 1.3, D5):
+# the sweep is recorded cancelled, with no figure to quote, and the cancel
+# raised again; its completed steps are kept
+($ret, $out, $err) = $node->psql('postgres', "SET statement_timeout = '6 s'; "
+	  . sweep_call(write_rate_step => '1', max_write_rate_iops => '100', slo_write_p99_ms => '100000'),
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+my ($cancelled) = $node->safe_psql('postgres', q{SELECT max(write_sweep) FROM ranread_write_sweeps});
+like($err, qr/ERROR:  57014: canceling statement due to statement timeout\nDETAIL:  write sweep $cancelled was cancelled during step (\d+) \([\d.]+ writes\/s asked\): it has no figure to quote; the steps before are kept\./,
+	'a write sweep cancelled after its first step: the cancel again, its DETAIL the sweep\'s');
+my ($during) = $err =~ /during step (\d+)/;
+is($node->safe_psql('postgres', qq{SELECT status || ' ' || steps || ' ' || stop_rule || ' ' || (best_write_rate_iops IS NULL)
+	|| ' ' || (SELECT count(*) FROM ranread_write_sweep_steps s WHERE s.write_sweep = w.write_sweep)
+	FROM ranread_write_sweeps w WHERE write_sweep = $cancelled}), 'cancelled ' . ($during - 1) . ' cancelled true ' . ($during - 1),
+	'its row says cancelled, not running, and its completed steps are kept');
+
+# A step whose batch ends long before its duration (an open-loop reader whose
+# one read falls after it, review of 1.3, D7): no rate is measured over a
+# few ms, so the step did not complete, and its NOTICE says why
+($ret, $out, $err) = $node->psql('postgres', sweep_call(processes => '1', rate_iops => '0.01', slo_p99_ms => '5'));
+my ($early) = $node->safe_psql('postgres', q{SELECT max(write_sweep) FROM ranread_write_sweeps});
+like($err, qr/NOTICE:  write sweep $early step 1: 20\.0 writes\/s asked, [\d.]+ achieved over [\d.]+ s, its batch ended before its 1 s; .*: stop \(step ended\)/,
+	'a step whose batch ended early says so, and stops the sweep');
+is($node->safe_psql('postgres', qq{SELECT completed || ' ' || decision || ' ' || within_slo FROM ranread_write_sweep_steps
+	WHERE write_sweep = $early}), 'false step ended false', 'its step is recorded as not completed');
+is($node->safe_psql('postgres', qq{SELECT w.elapsed_s >= b.wall_s FROM ranread_write_results w JOIN ranread_batches b USING (batch)
+	WHERE w.batch = (SELECT batches[1] FROM ranread_write_sweep_steps WHERE write_sweep = $early)}), 't',
+	'the writer\'s span runs to the end of the batch, not to its last commit');
 
 # an SLO no write meets: stops at step 1, with that rule named
 ($ret, $out, $err) = $node->psql('postgres', sweep_call(slo_write_p99_ms => '0.001'));
