@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # install-deps.sh: install what ranread needs to build, test and benchmark on
-# Debian 12 (bookworm), as root.  Safe to run again; it only installs.
+# Debian 12 (bookworm), as root.  Safe to run again; it installs what is
+# missing and upgrades no package already installed (scripts/apt.sh).
+#
+#   scripts/install-deps.sh --build   what building and running need (scripts/demo.sh)
+#   scripts/install-deps.sh           that and the test tools (scripts/test.sh)
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -9,15 +13,17 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # postgresql-15 includes the contrib modules the tests use (dblink, amcheck, pageinspect).
-packages=(
+build_packages=(
 	build-essential
 	# libpq/libpq.h (pq_check_connection) includes GSSAPI headers
 	libkrb5-dev
 	postgresql-15 postgresql-server-dev-15 postgresql-client-15
-	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-	libipc-run-perl
 	# iodepth > 1 (io_uring); the Makefile builds without it, refusing iodepth > 1
 	liburing-dev pkg-config
+)
+test_packages=(
+	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	libipc-run-perl
 	# bench/*.sh, and test/t/220_lab_caps.pl: fio beside ranread on the capped lab device
 	fio
 	cppcheck clang-tidy valgrind
@@ -36,6 +42,12 @@ packages=(
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all
 )
+if [ "${1:-}" = --build ]; then
+	# the demo: the server's own packages are never upgraded (scripts/apt.sh)
+	packages=(--keep-server "${build_packages[@]}")
+else
+	packages=("${build_packages[@]}" "${test_packages[@]}")
+fi
 
 # shellcheck source=scripts/apt.sh
 source "$(dirname "$0")/apt.sh"

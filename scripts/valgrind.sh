@@ -3,6 +3,7 @@
 # stop, cancel, reset, export) on a cluster whose every process runs under
 # valgrind memcheck, and fail if memcheck reports an error in ranread's code.
 # About 20 s; part of scripts/test.sh.  Run as root after make install.
+# Its directory in /tmp is removed when memcheck finds nothing, kept otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind.sh: apt-get install valgrind" >&2; exit 1; }
@@ -28,7 +29,7 @@ as_pg bash -c "valgrind --quiet --trace-children=yes --track-origins=yes \
 	'$pgbin/postgres' -D '$work/data' >'$work/server.log' 2>&1 &"
 for _ in $(seq 120); do as_pg psql -h "$work" -p 54329 -XAtqc 'SELECT 1' postgres >/dev/null 2>&1 && break; sleep 1; done
 
-if ! as_pg psql -h "$work" -p 54329 -X -v ON_ERROR_STOP=1 postgres >"$work/psql.log" 2>&1 <<'SQL'
+if ! as_pg psql -h "$work" -p 54329 -X -v ON_ERROR_STOP=1 -v "work=$work" postgres >"$work/psql.log" 2>&1 <<'SQL'
 CREATE EXTENSION ranread;
 SELECT ranread_setup('16 MB', log_level => 1);
 SELECT status FROM ranread_run(2, 200);
@@ -41,7 +42,7 @@ SET statement_timeout = '3s';
 SELECT status FROM ranread_run(2, 100000000, allow_rereads => true);
 \set ON_ERROR_STOP 1
 RESET statement_timeout;
-SELECT ranread_export('/tmp');
+SELECT ranread_export(:'work');
 SELECT count(*) FROM ranread_summary;
 SELECT ranread_reset();
 SELECT ranread_drop();
@@ -63,10 +64,10 @@ errors=$(OURS="$ours" awk '
 	/^==[0-9]+== +(at|by) / { block = block "\n" $0; next }
 	/^==[0-9]+== *$/ { if (block != "" && block ~ ENVIRON["OURS"]) print block "\n"; block = "" }
 ' "$work"/vg.*.log)
-echo "valgrind.sh: $(ls "$work"/vg.*.log | wc -l) processes traced; logs in $work"
 if [ -n "$errors" ]; then
-	echo "valgrind.sh: memcheck errors in ranread code:" >&2
+	echo "valgrind.sh: memcheck errors in ranread code (logs kept in $work):" >&2
 	printf '%b\n' "$errors" >&2
 	exit 1
 fi
-echo "valgrind.sh: no memcheck error in ranread code"
+echo "valgrind.sh: $(ls "$work"/vg.*.log | wc -l) processes traced, no memcheck error in ranread code"
+rm -rf "$work"

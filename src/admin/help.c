@@ -55,7 +55,7 @@ static const char *const help_lines[] = {
 	"ranread_fleet_summary: view, one row per fleet run (fleet sweep, step, IOPS summed, merged p99, overlap)",
 	"ranread_chart_fleet([fleet_sweep, width, height]): a fleet sweep as SVG, IOPS stacked by server, fleet p99",
 	"ranread_stop(): stop the running batch, sweep, layers run, calibration or fleet run (its servers too)",
-	"ranread_reset(): delete all history",
+	"ranread_reset(): delete your own history (a superuser's call: all of it)",
 	"ranread_export(directory [, format, sweep, csv, svg]): write TSV, CSV, RanRead's file or charts to server files",
 	"ranread_export_files([format, sweep, csv, svg]): the same files as rows, for psql to save on the client",
 	"ranread_drop([target]): drop a target made by ranread_setup()",

@@ -293,6 +293,26 @@ check_may_create_in_tablespace(const char *tablespace, char persistence)
 }
 
 /*
+ * A role other than a superuser names its targets (`what`: "target" or
+ * "write target") with the prefix "ranread_": a target is a table of the
+ * extension's schema, and any other free name there may be one that another
+ * extension or an application will need (review of 1.3, D11: a role took
+ * pg_stat_statements_info, and that extension then failed to install).
+ */
+void
+ranread_setup_check_name(const char *name, const char *what)
+{
+	if (!superuser() && strncmp(name, RANREAD_TARGET_PREFIX, strlen(RANREAD_TARGET_PREFIX)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to name a ranread %s \"%s\"", what, name),
+				 errdetail("Roles other than superusers name targets beginning with \"%s\": a target is a table of schema %s, where another name may be one that an extension or an application needs.",
+						   RANREAD_TARGET_PREFIX, ranread_extension_schema()),
+				 errhint("Use a name beginning with \"%s\", such as \"%s%s\".", RANREAD_TARGET_PREFIX,
+						 RANREAD_TARGET_PREFIX, name)));
+}
+
+/*
  * Create a target (or a write target, setup_writes.c) in the extension's
  * schema, owned by the caller, and make it a member of the extension;
  * returns its OID.  `create` is its CREATE TABLE and `alter` one ALTER TABLE
@@ -498,6 +518,7 @@ ranread_setup(PG_FUNCTION_ARGS)
 				 errhint("Create it on the volume under test first, as a superuser and outside a transaction block: CREATE TABLESPACE %s LOCATION '/path/on/the/volume';",
 						 quote_identifier(tablespace))));
 
+	ranread_setup_check_name(name, "target");
 	check_target_name_free(name);
 	relid = create_target_table(schema, name, tablespace);
 	rel = table_open(relid, AccessExclusiveLock);

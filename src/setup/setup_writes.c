@@ -178,6 +178,7 @@ ranread_setup_writes(PG_FUNCTION_ARGS)
 				 errmsg("cannot make a write target on a standby"),
 				 errhint("Run ranread_setup_writes() on the primary.")));
 
+	ranread_setup_check_name(name, "write target");
 	existing = ranread_write_target_lookup(name, AccessExclusiveLock, ranread_write_target_check_owner);
 	if (OidIsValid(existing))
 	{

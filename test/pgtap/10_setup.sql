@@ -1,7 +1,7 @@
 -- ranread_setup(): what it writes, where, and what it leaves behind on error.
 SET client_min_messages = error;
 \ir helpers.psql
-SELECT plan(29);
+SELECT plan(30);
 
 SELECT lives_ok($$SELECT ranread_setup('16 MB', target => 'tap_setup', log_level => 0)$$,
 				'setup of a 16 MB target succeeds');
@@ -62,6 +62,7 @@ SELECT is((SELECT spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.relt
 		   WHERE relname = 'tap_in_ts'), 'tap_ts'::name, 'relation lives in the tablespace');
 SELECT lives_ok($$SELECT ranread_drop('tap_in_ts')$$, 'drop the tablespace target');
 DROP TABLESPACE tap_ts;
+SELECT lives_ok($$COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; rm -rf /tmp/ranread_tap_ts'$$, 'remove the tablespace directory');
 
 -- a target emptied the way crash recovery empties unlogged tables
 TRUNCATE tap_setup;

@@ -34,14 +34,27 @@ sub as_bench
 }
 
 # What the granted role can and cannot do
-my ($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', target => 'bench_target', log_level => 0)");
+my ($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', target => 'ranread_bench', log_level => 0)");
 is($ret, 0, 'the granted role can set up a target in the default tablespace');
-($ret, $out, $err) = as_bench("SELECT status FROM ranread_run(2, 100, 'bench_target')");
+($ret, $out, $err) = as_bench("SELECT status FROM ranread_run(2, 100, 'ranread_bench')");
 is($out, 'completed', 'the granted role can run a benchmark');
-($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', 'ts_allowed', 'bench_ts', 0)");
+($ret, $out, $err) = as_bench("SELECT ranread_setup('8 MB', 'ts_allowed', 'ranread_bench_ts', 0)");
 is(sqlstate_of($err), '42501', 'without CREATE on a tablespace, setup there is refused');
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'bench_ts'"), '0',
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'ranread_bench_ts'"), '0',
 	'and leaves nothing');
+# A role other than a superuser names its targets "ranread_...": another free
+# name of the extension's schema may be one an extension needs (review of
+# 1.3, D11: pg_stat_statements then failed to install)
+foreach my $call ("ranread_setup('8 MB', target => 'pg_stat_statements_info', log_level => 0)",
+	"ranread_setup_writes('1 MB', target => 'pg_stat_statements_info')")
+{
+	$node->safe_psql('postgres', 'GRANT EXECUTE ON FUNCTION ranread_setup_writes TO bench');
+	($ret, $out, $err) = as_bench("SELECT $call");
+	like($err, qr/ERROR:  42501: permission denied to name a ranread (write )?target "pg_stat_statements_info"\n.*HINT:  Use a name beginning with "ranread_", such as "ranread_pg_stat_statements_info"\./s,
+		"the role may not take another name of the schema: $call");
+}
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'pg_stat_statements_info'"), '0',
+	'and nothing of that name was made');
 ($ret, $out, $err) = as_bench("SELECT ranread_export('$base/export')");
 is(sqlstate_of($err), '42501', 'without pg_write_server_files, export is refused');
 opendir(my $dh, "$base/export") or die;
@@ -49,7 +62,7 @@ is(scalar(grep { !/^\./ } readdir $dh), 0, 'and writes no file');
 closedir $dh;
 
 # ranread_stop() cannot stop another role's run without the right privileges
-my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 1000000000, 'bench_target', allow_rereads => true)");
+my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 1000000000, 'ranread_bench', allow_rereads => true)");
 ok(wait_for_readers($node, 2), "a superuser's run is reading");
 ($ret, $out, $err) = as_bench('SELECT ranread_stop()');
 is(sqlstate_of($err), '42501', "the granted role may not stop a superuser's workers");
@@ -115,7 +128,7 @@ like($err, qr/WARNING:  01000: the summary row of ranread batch $next was not re
 
 # Each row names the role that ran it; a role's reset deletes its own rows only
 $node->safe_psql('postgres', 'GRANT EXECUTE ON FUNCTION ranread_reset TO bench');
-($ret, $out, $err) = as_bench("SELECT batch FROM ranread_run(1, 50, target => 'bench_target')");
+($ret, $out, $err) = as_bench("SELECT batch FROM ranread_run(1, 50, target => 'ranread_bench')");
 is($ret, 0, 'the role runs a batch') or diag($err);
 is($node->safe_psql('postgres', "SELECT string_agg(DISTINCT run_by, ',') FROM ranread_results WHERE batch = $out"),
 	'bench', 'its workers\' rows name it');

@@ -107,9 +107,18 @@ like($shown, qr/step 1: 1,000,000 reads\/s, .*It stopped because at 1,000,000 re
 	'open loop: a rate not kept stops the sweep (rate missed)');
 is(sweep_row('steps, stop_rule'), '1|rate missed', 'rate missed: one step');
 
-$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw', $far)");
-is($node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER BY sweep_step) FROM ranread_batches
-	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '100,200', 'open loop: the rate doubles, up to max_rate_iops');
+# (a machine too busy to keep 100 reads/s for a second stops it by rate missed:
+# the rule book is right, and the test tries again, up to three times)
+my $rates;
+for my $attempt (1 .. 3)
+{
+	$shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, rate_iops => 100, max_rate_iops => 200, duration => '1 s', target => 'sw', $far)");
+	$rates = $node->safe_psql('postgres', q{SELECT string_agg(rate_iops::text, ',' ORDER BY sweep_step) FROM ranread_batches
+		WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)});
+	last unless sweep_row('stop_rule') eq 'rate missed';
+	note("attempt $attempt: this machine did not keep the rate ($rates)");
+}
+is($rates, '100,200', 'open loop: the rate doubles, up to max_rate_iops');
 is(sweep_row('stop_rule'), 'max rate', 'max rate: the rule');
 
 # a step whose stop decision lies within its noise is repeated, its runs combined, at most twice:

@@ -102,14 +102,14 @@ is($node->safe_psql('postgres', qq{SELECT string_agg(r.rolname, ', ') FROM pg_ro
 	'the block grants no predefined role PostgreSQL says can gain superuser access');
 
 # A target of its own, in the tablespace
-as_bench("SELECT ranread_setup('8 MB', 'ranread_vol', 'bench_target', 0)", 'ranread_setup in ranread_vol');
-as_bench("SELECT batch FROM ranread_run(1, 50, 'bench_target')", 'a run on it');
+as_bench("SELECT ranread_setup('8 MB', 'ranread_vol', 'ranread_bench', 0)", 'ranread_setup in ranread_vol');
+as_bench("SELECT batch FROM ranread_run(1, 50, 'ranread_bench')", 'a run on it');
 is($node->safe_psql('postgres', qq{SELECT has_schema_privilege('$role', 'public', 'CREATE') || ' '
-	|| (SELECT tableowner FROM pg_tables WHERE tablename = 'bench_target')}), "false $role",
+	|| (SELECT tableowner FROM pg_tables WHERE tablename = 'ranread_bench')}), "false $role",
 	"without CREATE on the extension's schema, setup made the role a target it owns");
-as_bench("SELECT ranread_drop('bench_target')", 'ranread_drop of its target');
+as_bench("SELECT ranread_drop('ranread_bench')", 'ranread_drop of its target');
 $node->safe_psql('postgres', "REVOKE CREATE ON TABLESPACE ranread_vol FROM $role");
-($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_setup('8 MB', 'ranread_vol', 'bench_target', 0)",
+($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_setup('8 MB', 'ranread_vol', 'ranread_bench', 0)",
 	extra_params => [ '-U', $role, '-v', 'VERBOSITY=verbose' ]);
 like($err, qr/ERROR:  42501: permission denied for tablespace ranread_vol/,
 	'setup still needs CREATE on the tablespace it writes to');
