@@ -191,7 +191,7 @@ ranread_fleet_check(PG_FUNCTION_ARGS)
 	ranread_check_role_can_login();
 	ranread_check_can_read_summary();
 	target = ranread_target_open_for_run(params.target_name);
-	ranread_check_batch_target(&params, target);
+	ranread_check_batch_target(&params, target, -1);
 	relation_close(target, NoLock);
 
 	running = ranread_running_batch(true, NULL, NULL, NULL);

@@ -498,7 +498,7 @@ ranread_layers(PG_FUNCTION_ARGS)
 		ranread_read_run_arguments(&args, params);
 		params->seed = seed;
 		target = ranread_target_open_for_run(params->target_name);
-		ranread_check_batch_target(params, target);
+		ranread_check_batch_target(params, target, -1);
 		relation_close(target, NoLock);
 		run->layer[run->count++] = i;
 	}

@@ -57,24 +57,62 @@
  * Direct reads bypass the cache, so their re-reads go to the device; a
  * time-based run ends when every unit has been read once instead
  * (worker.c).
+ *
+ * With free_slots >= 0 (a run about to start, not a fleet's check), refuse
+ * also a run whose workers (processes and writers) need more background
+ * worker slots than are free, before a batch number is drawn; a run that
+ * meets both limits is told of both at once, and the HINT proposes a call
+ * this server can start and the max_worker_processes the asked one needs.
  */
 void
-ranread_refuse_rereads(const RanreadParams *params, int64 units)
+ranread_refuse_rereads(const RanreadParams *params, int64 units, int free_slots)
 {
 	int64		reads = (int64) params->processes * params->iterations;
 	int64		rereads = ranread_rereads(params->processes, params->iterations, units);
 	int64		fit = ranread_iterations_without_rereads(params->processes, params->iterations, units);
+	int			workers = params->processes + params->writers;
+	bool		reread_limit;
+	bool		slot_limit;
+	int			can_processes;
+	int64		can_iterations;
+	int			needed_setting;
 
-	if ((ranread_readpath_by_index(params->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
-		params->allow_rereads || ranread_distribution_skewed(&params->distribution) || rereads == 0)
+	reread_limit = !((ranread_readpath_by_index(params->readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
+					 params->allow_rereads || ranread_distribution_skewed(&params->distribution) || rereads == 0);
+	slot_limit = free_slots >= 0 && workers > free_slots;
+	if (!reread_limit && !slot_limit)
 		return;
+	/* the most processes this server can start now, and their iterations without re-reads */
+	can_processes = Min(params->processes, Max(free_slots - params->writers, 0));
+	can_iterations = !reread_limit ? params->iterations :
+		ranread_iterations_without_rereads(can_processes, params->iterations, units);
+	needed_setting = max_worker_processes + workers - free_slots;
+	if (!reread_limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start %d ranread workers", workers),
+				 errdetail_plural("Only %d background worker slot is free (max_worker_processes = %d); nothing was started.",
+								  "Only %d background worker slots are free (max_worker_processes = %d); nothing was started.",
+								  free_slots, free_slots, max_worker_processes),
+				 can_processes > 0 ?
+				 errhint("Use processes => %d or fewer, or set max_worker_processes to at least %d and restart the server.",
+						 can_processes, needed_setting) :
+				 errhint("Set max_worker_processes to at least %d and restart the server.", needed_setting)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("%.0f%% of this run's reads would re-read a unit read earlier in the run",
 					100.0 * (double) rereads / (double) reads),
-			 errdetail("The run asks for " INT64_FORMAT " reads (%d x " INT64_FORMAT " iterations) of target \"%s\", which has " INT64_FORMAT " read units of %d kB: the last " INT64_FORMAT " reads would re-read a unit, and the OS page cache can answer them instead of the device. Nothing was run.",
+			 errdetail("The run asks for " INT64_FORMAT " reads (%d x " INT64_FORMAT " iterations) of target \"%s\", which has " INT64_FORMAT " read units of %d kB: the last " INT64_FORMAT " reads would re-read a unit, and the OS page cache can answer them instead of the device.%s Nothing was run.",
 					   reads, params->processes, params->iterations, params->target_name,
-					   units, params->block_size / 1024, rereads),
+					   units, params->block_size / 1024, rereads,
+					   slot_limit ? psprintf(" Its %d workers would also need more background worker slots than the %d free (max_worker_processes = %d).",
+											 workers, free_slots, max_worker_processes) : ""),
+			 slot_limit && can_processes > 0 && can_iterations > 0 ?
+			 errhint("This server can start processes => %d with iterations => " INT64_FORMAT " or fewer; for %d processes set max_worker_processes to at least %d and restart the server, and use iterations => " INT64_FORMAT " or fewer.",
+					 can_processes, can_iterations, params->processes, needed_setting, fit) :
+			 slot_limit ?
+			 errhint("Set max_worker_processes to at least %d and restart the server, use a larger target (ranread_setup), or pass allow_rereads => true to measure re-reads on purpose.",
+					 needed_setting) :
 			 fit > 0 ?
 			 errhint_plural("Use iterations => " INT64_FORMAT " or fewer with %d process, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",
 							"Use iterations => " INT64_FORMAT " or fewer with %d processes, fewer processes, or a larger target (ranread_setup); or pass allow_rereads => true to measure re-reads on purpose.",

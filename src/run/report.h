@@ -23,7 +23,7 @@ typedef struct RanreadBatchOutcome
 } RanreadBatchOutcome;
 
 extern void ranread_check_can_read_summary(void);
-extern void ranread_refuse_rereads(const RanreadParams *params, int64 units);
+extern void ranread_refuse_rereads(const RanreadParams *params, int64 units, int free_slots);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);
 extern Datum ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome,

@@ -432,16 +432,17 @@ release_when_ready(RunState *run)
 /*
  * Refuse a batch that its open target cannot serve: a block size larger
  * than the target, or more reads than its units where the run may not
- * re-read (ranread_refuse_rereads()).
+ * re-read; and with free_slots >= 0, one whose workers need more background
+ * worker slots than are free (ranread_refuse_rereads()).
  */
 void
-ranread_check_batch_target(const RanreadParams *params, Relation target)
+ranread_check_batch_target(const RanreadParams *params, Relation target, int free_slots)
 {
 	if (RelationGetNumberOfBlocks(target) < (BlockNumber) (params->block_size / BLCKSZ))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block_size %d is larger than target \"%s\"", params->block_size, params->target_name)));
-	ranread_refuse_rereads(params, RelationGetNumberOfBlocks(target) / (params->block_size / BLCKSZ));
+	ranread_refuse_rereads(params, RelationGetNumberOfBlocks(target) / (params->block_size / BLCKSZ), free_slots);
 }
 
 /*
@@ -474,7 +475,8 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	/* first the writers' refusals: on a standby, the read target cannot be opened either */
 	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params, &write_rows) : NULL;
 	target = ranread_target_open_for_run(params->target_name);
-	ranread_check_batch_target(params, target);
+	/* every limit the run meets said at once, before a batch number is drawn */
+	ranread_check_batch_target(params, target, ranread_free_worker_slots());
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(params, &service_offset, &writer_offset, &series_offset, &series_capacity);

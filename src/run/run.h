@@ -17,7 +17,7 @@
 #include "ranread.h"
 #include "run/report.h"
 
-extern void ranread_check_batch_target(const RanreadParams *params, Relation target);
+extern void ranread_check_batch_target(const RanreadParams *params, Relation target, int free_slots);
 extern void ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 							  RanreadBatchOutcome *outcome);
 

@@ -28,13 +28,30 @@ my ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(3, 5000, all
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 is(sqlstate_of($err), '53000', 'three workers with two free slots are refused (53000)');
 like($err, qr/^psql:<stdin>:1: ERROR/, 'before any other message (no re-read warning first)');
-like($err, qr/could not start 3 ranread workers.*\n.*Only 2 background worker slots were free; no block was read.*\n.*HINT:.*max_worker_processes/,
-	'the error names the free slots and max_worker_processes');
+like($err, qr/could not start 3 ranread workers\n.*Only 2 background worker slots are free \(max_worker_processes = 4\); nothing was started\.\n.*HINT:  Use processes => 2 or fewer, or set max_worker_processes to at least 5 and restart the server\./,
+	'the error names the free slots, a call that fits and the max_worker_processes the run needs');
 is(worker_count($node), 0, 'no ranread worker is left running');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_results'), '0', 'nothing was recorded');
 is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(2, 100)'), 'completed',
 	'right after, a run that fits gets the slots back');
 $hp->finish;
+
+# The design card's call on a server with few slots and a small target: one
+# refusal names both limits, its HINT a call that starts, and no refusal
+# takes a batch number (issue 42: 1.3 refused twice and used up a number)
+ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+	'the parallel worker has left');
+my $drawn = $node->safe_psql('postgres', 'SELECT last_value || is_called::text FROM ranread_batch_seq');
+($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(20, 10000)', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+is(sqlstate_of($err), '22023', 're-reads and too few slots: one refusal (22023)');
+like($err, qr/DETAIL:  .*re-read a unit.*Its 20 workers would also need more background worker slots than the 3 free \(max_worker_processes = 4\)\./,
+	'its DETAIL names both limits');
+my ($can_processes, $can_iterations) = $err =~ /HINT:  This server can start processes => (\d+) with iterations => (\d+) or fewer; for 20 processes set max_worker_processes to at least 21/;
+ok(defined $can_iterations, 'its HINT proposes a call this server can start, and the setting 20 processes need') or diag($err);
+is($node->safe_psql('postgres', 'SELECT last_value || is_called::text FROM ranread_batch_seq'), $drawn,
+	'the refusals drew no batch number');
+is($node->safe_psql('postgres', "SELECT status FROM ranread_run($can_processes, $can_iterations)"), 'completed',
+	"the proposed call, ranread_run($can_processes, $can_iterations), starts and completes");
 
 # A second run while one is running
 my ($h, $o, $e) = start_psql($node, 'SELECT * FROM ranread_run(2, 1000000000, allow_rereads => true)');
