@@ -212,8 +212,10 @@ inner() {
         fi
         before=$(child_ticks)
         if ! out=$("${PSQL[@]}" \
+                -c "CREATE TEMP TABLE r AS
+                    SELECT batch FROM ranread_run($n, NULL, mode => '$mode', duration => '$DURATION s'$extra)" \
                 -c "SELECT pg_backend_pid(), batch, iops, $cols, status, physical_pct, $resp_col
-                    FROM ranread_run($n, NULL, mode => '$mode', duration => '$DURATION s'$extra) r" \
+                    FROM ranread_summary JOIN r USING (batch)" \
                 -c "SELECT reads, wall_s FROM ranread_batches WHERE batch = currval('ranread_batch_seq')" \
                 2>"$work/run.err"); then
             cat "$work/run.err" >&2

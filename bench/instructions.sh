@@ -168,7 +168,8 @@ results=$work/results.tsv
 ranread_profile() {
     local n=$1 mode=$2 depth=$3 extra=${4:-} before reads
     before=$(ls "$cg")
-    reads=$("${PSQL[@]}" -c "SELECT reads FROM ranread_run(1, $n, mode => '$mode', iodepth => $depth$extra)")
+    reads=$("${PSQL[@]}" -c "CREATE TEMP TABLE r AS SELECT batch FROM ranread_run(1, $n, mode => '$mode', iodepth => $depth$extra)" \
+        -c "SELECT reads FROM ranread_summary JOIN r USING (batch)")
     echo "$(new_profile "$before" read_random_units) $reads"
 }
 

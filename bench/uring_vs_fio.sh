@@ -160,8 +160,10 @@ inner() {
         local n=$1 q=$2 before after out pid batch iops mean p50 p99 status phys reads wall w cpu
         before=$(child_ticks)
         if ! out=$("${PSQL[@]}" \
+                -c "CREATE TEMP TABLE r AS
+                    SELECT batch FROM ranread_run($n, NULL, mode => 'direct', iodepth => $q, duration => '$DURATION s')" \
                 -c "SELECT pg_backend_pid(), batch, iops, response_time_ms, p50_ms, p99_ms, status, physical_pct
-                    FROM ranread_run($n, NULL, mode => 'direct', iodepth => $q, duration => '$DURATION s') r" \
+                    FROM ranread_summary JOIN r USING (batch)" \
                 -c "SELECT reads, wall_s FROM ranread_batches WHERE batch = currval('ranread_batch_seq')" \
                 2>"$work/run.err"); then
             cat "$work/run.err" >&2

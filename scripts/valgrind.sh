@@ -36,7 +36,7 @@ SELECT status FROM ranread_run(2, 200);
 SELECT status FROM ranread_run(2, 200, mode => 'direct');
 SELECT status FROM ranread_run(2, 200, mode => 'buffer', block_size => 16384);
 SELECT status FROM ranread_run(1, NULL, mode => 'direct', duration => '2 s');
-SELECT status, ended_by FROM ranread_run(2, NULL, duration => '60 s');
+SELECT status FROM ranread_run(2, NULL, duration => '60 s');
 SET statement_timeout = '3s';
 \set ON_ERROR_STOP 0
 SELECT status FROM ranread_run(2, 100000000, allow_rereads => true);

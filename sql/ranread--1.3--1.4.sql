@@ -1229,3 +1229,64 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- ranread_run() answers in one line (issue 42): the batch, its status, IOPS,
+-- mean response time and p99, as ranread_summary rounds them; every other
+-- figure is one query away (SELECT * FROM ranread_summary WHERE batch = …).
+-- A new result type, so the function is dropped and made again, its grants
+-- carried over to the roles that could run the old one.
+SELECT pg_catalog.set_config('ranread_update.run_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname), '{}')::text, true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text)'::pg_catalog.regprocedure::pg_catalog.oid
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+
+DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text);
+
+CREATE FUNCTION ranread_run(processes int,
+							iterations bigint,
+							target name DEFAULT 'ranread_target',
+							mode text DEFAULT 'smgr',
+							block_size int DEFAULT 8192,
+							duration interval DEFAULT NULL,
+							evict boolean DEFAULT true,
+							ramp interval DEFAULT NULL,
+							sample_interval interval DEFAULT '1 s',
+							steady_state interval DEFAULT NULL,
+							steady_band_pct float8 DEFAULT 10,
+							rate_iops float8 DEFAULT NULL,
+							arrivals text DEFAULT NULL,
+							iodepth int DEFAULT 1,
+							allow_rereads boolean DEFAULT false,
+							prefetch int DEFAULT 0,	-- units advised ahead of each read (mode smgr)
+							distribution text DEFAULT 'uniform',	-- or 'zipf:theta', 'hotset:P%/Q%', 'sequential'
+							start_at timestamptz DEFAULT NULL,	-- release the workers then (NULL: once ready)
+							writers int DEFAULT 0,	-- background writers beside the readers
+							write_rate_iops float8 DEFAULT NULL,	-- writes/s of all writers (open loop)
+							write_target name DEFAULT 'ranread_write_target',	-- made by ranread_setup_writes()
+							checkpoint text DEFAULT NULL,	-- 'during': a fast checkpoint a third into the run
+							OUT batch bigint,
+							OUT status text,
+							OUT iops numeric,
+							OUT response_time_ms numeric,	-- the mean
+							OUT p99_ms numeric)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_run'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) FROM PUBLIC;
+
+DO $$
+DECLARE
+	grantee name;
+BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.run_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, '
+								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) TO %I',
+								  grantee);
+	END LOOP;
+END
+$$;

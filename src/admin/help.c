@@ -29,7 +29,7 @@ PG_FUNCTION_INFO_V1(ranread_help);
 
 static const char *const help_lines[] = {
 	"ranread_setup([size, tablespace, target, log_level]): write a target; size NULL: twice the server's memory",
-	"ranread_run(processes, iterations [, target, mode, ...]): one batch of timed random reads, its summary row",
+	"ranread_run(processes, iterations [, target, mode, ...]): one batch of timed reads: batch, status, IOPS, mean, p99",
 	"distribution => 'uniform' (default), 'zipf:theta', 'hotset:P%/Q%' or 'sequential': which units a run reads",
 	"ranread_setup_writes([size, tablespace, target]): a logged write target for writers, one row a page",
 	"writers => N, write_rate_iops => R (with duration): N writers beside the readers, R writes/s in all, each timed",

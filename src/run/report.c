@@ -556,8 +556,9 @@ ranread_check_can_read_summary(void)
 }
 
 /*
- * ranread_run()'s row: the batch's row as ranread_summary shows it, read
- * with a fresh snapshot (the last worker committed it after this statement
+ * ranread_run()'s row: the figures that decide (RANREAD_RUN_RESULT_COLUMNS),
+ * from the batch's row as ranread_summary shows it, read with a fresh
+ * snapshot (the last worker committed it after this statement
  * began, and under REPEATABLE READ too).  NULL, after the WARNING that says
  * so, when the row could not be recorded, or cannot be read back at once
  * because another session locks ranread_batches: the leader does not wait.
@@ -574,9 +575,7 @@ ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, 
 	const char *schema = ranread_extension_schema();
 	Oid			batches;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
+	tupdesc = BlessTupleDesc(ranread_result_row_desc(fcinfo, RANREAD_RUN_RESULT_COLUMNS));
 	*isnull = true;
 	if (!outcome->recorded)
 		return (Datum) 0;
@@ -591,8 +590,8 @@ ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, 
 	}
 
 	SPI_connect();
-	plan = SPI_prepare(psprintf("SELECT * FROM %s.ranread_summary WHERE batch OPERATOR(pg_catalog.=) $1",
-								quote_identifier(schema)),
+	plan = SPI_prepare(psprintf("SELECT batch, status, iops, response_time_ms, p99_ms FROM %s.ranread_summary "
+								"WHERE batch OPERATOR(pg_catalog.=) $1", quote_identifier(schema)),
 					   1, argtypes);
 	if (plan == NULL ||
 		SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(), InvalidSnapshot,

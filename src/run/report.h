@@ -23,6 +23,9 @@ typedef struct RanreadBatchOutcome
 } RanreadBatchOutcome;
 
 extern void ranread_check_can_read_summary(void);
+/* ranread_run()'s result: batch, status, iops, response_time_ms, p99_ms (since 1.4) */
+#define RANREAD_RUN_RESULT_COLUMNS	5
+
 extern void ranread_refuse_rereads(const RanreadParams *params, int64 units, int free_slots);
 extern void ranread_warn_about_rereads(const RanreadShared *shared);
 extern void ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summary);

@@ -568,9 +568,9 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
  * evict, ramp, sample_interval, steady_state, steady_band_pct, rate_iops,
  * arrivals, iodepth, allow_rereads, prefetch, distribution, start_at,
  * writers, write_rate_iops, write_target): one batch of timed random reads
- * (docs/reference.md describes each argument).  Returns the batch's row of
- * ranread_summary, or NULL after a WARNING when it could not be recorded or
- * read back.
+ * (docs/reference.md describes each argument).  Returns the figures that
+ * decide, from the batch's row of ranread_summary (one query away for the
+ * rest), or NULL after a WARNING when it could not be recorded or read back.
  */
 Datum
 ranread_run(PG_FUNCTION_ARGS)
@@ -582,6 +582,8 @@ ranread_run(PG_FUNCTION_ARGS)
 	bool		isnull;
 
 	ranread_check_sql_version();
+	/* the row the caller expects, checked before anything runs */
+	(void) ranread_result_row_desc(fcinfo, RANREAD_RUN_RESULT_COLUMNS);
 	ranread_run_args_from_call(fcinfo, &args);
 	ranread_read_run_arguments(&args, &params);
 	ranread_run_batch(&params, NULL, &outcome);

@@ -45,10 +45,13 @@ SELECT matches(ranread_setup('16 MB', target => 'tap_modes_buf', log_level => 0)
 -- One sane run per mode: 2 x 150 reads of 8 kB on the evicted 64 MB target
 -- (buffer mode too: none of its blocks is in shared buffers yet)
 -- ---------------------------------------------------------------------------
-CREATE TEMP TABLE tap_runs AS
+-- (tap_runs: each run's whole row of ranread_summary, read in later statements:
+-- ranread_run returns the figures that decide)
+CREATE TEMP TABLE tap_runs_r AS
 SELECT 1 AS pos, 'smgr'::text AS label, * FROM ranread_run(2, 150, 'tap_modes');
-INSERT INTO tap_runs SELECT 2, 'direct', * FROM ranread_run(2, 150, 'tap_modes', mode => 'direct');
-INSERT INTO tap_runs SELECT 3, 'buffer', * FROM ranread_run(2, 150, 'tap_modes', mode => 'buffer');
+CREATE TEMP VIEW tap_runs AS SELECT r.pos, r.label, s.* FROM tap_runs_r r JOIN ranread_summary s USING (batch);
+INSERT INTO tap_runs_r SELECT 2, 'direct', * FROM ranread_run(2, 150, 'tap_modes', mode => 'direct');
+INSERT INTO tap_runs_r SELECT 3, 'buffer', * FROM ranread_run(2, 150, 'tap_modes', mode => 'buffer');
 
 SELECT is((status, mode, block_size, processes, iterations),
 		  ('completed'::text, label, 8192, 2, 150::bigint),
@@ -125,8 +128,8 @@ SELECT is(b.stat_io_reads, NULL, 'smgr: no pg_stat_io count (it reads past share
 -- block_size 65536: a read is one unit of 8 blocks
 -- ---------------------------------------------------------------------------
 -- 2 x 30 reads over the 1024 units of 64 kB: under 3 % re-reads.
-INSERT INTO tap_runs SELECT 4, 'direct 64 kB', * FROM ranread_run(2, 30, 'tap_modes', mode => 'direct', block_size => 65536);
-INSERT INTO tap_runs SELECT 5, 'smgr 64 kB', * FROM ranread_run(2, 30, 'tap_modes', block_size => 65536);
+INSERT INTO tap_runs_r SELECT 4, 'direct 64 kB', * FROM ranread_run(2, 30, 'tap_modes', mode => 'direct', block_size => 65536);
+INSERT INTO tap_runs_r SELECT 5, 'smgr 64 kB', * FROM ranread_run(2, 30, 'tap_modes', block_size => 65536);
 
 SELECT is((r.status, r.mode, r.block_size, b.block_size, b.reads, (SELECT sum(reads) FROM ranread_results w WHERE w.batch = r.batch)),
 		  ('completed'::text, split_part(r.label, ' ', 1), 65536, 65536, 60::bigint, 60::numeric),
@@ -153,7 +156,7 @@ SELECT cmp_ok(b.kb_per_read, '>=', 0.8 * 64::float8,
   FROM ranread_batches b JOIN tap_runs r USING (batch) WHERE r.pos = 5;
 
 -- Buffer mode reads a unit as block_size / 8192 buffers.
-INSERT INTO tap_runs SELECT 6, 'buffer 64 kB', * FROM ranread_run(1, 20, 'tap_modes', mode => 'buffer', block_size => 65536);
+INSERT INTO tap_runs_r SELECT 6, 'buffer 64 kB', * FROM ranread_run(1, 20, 'tap_modes', mode => 'buffer', block_size => 65536);
 SELECT is((r.status, b.reads, b.buffer_hits + b.buffer_misses),
 		  ('completed'::text, 20::bigint, 160::bigint),
 		  'buffer 64 kB: 20 reads are 20 x 8 = 160 buffer hits + misses')
@@ -179,15 +182,18 @@ SELECT is(pg_temp.tap_refusal($$SELECT * FROM ranread_run(1, 3, 'tap_modes_tiny'
 SELECT is(pg_temp.tap_refusal($$SELECT * FROM ranread_run(1, 3, 'tap_modes_tiny', mode => 'direct', block_size => 40960)$$),
 		  '22023: block_size 40960 is larger than target "tap_modes_tiny"',
 		  'block_size 40960 (5 blocks) on a 4-block target is refused with 22023, writing nothing');
+CREATE TEMP TABLE tap_tiny AS SELECT batch FROM ranread_run(1, 3, 'tap_modes_tiny', block_size => 32768, allow_rereads => true);
 SELECT is((status, block_size, iterations), ('completed'::text, 32768, 3::bigint),
 		  'block_size 32768, exactly the 4-block target, reads its one unit')
-  FROM ranread_run(1, 3, 'tap_modes_tiny', block_size => 32768, allow_rereads => true);
+  FROM tap_tiny JOIN ranread_summary USING (batch);
 
 -- ---------------------------------------------------------------------------
 -- A time-based run: iterations NULL, duration 1 s
 -- ---------------------------------------------------------------------------
 SELECT clock_timestamp() AS t_timed \gset
-CREATE TEMP TABLE tap_timed AS SELECT * FROM ranread_run(2, NULL, 'tap_modes', duration => '1 s', allow_rereads => true);
+CREATE TEMP TABLE tap_timed_run AS SELECT * FROM ranread_run(2, NULL, 'tap_modes', duration => '1 s', allow_rereads => true);
+-- (the batch's whole row: ranread_run returns the figures that decide)
+CREATE TEMP TABLE tap_timed AS SELECT s.* FROM tap_timed_run JOIN ranread_summary s USING (batch);
 SELECT clock_timestamp() - :'t_timed'::timestamptz AS call_timed \gset
 SELECT is((status, iterations), ('completed'::text, NULL::bigint),
 		  'duration 1 s: ranread_run returns a completed run with iterations NULL')
@@ -242,18 +248,20 @@ SELECT is((b.status, b.evicted, (SELECT bool_and(NOT evicted) FROM ranread_resul
 		  ('completed'::text, false, true),
 		  'evict => false is recorded as evicted = false in the batch and worker rows')
   FROM tap_cache c JOIN ranread_batches b USING (batch) WHERE c.pos = 1;
-SELECT cmp_ok(c.physical_pct, '<', 50::numeric,
+SELECT cmp_ok(s.physical_pct, '<', 50::numeric,
 			  'prewarmed, evict => false: physical_pct < 50, the reads were answered from the page cache')
-  FROM tap_cache c WHERE c.pos = 1;
-SELECT cmp_ok(c.physical_pct, '>=', 80::numeric,
+  FROM tap_cache c JOIN ranread_summary s USING (batch) WHERE c.pos = 1;
+SELECT cmp_ok(s.physical_pct, '>=', 80::numeric,
 			  'prewarmed, evicted (the default): physical_pct >= 80, the reads reached storage')
-  FROM tap_cache c WHERE c.pos = 2;
+  FROM tap_cache c JOIN ranread_summary s USING (batch) WHERE c.pos = 2;
 
 -- ---------------------------------------------------------------------------
 -- Buffer mode on a target held in shared buffers
 -- ---------------------------------------------------------------------------
 SELECT is(pg_prewarm('tap_modes_buf', 'buffer'), 2048::bigint, 'pg_prewarm loads all of tap_modes_buf into shared buffers');
-CREATE TEMP TABLE tap_buf AS SELECT * FROM ranread_run(2, 500, 'tap_modes_buf', mode => 'buffer');
+CREATE TEMP TABLE tap_buf_run AS SELECT * FROM ranread_run(2, 500, 'tap_modes_buf', mode => 'buffer');
+-- (the batch's whole row: ranread_run returns the figures that decide)
+CREATE TEMP TABLE tap_buf AS SELECT s.* FROM tap_buf_run JOIN ranread_summary s USING (batch);
 SELECT is((status, buffer_hits), ('completed'::text, 1000::bigint),
 		  'buffer mode on a target in shared buffers returns buffer_hits = reads = 1000')
   FROM tap_buf;
@@ -294,7 +302,9 @@ SELECT is(pg_temp.tap_wait_workers(0, 0), 0::bigint, 'the refused direct run lef
 SELECT is(pg_temp.tap_run_elsewhere('tap_modes_tmpfs'), 'completed',
 		  'after the refusal another session can run: the run lock was released');
 
-CREATE TEMP TABLE tap_tmpfs AS SELECT * FROM ranread_run(2, 100, 'tap_modes_tmpfs');
+CREATE TEMP TABLE tap_tmpfs_run AS SELECT * FROM ranread_run(2, 100, 'tap_modes_tmpfs');
+-- (the batch's whole row: ranread_run returns the figures that decide)
+CREATE TEMP TABLE tap_tmpfs AS SELECT s.* FROM tap_tmpfs_run JOIN ranread_summary s USING (batch);
 SELECT is((status, mode, device_util_pct), ('completed'::text, 'smgr'::text, NULL::numeric),
 		  'smgr mode on tmpfs, after the refusal, completes and returns device_util_pct NULL')
   FROM tap_tmpfs;

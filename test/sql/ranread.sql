@@ -25,8 +25,9 @@ SELECT pg_relation_size('regress_target') AS bytes;
 
 -- run: NOTICEs and WARNINGs carry measurements, so keep them out of this file
 SET client_min_messages = error;
-SELECT batch > 0 AS numbered, processes, iterations, status,
-	   response_time_ms > 0 AS timed, iops > 0 AS counted
+-- one line: the figures that decide (the rest of the batch's row is ranread_summary's)
+SELECT batch > 0 AS numbered, status, response_time_ms > 0 AS timed, iops > 0 AS counted,
+	   p99_ms >= response_time_ms AS tail
 FROM ranread_run(2, 100, 'regress_target');
 SELECT worker, reads, status FROM ranread_results ORDER BY worker;
 SELECT processes, iterations, reads, status FROM ranread_summary;

@@ -114,7 +114,8 @@ $node->safe_psql('old', q{GRANT SELECT, INSERT, DELETE ON ranread_results, ranre
 	GRANT SELECT, INSERT ON ranread_db_activity TO upgrade_bench;
 	CREATE ROLE upgrade_reader LOGIN;
 	GRANT SELECT ON ranread_results, ranread_batches TO upgrade_reader;
-	GRANT DELETE ON ranread_sweep_runs TO PUBLIC;});
+	GRANT DELETE ON ranread_sweep_runs TO PUBLIC;
+	GRANT EXECUTE ON FUNCTION ranread_run TO upgrade_reader;});
 my ($ret, $out, $err) = $node->psql('old', 'SET client_min_messages = notice; ALTER EXTENSION ranread UPDATE');
 is($ret, 0, 'the update to 1.4') or diag($err);
 like($err, qr/WARNING:  ranread 1.4: PUBLIC no longer holds INSERT, UPDATE or DELETE on ranread's history, which only ranread writes\n.*WARNING:  ranread 1.4: upgrade_bench no longer holds/s,
@@ -133,6 +134,14 @@ is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege(r, f, 'EXE
 	'false false true true false false', 'the role that recorded fleets and write sweeps may call the functions that record them now, no other');
 is($node->safe_psql('old', q{SELECT count(*) FILTER (WHERE run_by IS NULL) || ' of ' || count(*) FROM ranread_batches}), '2 of 2',
 	'the rows of older versions name no role');
+# and ranread_run answers in one line: made again, granted to the roles that could run it
+is($node->safe_psql('old', q{SELECT array_to_string(proargnames[23:], ',') FROM pg_proc WHERE oid = 'ranread_run'::regproc}),
+	'batch,status,iops,response_time_ms,p99_ms',
+	'1.4\'s ranread_run returns batch, status, iops, response_time_ms and p99_ms');
+is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_reader', 'ranread_run'::regproc, 'EXECUTE')
+	|| ' ' || has_function_privilege('public', 'ranread_run'::regproc, 'EXECUTE')}),
+	'true false', 'the update grants the new ranread_run to the roles that had the old one, not to PUBLIC');
+$node->safe_psql('old', 'REVOKE EXECUTE ON FUNCTION ranread_run FROM upgrade_reader');
 $node->safe_psql('old', 'REVOKE ALL ON ranread_results, ranread_batches, ranread_intervals, ranread_fleet_runs, ranread_write_sweeps,
 	ranread_db_activity FROM upgrade_bench, upgrade_reader;
 	REVOKE EXECUTE ON FUNCTION ranread_history_insert, ranread_history_update FROM upgrade_bench');

@@ -18,7 +18,8 @@ $node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', target => 'measured
 	SELECT ranread_setup('256 MB', target => 'other', log_level => 0);});
 my $other = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('other')");
 
-my $quiet = $node->safe_psql('postgres', "SELECT device FROM ranread_run(1, 200, 'measured', mode => 'direct')");
+my $quiet = $node->safe_psql('postgres', "CREATE TEMP TABLE r AS SELECT batch FROM ranread_run(1, 200, 'measured', mode => 'direct'); "
+	  . "SELECT device FROM ranread_summary JOIN r USING (batch)");
 plan skip_all => 'the data directory is not on a block device listed in /proc/diskstats' if $quiet eq '';
 plan skip_all => 'dd cannot read the data directory with O_DIRECT'
   if system('dd', "if=$other", 'of=/dev/null', 'bs=1M', 'count=1', 'iflag=direct', 'status=none') != 0;
@@ -27,7 +28,8 @@ plan skip_all => 'dd cannot read the data directory with O_DIRECT'
 # for as long as the run lasts
 my $dd = IPC::Run::start([ 'sh', '-c', "while :; do dd if='$other' of=/dev/null bs=1M iflag=direct status=none; done" ]);
 sleep 1;
-my $out = shown($node, "SELECT device_shared_pct > 20 FROM ranread_run(1, NULL, 'measured', mode => 'direct', duration => '3 s')");
+my $out = shown($node, "CREATE TEMP TABLE r2 AS SELECT batch FROM ranread_run(1, NULL, 'measured', mode => 'direct', duration => '3 s'); "
+	  . "SELECT device_shared_pct > 20 FROM ranread_summary JOIN r2 USING (batch)");
 $dd->kill_kill;
 like($out, qr/^WARNING:  other I\/O shared the device: [0-9]+% of what \S+ read during batch \d+ was not read for ranread$/m,
 	'a run while dd reads the same device gets the WARNING');

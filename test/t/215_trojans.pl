@@ -419,9 +419,9 @@ my @recipes = (
 	[ 'ranread_run', "a run with a writer on the superuser's write target",
 	  q{SELECT * FROM public.ranread_run(processes => 1, iterations => NULL::bigint, duration => '1 s'::interval, rate_iops => 200::float8, writers => 1, write_rate_iops => 50::float8)} ],
 	[ 'ranread_setup_writes', 'a write target in the tablespace',
-	  q{SELECT public.ranread_setup_writes(size => '1 MB'::text, tablespace => 'ranread_vol'::name, target => 'trojan_writes'::name)} ],
+	  q{SELECT public.ranread_setup_writes(size => '1 MB'::text, tablespace => 'ranread_vol'::name, target => 'ranread_trojan_writes'::name)} ],
 	[ 'ranread_run', 'a run with two writers on it',
-	  q{SELECT * FROM public.ranread_run(processes => 1, iterations => NULL::bigint, duration => '1 s'::interval, rate_iops => 200::float8, writers => 2, write_rate_iops => 50::float8, write_target => 'trojan_writes'::name)} ],
+	  q{SELECT * FROM public.ranread_run(processes => 1, iterations => NULL::bigint, duration => '1 s'::interval, rate_iops => 200::float8, writers => 2, write_rate_iops => 50::float8, write_target => 'ranread_trojan_writes'::name)} ],
 	[ 'ranread_sweep', 'a two-step sweep',
 	  q{CALL public.ranread_sweep(start_processes => 1, max_processes => 2, iterations => 200::bigint, mode => 'direct'::text, min_scaling_pct => 0::float8)} ],
 	[ 'ranread_sweep_verdict', 'its verdict', sub { 'SELECT * FROM public.ranread_sweep_verdict(sweep => ' . last_sweep() . '::bigint)' } ],
@@ -475,8 +475,8 @@ my @recipes = (
 	  q{SELECT * FROM public.ranread_write_sweep_decide(write_rate_iops => 100::float8, write_iops => 99::float8, write_mean_ms => 1::float8,
 		write_p99_ms => 4::float8, completed => true, read_p99_ms => 2::float8, read_p99_band_pct => 10::float8, runs => 1,
 		max_write_rate_iops => 400::float8, slo_write_mean_ms => NULL::float8, slo_write_p99_ms => 10::float8, slo_p99_ms => 5::float8)} ],
-	[ 'ranread_setup', 'a second target in the tablespace', q{SELECT public.ranread_setup(size => '16 MB'::text, tablespace => 'ranread_vol'::name, target => 'trojan_second'::name, log_level => 0)} ],
-	[ 'ranread_drop', 'the second target', q{SELECT public.ranread_drop(target => 'trojan_second'::name)} ],
+	[ 'ranread_setup', 'a second target in the tablespace', q{SELECT public.ranread_setup(size => '16 MB'::text, tablespace => 'ranread_vol'::name, target => 'ranread_trojan_second'::name, log_level => 0)} ],
+	[ 'ranread_drop', 'the second target', q{SELECT public.ranread_drop(target => 'ranread_trojan_second'::name)} ],
 	[ 'ranread_reset', 'the history, last', 'SELECT public.ranread_reset()' ],
 );
 # Functions of the extension that are not entry points: the fleet run's own
