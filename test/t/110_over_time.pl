@@ -58,8 +58,10 @@ is(last_batch('sample_interval_s'), '0.2', 'sample_interval 200 ms is recorded')
 
 # --- ramp ---------------------------------------------------------------------
 $node->safe_psql('postgres', "SELECT ranread_run(2, NULL, 'series', mode => 'direct', duration => '3 s', ramp => '2 s')");
-my ($wall, $ramp, $reads) = split /\|/, last_batch('wall_s, ramp_s, reads');
-cmp_ok(abs($wall - 1), '<', 0.1, "ramp 2 s of a 3 s run: the batch counts the last second only (wall_s $wall)");
+my ($wall, $ramp, $reads, $max_ms) = split /\|/, last_batch('wall_s, ramp_s, reads, max_ms');
+# (the batch ends when the last read returns: on a busy machine that read can be late)
+ok($wall > 0.9 && $wall < 1.1 + $max_ms / 1000,
+	"ramp 2 s of a 3 s run: the batch counts the last second only (wall_s $wall, its slowest read $max_ms ms)");
 is($ramp, '2', 'ramp_s is recorded');
 check_series('the ramped batch', 1);
 $node->safe_psql('postgres', "SELECT ranread_run(2, 200, 'series', mode => 'direct', ramp => '1 s')");
