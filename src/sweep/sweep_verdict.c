@@ -355,6 +355,20 @@ ranread_sweep_stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 	return psprintf("It stopped (%s).", stop_rule);
 }
 
+/*
+ * Whether the sweep ended by one of its own rules: one stopped, cancelled,
+ * interrupted or still running measured only the steps it reached, so its
+ * best step within the SLO is no figure to quote (issue 42).
+ */
+static bool
+ended_by_its_rules(const RanreadSweepRecord *record, const char *stop_rule)
+{
+	if (stop_rule == NULL)
+		return strcmp(record->status, "running") != 0;
+	return strcmp(stop_rule, "stopped") != 0 && strcmp(stop_rule, "cancelled") != 0 &&
+		strcmp(stop_rule, "interrupted") != 0;
+}
+
 /* The verdict in plain words. */
 char *
 ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
@@ -370,8 +384,13 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 	{
 		appendStringInfo(&out, "Highest IOPS: %s at %s. ",
 						 measures(&steps[verdict->max_step]), step_at(record, &steps[verdict->max_step]));
-		if (verdict->slo_step >= 0)
+		if (verdict->slo_step >= 0 && ended_by_its_rules(record, stop_rule))
 			appendStringInfo(&out, "Highest within the SLO (%s%s): %s at %s: what this volume can do within the SLO, the figure to quote. ",
+							 slo_text(&record->rules), record->per_server ? ", on the fleet and on every server" : "",
+							 measures(&steps[verdict->slo_step]),
+							 step_at(record, &steps[verdict->slo_step]));
+		else if (verdict->slo_step >= 0)
+			appendStringInfo(&out, "Highest within the SLO (%s%s) of the steps it reached: %s at %s; the sweep did not end by its rules, so it has no figure to quote. ",
 							 slo_text(&record->rules), record->per_server ? ", on the fleet and on every server" : "",
 							 measures(&steps[verdict->slo_step]),
 							 step_at(record, &steps[verdict->slo_step]));

@@ -7,7 +7,7 @@
 -- combined, a sweep that could not decide within its repeats.  All in one
 -- transaction, rolled back.
 BEGIN;
-SELECT plan(26);
+SELECT plan(27);
 
 -- A sweep as ranread_sweep() records it, with RanRead's defaults.
 CREATE FUNCTION pg_temp.forge_sweep(id bigint, status text, slo_p999 float8 DEFAULT NULL,
@@ -113,6 +113,18 @@ SELECT is((SELECT (status, steps, max_iops, knee_processes)::text FROM ranread_s
 		  '(interrupted,0,,)', 'a sweep without steps');
 SELECT is((SELECT verdict FROM ranread_sweeps WHERE sweep = 900008),
 		  'No step measured the storage. It was ended by an error or a crash after 0 steps.', 'says no step measured the storage');
+-- stopped during its second step: what it measured, and no figure to quote (issue 42)
+SELECT pg_temp.forge_sweep(900020, 'stopped');
+UPDATE ranread_sweep_runs SET stop_rule = 'stopped' WHERE sweep = 900020;
+SELECT pg_temp.forge_step(900020, 1, 10, 10000, 1.0);
+SELECT pg_temp.forge_step(900020, 2, 20, 15000, 1.3, status => 'stopped');
+SELECT is((SELECT verdict FROM ranread_sweeps WHERE sweep = 900020),
+		  'Highest IOPS: 10,000 IOPS (mean 1.00 ms, p99 3.00 ms) at 10 processes. '
+		  'Highest within the SLO (mean <= 2 ms, p99 <= 5 ms) of the steps it reached: 10,000 IOPS (mean 1.00 ms, p99 3.00 ms) '
+		  'at 10 processes; the sweep did not end by its rules, so it has no figure to quote. '
+		  'Knee at 10 processes: the most IOPS per ms of mean latency, the most efficient load, not the capacity. '
+		  'It was stopped by ranread_stop().',
+		  'a sweep stopped in its second step says what it measured and that it has no figure to quote');
 SELECT pg_temp.forge_sweep(900009, 'stopped');
 UPDATE ranread_sweep_runs SET stop_rule = 'stopped' WHERE sweep = 900009;
 SELECT pg_temp.forge_step(900009, 1, 10, 10000, 1.0, status => 'stopped');
