@@ -191,15 +191,20 @@ read_sweep(const char *schema, int64 sweep, BarChart *chart)
 	return true;
 }
 
-/* Every batch, in order, into `chart`; false if there is none. */
+/*
+ * Every batch, in order of load (processes, then batch: the x axis is the
+ * processes, and batches in the order they ran would draw latency falling
+ * as load grows whenever a larger batch ran first), into `chart`; false if
+ * there is none.
+ */
 static bool
 read_all_batches(const char *schema, BarChart *chart)
 {
 	if (SPI_execute(psprintf("SELECT batch, processes, iops, response_time_ms, p99_ms, physical_pct, status "
-							 "FROM %s.ranread_batches ORDER BY batch", schema),
+							 "FROM %s.ranread_batches ORDER BY processes, batch", schema),
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read ranread_batches");
-	chart->title = "ranread: all batches";
+	chart->title = "ranread: all batches, by processes";
 	chart->knee_step = -1;
 	chart->slo_step = -1;
 	chart->count = (int) SPI_processed;

@@ -249,12 +249,14 @@ is("@error", '55000 no ranread batch to chart', 'no batch at all: 55000 no ranre
 is("@error", '55000 no ranread batch has intervals to chart', 'no batch at all: 55000 no ranread batch has intervals to chart');
 
 # --- every batch, without any sweep --------------------------------------------
+# (the larger batch first: the chart orders them by load, not by when they ran)
 $node->safe_psql('postgres', q{SELECT ranread_setup('64 MB', target => 'chart_target', log_level => 0);
-	SELECT ranread_run(1, 300, 'chart_target'); SELECT ranread_run(2, 300, 'chart_target')});
+	SELECT ranread_run(2, 300, 'chart_target'); SELECT ranread_run(1, 300, 'chart_target')});
 my $svg = $node->safe_psql('postgres', 'SELECT ranread_chart()');
 check_rendering('every batch', $svg, 960, 540);
-like($svg, qr/<title>ranread: all batches<\/title>/, 'without a sweep, the title says all batches');
+like($svg, qr/<title>ranread: all batches, by processes<\/title>/, 'without a sweep, the title says all batches, by processes');
 is(scalar(bars($svg)), 2, 'one bar per batch');
+like($svg, qr/batch 2: 1 process.*batch 1: 2 processes/s, 'in order of load: the 1-process batch first, though it ran second');
 
 # --- a real sweep ------------------------------------------------------------------
 $node->safe_psql('postgres',
