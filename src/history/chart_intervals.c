@@ -79,6 +79,7 @@ typedef struct IntervalChart
 	char	   *title;
 	char	   *subtitle;
 	int			processes;
+	double		wall_s;			/* the batch's span */
 	int			count;
 	RanreadInterval *intervals;
 	CheckpointMark *marks;		/* one per interval */
@@ -110,7 +111,8 @@ read_batch(const char *schema, IntervalChart *chart)
 
 	if (SPI_execute_with_args(psprintf("SELECT b.target::pg_catalog.text AS target, b.mode, b.block_size, b.processes, "
 									   "b.iodepth, pg_catalog.to_char(b.started_at, 'YYYY-MM-DD HH24:MI') AS started, "
-									   "b.sweep::pg_catalog.text AS sweep, b.sweep_step::pg_catalog.text AS sweep_step "
+									   "b.sweep::pg_catalog.text AS sweep, b.sweep_step::pg_catalog.text AS sweep_step, "
+									   "b.wall_s "
 									   "FROM %s.ranread_batches b "
 									   "WHERE b.batch OPERATOR(pg_catalog.=) $1", schema),
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
@@ -121,6 +123,7 @@ read_batch(const char *schema, IntervalChart *chart)
 	desc = SPI_tuptable->tupdesc;
 	block_size = (int) ranread_spi_int_named(row, desc, "block_size", 0);
 	chart->processes = (int) ranread_spi_int_named(row, desc, "processes", 0);
+	chart->wall_s = ranread_spi_float_named(row, desc, "wall_s", 0);
 	chart->title = psprintf("ranread batch " INT64_FORMAT " over time: target \"%s\", %s, %s blocks",
 							chart->batch, ranread_spi_text_named(row, desc, "target", ""),
 							ranread_spi_text_named(row, desc, "mode", ""),
@@ -404,6 +407,13 @@ draw_checkpoint_marks(StringInfo out, const IntervalChart *chart, const Box *box
 	appendStringInfoString(out, "</g>\n");
 }
 
+/* Seconds as a chart's note says them; "unknown" for a forged figure no batch has. */
+static char *
+seconds_text(double seconds)
+{
+	return isfinite(seconds) && fabs(seconds) < 1e9 ? psprintf("%.2f", seconds) : pstrdup("unknown");
+}
+
 /* Draw `chart` into `out`: IOPS on the left axis, latencies on the right, against seconds. */
 static void
 render(StringInfo out, const IntervalChart *chart, int width, int height)
@@ -445,6 +455,12 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 		draw_checkpoint_window(out, chart, &box, &x, span_s);
 	if (chart->marked)
 		draw_checkpoint_marks(out, chart, &box, &x);
+	if (n < 2)
+		/* a line needs two points: say why there is none (issue 42) */
+		ranread_svg_text(out, (box.left + box.right) / 2.0, (box.top + box.bottom) / 2.0,
+						 "class=\"note\" text-anchor=\"middle\"",
+						 psprintf("one interval of %s s: too short to draw over time (its figures are in ranread_summary)",
+								  seconds_text(chart->wall_s)));
 	draw_line(out, points, n, &box, &x, &latency, 2, "p99", COLOUR_P99);
 	draw_line(out, points, n, &box, &x, &latency, 1, "mean", COLOUR_MEAN);
 	draw_line(out, points, n, &box, &x, &iops, 0, "iops", COLOUR_IOPS);
