@@ -293,6 +293,13 @@ ranread_evict_relation_buffers(Relation rel)
 #endif
 }
 
+/* Whether ranread_evict_relation_buffers() evicts anything (18 and later). */
+static inline bool
+ranread_can_evict_relation_buffers(void)
+{
+	return PG_VERSION_NUM >= 180000;
+}
+
 /*
  * Advise the kernel that nblocks blocks from block on will be read soon
  * (posix_fadvise WILLNEED): 17 takes a count, 15 and 16 one block a call.

@@ -54,6 +54,16 @@
 
 PG_FUNCTION_INFO_V1(ranread_layers);
 
+/*
+ * A batch the device answered less than this share of ends the run: memory
+ * answered most of its reads, so its layer's latency is not the device's
+ * (a target that fits in memory does this round by round).  Not mode buffer
+ * before 18, where nothing evicts the target from shared buffers between
+ * its batches (compat.h): its share is known not to be the device's, and
+ * its rows say so (physical_pct).
+ */
+#define LAYERS_MIN_PHYSICAL_PCT	50.0
+
 /* The layers, from the device up, and what each adds over the one below. */
 static const struct
 {
@@ -273,6 +283,21 @@ report_round(const LayersRun *run, int max_rounds)
 }
 
 /*
+ * The one WARNING of a layers run whose batch memory answered: it ends the
+ * run (issue 42: the batches' own WARNINGs, one a batch, are DEBUG1 in a
+ * layers run), with the cause and the fix.
+ */
+static void
+warn_memory_answered(const LayersRun *run, const RanreadBatchFigures *batch, int layer)
+{
+	ereport(WARNING,
+			(errmsg("layers run " INT64_FORMAT " ended in round %d: the device answered only %.0f%% of the reads of batch " INT64_FORMAT " (mode %s)",
+					run->number, run->rounds + 1, batch->physical_pct, batch->batch, layers[run->layer[layer]].mode),
+			 errdetail("Memory answered the rest, so that layer's latency would not be the device's; the complete rounds before are reported."),
+			 errhint("Use a target at least twice the server's memory (ranread_setup), so that eviction and readahead leave the device the reads, or fewer iterations.")));
+}
+
+/*
  * Where the time goes, in a sentence: the device's mean and each share,
  * with its band, over the complete rounds; and what was cut, if a batch did
  * not complete or ranread_stop() came between two (cut: its figures, batch
@@ -435,6 +460,16 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 				if (cut->status == NULL)
 					cut->status = pstrdup("not recorded");
 				cut_at = i;
+			}
+			else if (round[position].physical_pct >= 0 &&
+					 round[position].physical_pct < LAYERS_MIN_PHYSICAL_PCT &&
+					 (strcmp(layers[run->layer[i]].mode, "buffer") != 0 || ranread_can_evict_relation_buffers()))
+			{
+				/* memory answered the layer: no share of the device's from here on */
+				*cut = round[position];
+				cut->status = psprintf("answered %.0f%% by the device", round[position].physical_pct);
+				cut_at = i;
+				warn_memory_answered(run, &round[position], i);
 			}
 		}
 		if (cut_at >= 0)

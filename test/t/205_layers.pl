@@ -153,5 +153,22 @@ my ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM ranread_lay
 like($stderr, qr/ERROR:  permission denied to run ranread_layers/, 'a role that may not run ranread_run() may not run layers');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'none of them recorded a batch');
 
+# A layer that memory answers ends the run with one WARNING, its cause and
+# its fix, not a WARNING a batch (issue 42).  The device's share is made low
+# by a trigger on the batch rows of mode smgr (as a target that fits in
+# memory would make it, round by round).
+$node->safe_psql('postgres', q{
+	CREATE FUNCTION cached_smgr() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN NEW.physical_pct := 40; RETURN NEW; END $$;
+	CREATE TRIGGER cached_smgr BEFORE INSERT ON ranread_batches FOR EACH ROW
+		WHEN (NEW.layers IS NOT NULL AND NEW.mode = 'smgr') EXECUTE FUNCTION cached_smgr();});
+$out = shown($node, 'SELECT count(*) FROM ranread_layers(1, 400)');
+is(lines_matching($out, qr/^WARNING:/), 1, 'a layer answered by memory: one WARNING');
+like($out, qr/^WARNING:  layers run \d+ ended in round 1: the device answered only 40% of the reads of batch \d+ \(mode smgr\)\nDETAIL:  Memory answered the rest.*\nHINT:  Use a target at least twice the server's memory/m,
+	'it names the batch, the cause and the fix');
+like($out, qr/^NOTICE:  layers run \d+ has no complete round: batch \d+ \(mode smgr\) of round 1 was answered 40% by the device: no share was measured/m,
+	'and the run ends there');
+$node->safe_psql('postgres', 'DROP TRIGGER cached_smgr ON ranread_batches');
+
 ok(log_is_clean($node), 'the server log has no internal error');
 done_testing();
