@@ -252,11 +252,15 @@ run_writer(RanreadShared *shared, int writer)
 	ranread_worker_stop_gently(false);
 	pgstat_report_stat(true);
 
-	if (!ranread_worker_stop_requested() ||
-		pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
-		slot->status = RANREAD_STATUS_COMPLETED;
-	else if (pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_CALLER_GONE)
+	/*
+	 * A cancelled batch first: its readers, stopped, can end the writing
+	 * before this writer's own stop request arrives.
+	 */
+	if (pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_CALLER_GONE)
 		slot->status = RANREAD_STATUS_CANCELLED;
+	else if (!ranread_worker_stop_requested() ||
+			 pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_STEADY_STATE)
+		slot->status = RANREAD_STATUS_COMPLETED;
 	else
 		slot->status = RANREAD_STATUS_STOPPED;
 	return true;
