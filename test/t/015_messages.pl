@@ -88,4 +88,15 @@ is(lines_matching($out, qr/^WARNING:.*re-read/), 0, 'with no re-read warning');
 is($node->safe_psql('postgres', "SELECT ended_by FROM ranread_summary WHERE iterations = 4096 ORDER BY batch DESC LIMIT 1"),
 	'iterations', 'a run of iterations records ended_by iterations');
 
+# The design card's call reads in one line of a terminal: its result, and its
+# table form, each within 120 columns as psql prints them (issue 42)
+foreach my $call ("SELECT ranread_run(2, 200, 'messages')", "SELECT * FROM ranread_run(2, 200, 'messages')")
+{
+	my ($ret, $table, $err) = $node->psql('postgres',
+		"\\pset format aligned\n\\pset tuples_only off\nSET client_min_messages = warning;\n$call;");
+	my ($widest) = sort { $b <=> $a } map { length } split /\n/, $table;
+	ok($ret == 0 && $table =~ /completed/ && $widest <= 120, "$call: psql prints it within 120 columns ($widest)")
+	  or diag($table . $err);
+}
+
 done_testing();
