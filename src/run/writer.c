@@ -296,7 +296,16 @@ ranread_writer_main(Datum main_arg)
 		edata = ranread_catch_error(writer_context);
 		released = ranread_barrier_released(shared);
 		strlcpy(slot->error_message, edata->message, sizeof(slot->error_message));
-		slot->status = RANREAD_STATUS_FAILED;
+
+		/*
+		 * A stop or the caller's cancel that landed during a write cancels
+		 * the write (worker.c): the writer was stopped, it did not fail.
+		 */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED && ranread_worker_stop_requested())
+			slot->status = pg_atomic_read_u32(&shared->stop_reason) == RANREAD_STOP_CALLER_GONE ?
+				RANREAD_STATUS_CANCELLED : RANREAD_STATUS_STOPPED;
+		else
+			slot->status = RANREAD_STATUS_FAILED;
 		/* with the error's SQLSTATE: 53100 for a full disk, 57014 for a cancel */
 		ereport(LOG,
 				(errcode(edata->sqlerrcode),
