@@ -163,7 +163,10 @@ $node->safe_psql('postgres', q{
 	CREATE TRIGGER cached_smgr BEFORE INSERT ON ranread_batches FOR EACH ROW
 		WHEN (NEW.layers IS NOT NULL AND NEW.mode = 'smgr') EXECUTE FUNCTION cached_smgr();});
 $out = shown($node, 'SELECT count(*) FROM ranread_layers(1, 400)');
-is(lines_matching($out, qr/^WARNING:/), 1, 'a layer answered by memory: one WARNING');
+# (a busy machine's own WARNINGs, "other I/O shared the device" or "IOPS
+# fell", are the machine's, not this run's: only the share's are counted)
+is(lines_matching($out, qr/^WARNING:  (?:layers run \d+ ended|only \d+% of the reads)/), 1,
+	'a layer answered by memory: one WARNING, not one a batch');
 like($out, qr/^WARNING:  layers run \d+ ended in round 1: the device answered only 40% of the reads of batch \d+ \(mode smgr\)\nDETAIL:  Memory answered the rest.*\nHINT:  Use a target at least twice the server's memory/m,
 	'it names the batch, the cause and the fix');
 like($out, qr/^NOTICE:  layers run \d+ has no complete round: batch \d+ \(mode smgr\) of round 1 was answered 40% by the device: no share was measured/m,
