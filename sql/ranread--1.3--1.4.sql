@@ -92,36 +92,58 @@ SELECT run_date,
 	   pg_catalog.round(device_shared_pct::numeric, 1) AS device_shared_pct
 FROM ranread_batches;
 
-CREATE OR REPLACE VIEW ranread_progress AS
+-- ranread_progress reads in a terminal (120 columns): one row per batch
+-- running, its total, and one per setup, their progress in words; the
+-- workers' rows and every figure as a number stay in ranread_running() and
+-- ranread_setup_running().  Other columns, so the view is dropped and made
+-- again, its grants carried over.
+SELECT pg_catalog.set_config('ranread_update.progress_acl',
+							 coalesce(pg_catalog.array_agg(pg_catalog.format('%s:%s', a.privilege_type,
+								 CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
+									  ELSE pg_catalog.quote_ident(r.rolname) END)), '{}')::text, true)
+FROM pg_catalog.pg_class c
+	 CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+	 LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE c.oid OPERATOR(pg_catalog.=) 'ranread_progress'::pg_catalog.regclass
+  AND a.grantee OPERATOR(pg_catalog.<>) c.relowner;
+
+DROP VIEW ranread_progress;
+
+CREATE VIEW ranread_progress AS
 SELECT 'run'::text AS activity,
 	   r.sweep,
-	   r.sweep_step,
+	   r.sweep_step AS step,
 	   r.batch,
-	   r.target,
-	   r.mode,
-	   r.processes,
-	   r.worker,
-	   r.pid,
 	   r.state,
-	   r.reads,
-	   r.target_reads,
-	   pg_catalog.round(r.elapsed_s::numeric, 1) AS elapsed_s,
+	   CASE WHEN r.target_reads IS NOT NULL
+			THEN pg_catalog.format('%s of %s reads', r.reads, r.target_reads)
+			ELSE pg_catalog.format('%s reads in %s s', r.reads, pg_catalog.round(r.elapsed_s::numeric, 1)) END AS progress,
 	   pg_catalog.round(r.time_left_s::numeric, 1) AS time_left_s,
 	   pg_catalog.round(r.iops::numeric) AS iops,
 	   ranread_round_ms(r.mean_ms, 3) AS mean_ms,
-	   ranread_round_ms(r.p99_ms, 3) AS p99_ms,
-	   NULL::bigint AS mb_done,
-	   NULL::bigint AS mb_total,
-	   NULL::numeric AS mb_per_s,
-	   r.iodepth
+	   ranread_round_ms(r.p99_ms, 3) AS p99_ms
 FROM ranread_running() r
+WHERE r.worker IS NULL
 UNION ALL
-SELECT 'setup', NULL, NULL, NULL, s.target, NULL, NULL, NULL, s.pid, s.state, NULL, NULL,
-	   pg_catalog.round(s.elapsed_s::numeric, 1), pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL,
-	   pg_catalog.round(s.bytes_written::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
-	   pg_catalog.round(s.bytes_total::numeric OPERATOR(pg_catalog./) 1048576.0)::bigint,
-	   pg_catalog.round(s.mb_per_s::numeric, 1), NULL
+SELECT 'setup', NULL, NULL, NULL, s.state,
+	   pg_catalog.format('%s: %s of %s MB', s.target,
+						 pg_catalog.round(s.bytes_written::numeric OPERATOR(pg_catalog./) 1048576.0),
+						 pg_catalog.round(s.bytes_total::numeric OPERATOR(pg_catalog./) 1048576.0)),
+	   pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL
 FROM ranread_setup_running() s;
+
+DO $$
+DECLARE
+	entry text;
+BEGIN
+	FOREACH entry IN ARRAY pg_catalog.current_setting('ranread_update.progress_acl')::text[]
+	LOOP
+		-- "SELECT:role", the role quoted as an identifier
+		EXECUTE pg_catalog.format('GRANT %s ON ranread_progress TO %s', pg_catalog.split_part(entry, ':', 1),
+								  pg_catalog.substr(entry, pg_catalog.strpos(entry, ':') OPERATOR(pg_catalog.+) 1));
+	END LOOP;
+END
+$$;
 
 CREATE OR REPLACE VIEW ranread_sweeps AS
 SELECT s.sweep,
@@ -1286,6 +1308,46 @@ BEGIN
 	LOOP
 		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, '
 								  'interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text) TO %I',
+								  grantee);
+	END LOOP;
+END
+$$;
+
+-- ranread_layers() answers a row a layer within a terminal's 120 columns:
+-- the layer (by a short name), its mode, mean and p99, and its share of each
+-- with its band, and physical_pct; its batches, with every other figure, are
+-- those of ranread_batches with the run's number in layers.  A new result
+-- type, so the function is dropped and made again, its grants carried over.
+SELECT pg_catalog.set_config('ranread_update.layers_grantees',
+							 coalesce(pg_catalog.array_agg(r.rolname), '{}')::text, true)
+FROM pg_catalog.pg_proc p,
+	 LATERAL pg_catalog.aclexplode(p.proacl) a
+	 JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_layers(int, bigint, name, interval, int, float8)'::pg_catalog.regprocedure::pg_catalog.oid
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE' AND a.grantee OPERATOR(pg_catalog.<>) p.proowner;
+
+DROP FUNCTION ranread_layers(int, bigint, name, interval, int, float8);
+
+CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+							   iterations bigint DEFAULT 10000,
+							   target name DEFAULT 'ranread_target',
+							   duration interval DEFAULT NULL,
+							   max_rounds int DEFAULT 10,		-- rounds at most, 3 to 100
+							   band_pct float8 DEFAULT 5)		-- stop once every share's band is within this % of the top mean
+RETURNS TABLE(layer text, mode text, mean_ms float8, p99_ms float8, adds_mean_ms float8, mean_band_ms float8,
+			  adds_p99_ms float8, p99_band_ms float8, physical_pct float8)
+AS 'MODULE_PATHNAME', 'ranread_layers'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) FROM PUBLIC;
+
+DO $$
+DECLARE
+	grantee name;
+BEGIN
+	FOREACH grantee IN ARRAY pg_catalog.current_setting('ranread_update.layers_grantees')::name[]
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_layers(int, bigint, name, interval, int, float8) TO %I',
 								  grantee);
 	END LOOP;
 END

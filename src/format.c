@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * format.c
- *		Numbers as ranread's NOTICEs, verdicts and charts show them.
+ *		Numbers, and sentences, as ranread's NOTICEs, verdicts and charts show
+ *		them.
  *
  *-------------------------------------------------------------------------
  */
@@ -67,4 +68,39 @@ ranread_round(double value, int decimals)
 	double		scale = pow(10, decimals);
 
 	return rint(value * scale) / scale;
+}
+
+/*
+ * text with each sentence on a line of its own, and lines longer than width
+ * broken at spaces: the verdict's paragraph breaks, so that it reads in a
+ * terminal (the sweep's verdict NOTICE, ranread_compare()'s verdict rows).
+ */
+char *
+ranread_sentence_lines(const char *text, int width)
+{
+	StringInfoData out;
+	int			line_start = 0;
+	int			last_space = -1;
+
+	initStringInfo(&out);
+	for (const char *c = text; *c != '\0'; c++)
+	{
+		if (*c == ' ' && out.len > 0 && out.data[out.len - 1] == '.')
+		{
+			appendStringInfoChar(&out, '\n');
+			line_start = out.len;
+			last_space = -1;
+			continue;
+		}
+		if (*c != ' ' && out.len - line_start >= width && last_space > line_start)
+		{
+			out.data[last_space] = '\n';
+			line_start = last_space + 1;
+			last_space = -1;
+		}
+		if (*c == ' ')
+			last_space = out.len;
+		appendStringInfoChar(&out, *c);
+	}
+	return out.data;
 }

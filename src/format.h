@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * format.h
- *		Numbers as ranread's messages show them (format.c).
+ *		Numbers and sentences as ranread's messages show them (format.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +11,7 @@
 extern char *ranread_format_ms(double ms);
 extern char *ranread_format_rate(double rate);
 extern double ranread_round(double value, int decimals);
+extern char *ranread_sentence_lines(const char *text, int width);
 
 /* Result rows give latencies in ms to 0.1 us. */
 #define RESULT_MS_DECIMALS	4

@@ -37,6 +37,13 @@ PG_FUNCTION_INFO_V1(ranread_compare_sweeps);
 
 #define COMPARE_COLUMNS 6
 
+/*
+ * The longest line of the verdict in words: the measure column (up to 22
+ * characters, "p99_ms at 128 processes"), the numbers and the separators
+ * take 66 of a terminal's 120 columns.
+ */
+#define VERDICT_LINE_WIDTH	52
+
 /* The significant digits of the numbers shown (at least the whole number). */
 #define SHOWN_SIGNIFICANT_DIGITS 3
 
@@ -294,14 +301,30 @@ put_row(ReturnSetInfo *rsinfo, const char *measure, const CompareRow *row)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* The verdict row: no numbers, the words. */
+/*
+ * The verdict rows: no numbers, the words, a sentence a line and no line
+ * longer than VERDICT_LINE_WIDTH, so that the answer fits a terminal of 120
+ * columns beside the other columns.
+ */
 static void
 put_verdict(ReturnSetInfo *rsinfo, const char *text)
 {
-	CompareRow	row = {0};
+	char	   *lines = ranread_sentence_lines(text, VERDICT_LINE_WIDTH);
+	char	   *line = lines;
 
-	row.verdict = text;
-	put_row(rsinfo, "verdict", &row);
+	for (;;)
+	{
+		char	   *end = strchr(line, '\n');
+		CompareRow	row = {0};
+
+		if (end != NULL)
+			*end = '\0';
+		row.verdict = line;
+		put_row(rsinfo, "verdict", &row);
+		if (end == NULL)
+			break;
+		line = end + 1;
+	}
 }
 
 /* "12.3% more" / "4.0% lower": how far B is from A, in `more` or `less` words. */

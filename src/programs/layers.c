@@ -31,11 +31,9 @@
 #include "postgres.h"
 
 #include "access/relation.h"
-#include "catalog/pg_type.h"
 #include "common/pg_prng.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -71,13 +69,13 @@ static const struct
 	const char *layer;
 }			layers[] = {
 	{"direct", "device"},
-	{"smgr", "page cache and storage manager"},
+	{"smgr", "page cache"},		/* and the storage manager */
 	{"buffer", "buffer manager"},
-	{"stream", "read stream and io_method"},
+	{"stream", "read stream"},	/* and io_method */
 };
 
 #define MAX_LAYERS		lengthof(layers)
-#define LAYER_COLUMNS	12
+#define LAYER_COLUMNS	9
 
 /* ranread_layers()'s arguments, in the order of its SQL signature. */
 enum
@@ -171,16 +169,14 @@ read_round_arguments(FunctionCallInfo fcinfo, int *max_rounds, double *band_pct)
 /* The figures of a layer's result row (enum LayerFigure). */
 enum LayerFigure
 {
-	FIGURE_IOPS,
 	FIGURE_MEAN,
-	FIGURE_P50,
 	FIGURE_P99,
 	FIGURE_COUNT
 };
 
 /*
  * A layer's figures over the complete rounds: the means of its batches'
- * IOPS, mean, p50 and p99 (each -1 if a batch's is unknown).
+ * mean and p99 (each -1 if a batch's is unknown).
  */
 static void
 layer_figures(const LayersRun *run, int i, double *figures)
@@ -190,7 +186,7 @@ layer_figures(const LayersRun *run, int i, double *figures)
 	for (int b = 0; b < 2 * run->rounds; b++)
 	{
 		const RanreadBatchFigures *batch = &run->batches[i][b];
-		const double values[FIGURE_COUNT] = {batch->iops, batch->mean_ms, batch->p50_ms, batch->p99_ms};
+		const double values[FIGURE_COUNT] = {batch->mean_ms, batch->p99_ms};
 
 		for (int f = 0; f < FIGURE_COUNT; f++)
 			figures[f] = figures[f] < 0 || values[f] < 0 ? -1 : figures[f] + values[f];
@@ -349,39 +345,38 @@ report_layers(const LayersRun *run, int max_rounds, double band_pct, bool settle
 					 band_pct, max_rounds) : 0));
 }
 
-/* One result row: a layer's figures over the complete rounds, and its share with its bands. */
+/*
+ * One result row, a terminal's line: a layer's mean and p99 over the complete
+ * rounds, and its share of each with its band.  Its batches, with every other
+ * figure, are those of ranread_batches with the run's number in layers.
+ */
 static void
 put_layer(ReturnSetInfo *rsinfo, const LayersRun *run, int i)
 {
 	Datum		values[LAYER_COLUMNS];
 	bool		nulls[LAYER_COLUMNS] = {0};
-	Datum	   *batch_datums = palloc(sizeof(Datum) * 2 * run->rounds);
 	double		figures[FIGURE_COUNT];
 	double		physical_pct = layer_physical_pct(run, i);
 	const RanreadLayerShare *shares[2] = {&run->mean_share[i], &run->p99_share[i]};
 
 	layer_figures(run, i, figures);
-	for (int b = 0; b < 2 * run->rounds; b++)
-		batch_datums[b] = Int64GetDatum(run->batches[i][b].batch);
 	values[0] = CStringGetTextDatum(layers[run->layer[i]].layer);
 	values[1] = CStringGetTextDatum(layers[run->layer[i]].mode);
-	values[2] = PointerGetDatum(construct_array(batch_datums, 2 * run->rounds, INT8OID, sizeof(int64),
-												FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	for (int f = 0; f < FIGURE_COUNT; f++)
 	{
-		values[3 + f] = Float8GetDatum(ranread_round(figures[f], f == FIGURE_IOPS ? 0 : RESULT_MS_DECIMALS));
-		nulls[3 + f] = figures[f] < 0;
+		values[2 + f] = Float8GetDatum(ranread_round(figures[f], RESULT_MS_DECIMALS));
+		nulls[2 + f] = figures[f] < 0;
 	}
 	/* each share: its value only when its band is above zero; its band when known */
 	for (int s = 0; s < 2; s++)
 	{
-		values[7 + 2 * s] = Float8GetDatum(ranread_round(shares[s]->value, RESULT_MS_DECIMALS));
-		nulls[7 + 2 * s] = i == 0 || shares[s]->kind != RANREAD_SHARE_ADDS;
-		values[8 + 2 * s] = Float8GetDatum(ranread_round(shares[s]->band, RESULT_MS_DECIMALS));
-		nulls[8 + 2 * s] = i == 0 || shares[s]->band < 0;
+		values[4 + 2 * s] = Float8GetDatum(ranread_round(shares[s]->value, RESULT_MS_DECIMALS));
+		nulls[4 + 2 * s] = i == 0 || shares[s]->kind != RANREAD_SHARE_ADDS;
+		values[5 + 2 * s] = Float8GetDatum(ranread_round(shares[s]->band, RESULT_MS_DECIMALS));
+		nulls[5 + 2 * s] = i == 0 || shares[s]->band < 0;
 	}
-	values[11] = Float8GetDatum(ranread_round(physical_pct, 2));
-	nulls[11] = physical_pct < 0;
+	values[8] = Float8GetDatum(ranread_round(physical_pct, 2));
+	nulls[8] = physical_pct < 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

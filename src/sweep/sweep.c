@@ -54,6 +54,7 @@
 #include "utils/timestamp.h"
 
 #include "extension.h"
+#include "format.h"
 #include "ranread.h"
 #include "readpath/readpath.h"
 #include "run/program.h"
@@ -707,41 +708,6 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	return "stopped";
 }
 
-/*
- * text with each sentence on a line of its own, and lines longer than width
- * broken at spaces: the verdict's paragraph breaks, so that it reads in a
- * terminal.
- */
-static char *
-sentence_lines(const char *text, int width)
-{
-	StringInfoData out;
-	int			line_start = 0;
-	int			last_space = -1;
-
-	initStringInfo(&out);
-	for (const char *c = text; *c != '\0'; c++)
-	{
-		if (*c == ' ' && out.len > 0 && out.data[out.len - 1] == '.')
-		{
-			appendStringInfoChar(&out, '\n');
-			line_start = out.len;
-			last_space = -1;
-			continue;
-		}
-		if (*c != ' ' && out.len - line_start >= width && last_space > line_start)
-		{
-			out.data[last_space] = '\n';
-			line_start = last_space + 1;
-			last_space = -1;
-		}
-		if (*c == ' ')
-			last_space = out.len;
-		appendStringInfoChar(&out, *c);
-	}
-	return out.data;
-}
-
 /* Say what the sweep found: one NOTICE with the verdict, a sentence a line. */
 static void
 report_verdict(int64 sweep)
@@ -755,7 +721,7 @@ report_verdict(int64 sweep)
 	ereport(NOTICE,
 			(errmsg("sweep " INT64_FORMAT " %s after %d step%s", sweep, record.status, record.count,
 					record.count == 1 ? "" : "s"),
-			 errdetail("%s", sentence_lines(ranread_sweep_verdict_text(&record, record.stop_rule, &verdict),
+			 errdetail("%s", ranread_sentence_lines(ranread_sweep_verdict_text(&record, record.stop_rule, &verdict),
 											VERDICT_LINE_WIDTH)),
 			 errhint("See ranread_verdict(" INT64_FORMAT ") and ranread_report WHERE sweep = " INT64_FORMAT ".",
 					 sweep, sweep)));

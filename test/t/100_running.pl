@@ -54,10 +54,14 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 
 # ranread_progress shows a setup as it writes, from another session
 my ($sh, $sout, $serr) = start_psql($node, "SELECT ranread_setup('2 GB', target => 'big', log_level => 0)");
 ok($node->poll_query_until('postgres', q{
-	SELECT state = 'writing' AND mb_done > 0 AND mb_done < mb_total AND mb_total = 2048
-		   AND mb_per_s > 0 AND time_left_s > 0 AND pid > 0 AND target = 'big'
+	SELECT state = 'writing' AND progress ~ '^big: [1-9][0-9]* of 2048 MB$'
+		   AND substring(progress FROM ': ([0-9]+) of')::int < 2048 AND time_left_s > 0
 	FROM ranread_progress WHERE activity = 'setup'}),
-	'ranread_progress shows a setup writing: MB written of the total, its rate and the time left');
+	'ranread_progress shows a setup writing: its target, MB written of the total and the time left');
+ok($node->poll_query_until('postgres', q{
+	SELECT bytes_written > 0 AND bytes_written < bytes_total AND bytes_total = 2147483648 AND pid > 0 AND mb_per_s > 0
+	FROM ranread_setup_running() WHERE target = 'big'}),
+	'ranread_setup_running() has its figures as numbers');
 $sh->finish;
 like($$sout, qr/ranread target "big": 2048 MB/, 'the setup completes');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_progress'), '0', 'no rows once it has ended');

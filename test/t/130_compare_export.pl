@@ -29,20 +29,29 @@ sub error_of
 	return (sqlstate_of($err), $err);
 }
 
-# ranread_compare()'s rows as { measure => [a, b, ratio, noise_pct, verdict] }, and the measures in order.
+# ranread_compare()'s rows as { measure => [a, b, ratio, noise_pct, verdict] }, and the measures in order;
+# the verdict's lines joined into its words, and checked to fit a terminal as psql prints them.
 sub compare
 {
-	my ($function, $a, $b) = @_;
+	my ($function, $first, $second) = @_;
 	my $out = $node->safe_psql('postgres',
-		"SELECT measure, a, b, ratio, noise_pct, verdict FROM $function($a, $b)",
+		"SELECT measure, a, b, ratio, noise_pct, verdict FROM $function($first, $second)",
 		extra_params => [ '-F', "\t", '-A' ]);
 	my (%rows, @order);
 	for my $line (split /\n/, $out)
 	{
 		my ($measure, @columns) = split /\t/, $line, -1;
+		if ($measure eq 'verdict' && $rows{verdict})
+		{
+			$rows{verdict}[4] .= " $columns[4]";
+			next;
+		}
 		$rows{$measure} = \@columns;
 		push @order, $measure;
 	}
+	my ($ret, $table) = $node->psql('postgres', "\\pset format aligned\n\\pset tuples_only off\nSELECT * FROM $function($first, $second)");
+	my ($widest) = sort { $b <=> $a } map { length } split /\n/, $table;
+	cmp_ok($widest, '<=', 120, "$function($first, $second): psql prints it within 120 columns");
 	return (\%rows, \@order);
 }
 
@@ -132,7 +141,7 @@ add_batch(1007, iops => \@tight, mode => 'direct');
 
 my ($rows, $order) = compare('ranread_compare', 1001, 1002);
 is(join(',', @$order), 'iops,mean_ms,p50_ms,p99_ms,p999_ms,physical_pct,device_reads_per_s,verdict',
-	'ranread_compare: one row per measure, in order, then the verdict');
+	'ranread_compare: one row per measure, in order, then the verdict, a row per line');
 near($rows->{iops}[0], 8000, 'a is batch A\'s IOPS');
 near($rows->{iops}[1], 4000, 'b is batch B\'s IOPS');
 near($rows->{iops}[2], 0.5, 'ratio is b / a');
@@ -148,7 +157,7 @@ is(join('|', @{ $rows->{device_reads_per_s} }), '||||not measured', 'no device s
 like($rows->{verdict}[4],
 	qr/^B has 50\.0% fewer IOPS than A \(4,000 against 8,000\), more than the [0-9.]+% noise: a real difference\. B's mean latency is 100\.0% higher/,
 	'the verdict says B has 50% fewer IOPS, more than the noise: a real difference');
-is(join('', @{ $rows->{verdict} }[ 0 .. 3 ]), '', 'the verdict row has no numbers');
+is(join('', @{ $rows->{verdict} }[ 0 .. 3 ]), '', 'the verdict rows have no numbers');
 
 ($rows) = compare('ranread_compare', 1001, 1003);
 is($rows->{iops}[4], 'faster', '5 % more IOPS with +-1 % workers: faster');

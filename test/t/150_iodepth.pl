@@ -85,8 +85,8 @@ foreach my $how ('stopped', 'cancelled')
 {
 	my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, NULL, 'deep', mode => 'direct', iodepth => 16, duration => '60 s')");
 	ok(wait_for_readers($node, 2), "$how: the workers read at iodepth 16");
-	is($node->safe_psql('postgres', 'SELECT string_agg(DISTINCT iodepth::text, \',\') FROM ranread_progress'), '16',
-		"$how: ranread_progress shows the workers' and the batch's iodepth") if $how eq 'stopped';
+	is($node->safe_psql('postgres', 'SELECT string_agg(DISTINCT iodepth::text, \',\') FROM ranread_running()'), '16',
+		"$how: ranread_running() shows the workers' and the batch's iodepth") if $how eq 'stopped';
 	sleep 2;
 	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run(2, NULL');
 	ok($node->poll_query_until('postgres',

@@ -25,21 +25,24 @@ push @modes, 'stream' if $node->pg_version >= 18;
 # target from shared buffers, so the blocks a buffer batch leaves there are
 # hits in the next: its physical_pct is not checked)
 my $out = shown($node, q{
-	SELECT layer, mode, cardinality(batches) AS batches, adds_mean_ms IS NULL AND adds_mean_band_ms IS NULL AS first,
-	       physical_pct >= 95 AS physical
+	SELECT layer, mode, adds_mean_ms IS NULL AND mean_band_ms IS NULL AS first, physical_pct >= 95 AS physical
 	FROM ranread_layers(2, 6000, max_rounds => 3)});
 my $words = qr/(?:[0-9.]+ ± [0-9.]+ µs|not measurable here \(± [0-9.]+ µs\)|not measurable here \(mode \w+ read [0-9.]+ ± [0-9.]+ µs faster than mode \w+\))/;
-like($out, qr/NOTICE:  layers run \d+ after 3 rounds: of a mean [0-9.]+ ms through mode $modes[-1], device [0-9.]+ ms, page cache and storage manager $words/,
+like($out, qr/NOTICE:  layers run \d+ after 3 rounds: of a mean [0-9.]+ ms through mode $modes[-1], device [0-9.]+ ms, page cache $words/,
 	'a NOTICE says where the time goes, each share with its band or as not measurable here');
 unlike($out, qr/NOTICE:  layers run[^\n]* -[0-9]/, 'no NOTICE gives a negative time');
 is(lines_matching($out, qr/^NOTICE:  layers run \d+, round \d of at most 3: /), 3, 'one NOTICE a round');
 my @rows = grep { /^\s*\S.*\|/ && !/^\s*layer\s*\|/ } split /\n/, $out;
 is(scalar(@rows), scalar(@modes), 'one row per layer this server has (' . scalar(@modes) . ')');
 is(join(',', map { (split /\s*\|\s*/)[1] } @rows), join(',', @modes), 'from the device up, in order');
-is(join(',', map { (split /\s*\|\s*/)[2] } @rows), join(',', map { 6 } @modes), 'each layer with its 6 batches (two a round)');
 like((split /\s*\|\s*/, $rows[0])[3], qr/^t/, 'the device has no share and no band');
+my $widest = (sort { $b <=> $a } map { length } grep { /\|/ } split /\n/, $out)[0];
+cmp_ok($widest, '<=', 120, 'a row a layer, within 120 columns as psql prints them');
 
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
+is($node->safe_psql('postgres', qq{SELECT string_agg(n::text, ',' ORDER BY first) FROM (
+	SELECT count(*) AS n, min(batch) AS first FROM ranread_batches WHERE layers = $run GROUP BY mode) c}),
+	join(',', map { 6 } @modes), 'each layer with its 6 batches (two a round)');
 my $round = join(',', @modes, reverse @modes);
 is($node->safe_psql('postgres', qq{
 	SELECT string_agg(mode, ',' ORDER BY batch) || ' ' || count(DISTINCT seed) || ' ' || bool_and(batch > layers)
@@ -61,28 +64,30 @@ is($node->safe_psql('postgres', q{SELECT count(DISTINCT seed) FROM ranread_batch
 # given only when the band is above zero; the figures are the batches'
 is($node->safe_psql('postgres', qq{
 	CREATE TABLE layered AS SELECT row_number() OVER () AS n, * FROM ranread_layers(1, 1200, max_rounds => 3);
-	WITH per_round AS (
-		SELECT l.n, (u.k - 1) / 2 AS round, avg(b.response_time_ms) AS mean
-		FROM layered l CROSS JOIN LATERAL unnest(l.batches) WITH ORDINALITY AS u(batch, k)
-		JOIN ranread_batches b ON b.batch = u.batch GROUP BY 1, 2),
+	WITH numbered AS (
+		SELECT l.n, b.response_time_ms, (row_number() OVER (PARTITION BY l.n ORDER BY b.batch) - 1) / 2 AS round
+		FROM layered l JOIN ranread_batches b ON b.mode = l.mode
+		 AND b.layers = (SELECT max(layers) FROM ranread_batches)),
+	per_round AS (SELECT n, round, avg(response_time_ms) AS mean FROM numbered GROUP BY 1, 2),
 	diffs AS (
 		SELECT a.n, a.mean - below.mean AS d FROM per_round a JOIN per_round below ON below.n = a.n - 1 AND below.round = a.round),
 	shares AS (SELECT n, avg(d) AS value, 4.303 * stddev_samp(d) / sqrt(3) AS band, count(*) AS rounds FROM diffs GROUP BY n)
-	SELECT bool_and(s.rounds = 3 AND abs(l.adds_mean_band_ms - s.band) <= 0.00011
+	SELECT bool_and(s.rounds = 3 AND abs(l.mean_band_ms - s.band) <= 0.00011
 	   AND CASE WHEN s.value - s.band > 0 THEN abs(l.adds_mean_ms - s.value) <= 0.00011 ELSE l.adds_mean_ms IS NULL END)
 	   AND bool_and(l.adds_mean_ms IS NULL OR l.adds_mean_ms > 0)
 	FROM layered l JOIN shares s USING (n)}), 't',
 	'each share is the mean of its per-round differences with their 95 % band, given only when the band is above zero');
 is($node->safe_psql('postgres', q{
-	SELECT bool_and(abs(l.mean_ms - b.mean) <= 0.00005 AND l.iops = round(b.iops))
-	FROM layered l, LATERAL (SELECT avg(response_time_ms) AS mean, avg(iops) AS iops FROM ranread_batches WHERE batch = ANY (l.batches)) b}),
-	't', 'a layer\'s mean and IOPS are its batches\' means, rounded');
+	SELECT bool_and(abs(l.mean_ms - b.mean) <= 0.00005 AND abs(l.p99_ms - b.p99) <= 0.00005)
+	FROM layered l, LATERAL (SELECT avg(response_time_ms) AS mean, avg(p99_ms) AS p99 FROM ranread_batches
+							 WHERE mode = l.mode AND layers = (SELECT max(layers) FROM ranread_batches)) b}),
+	't', 'a layer\'s mean and p99 are its batches\' means, rounded');
 
 # ranread_stop() during a layers run: one call ends the run, whether it
 # stops a batch or comes between two (the run's session catches it:
 # src/run/program.c); the complete rounds are reported and every batch stays
 # recorded
-my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, cardinality(batches) FROM ranread_layers(2, 60000, max_rounds => 10)');
+my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, mean_ms FROM ranread_layers(2, 60000, max_rounds => 10)');
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
 ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 * @{[ scalar(@modes) ]} FROM ranread_batches WHERE layers > $run}),
 	'the layers run reaches its second round');

@@ -32,7 +32,7 @@ lab_fuse('reset delay_us=300');
 my @modes = ('direct', 'smgr', 'buffer');
 push @modes, 'stream' if $node->pg_version >= 18;
 my $out = shown($node, q{
-	SELECT mode, cardinality(batches), adds_mean_band_ms IS NOT NULL, coalesce(adds_mean_ms > 0, true)
+	SELECT mode, mean_ms, mean_band_ms IS NOT NULL, coalesce(adds_mean_ms > 0, true)
 	FROM ranread_layers(2, 10000, 'lab_t', max_rounds => 5)});
 my %stats = %{ lab_fuse_stats() };
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
@@ -52,12 +52,12 @@ is($stats{bytes}, 8192 * ($reads + $direct),
 ok($physical, 'no batch was answered from memory (before 18, but for the buffer ring\'s blocks)');
 
 my %rows = map { my @f = split /\|/; ($f[0] => \@f) } grep { /\|/ } split /\n/, $out;
-my @cases = ([ 'smgr', 'page cache and storage manager' ]);
+my @cases = ([ 'smgr', 'page cache' ]);
 push @cases, [ 'buffer', 'buffer manager' ] if $node->pg_version >= 18;
 foreach my $case (@cases)
 {
 	my ($mode, $layer) = @$case;
-	is($rows{$mode}[2], 't', "$layer: its band is stated (adds_mean_band_ms)");
+	is($rows{$mode}[2], 't', "$layer: its band is stated (mean_band_ms)");
 	is($rows{$mode}[3], 't', "$layer: its share is positive, or NULL as not measurable");
 	like($out, qr/(?:, | and )\Q$layer\E (?:[0-9.]+ ± [0-9.]+ µs|not measurable here \((?:± [0-9.]+ µs|mode \w+ read [0-9.]+ ± [0-9.]+ µs faster than mode \w+)\))/,
 		"$layer: the NOTICE gives a positive share with its band, or says why it is not measurable");

@@ -318,7 +318,7 @@ $write_before = $node->safe_psql('postgres', $write_md5);
 ($h, $out, $errref) = start_psql($node, q{CALL ranread_sweep(start_processes => 1, duration => '3 s', rate_iops => 20,
 	rate_step_iops => 20, max_rate_iops => 200, min_scaling_pct => 0,
 	stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_progress WHERE worker IS NULL AND sweep IS NOT NULL AND reads > 0}),
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND sweep IS NOT NULL AND reads > 0}),
 	'a sweep runs');
 ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
 is($state, '55P03', 'a run with writers meanwhile: 55P03');
