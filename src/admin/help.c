@@ -20,10 +20,11 @@ PG_FUNCTION_INFO_V1(ranread_help);
 
 /*
  * ranread_help(): one line per entry point, each a short usage and what it
- * is for (at most 120 characters, so it reads in a terminal); the read paths
- * follow, one line each from their table, at the marker.  Arguments are
- * written as docs/reference.md ("Functions") says: names in order, "[" before
- * the first with a default, "..." for the rest (test/t/176_signatures.pl).
+ * is for (at most 118 characters, so that psql prints it within 120 columns:
+ * test/t/176_signatures.pl); the read paths follow, one line each from their
+ * table, at the marker.  Arguments are written as docs/reference.md
+ * ("Functions") says: names in order, "[" before the first with a default,
+ * "..." for the rest (test/t/176_signatures.pl).
  */
 #define HELP_MODES	NULL
 
@@ -46,7 +47,7 @@ static const char *const help_lines[] = {
 	"ranread_series_activity: view, each second beside what the server did: WAL, checkpoints, buffers written, device",
 	"ranread_progress: view, what runs now in this database, the batch in total and any setup, a row each",
 	"ranread_running(), ranread_setup_running(): what ranread_progress reads, per worker, every figure a number",
-	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): SVG charts",
+	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): as SVG",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
 	"ranread_layers([processes, iterations, ...]): the same units through each read path, each layer's share with its band",
 	"ranread_calibrate([target, ...]): random_page_cost, effective_io_concurrency with bands; io_workers on 18",

@@ -59,6 +59,9 @@ my %relation = map { $_ => 1 } split /\n/, $node->safe_psql('postgres', q{
 my @help = split /\n/, $node->safe_psql('postgres', 'SELECT * FROM ranread_help()');
 $node->stop;
 cmp_ok(scalar(keys %routine), '>=', 30, scalar(keys %routine) . ' routines in the extension');
+# psql prints a line of 118 characters within 120 columns (a space either side)
+my ($longest_help) = sort { length($b) <=> length($a) } @help;
+cmp_ok(length($longest_help), '<=', 118, "every line of ranread_help() fits a terminal of 120 columns in psql: $longest_help");
 
 my $names = join '|', map { quotemeta } sort { length($b) <=> length($a) } keys %routine;
 
