@@ -19,8 +19,10 @@
 #include "pgstat.h"
 #include "portability/instr_time.h"
 #include "storage/block.h"
+#include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/fd.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/smgr.h"
@@ -41,9 +43,6 @@
 #include "storage/relfilelocator.h"
 #else
 #include "storage/relfilenode.h"
-#endif
-#if PG_VERSION_NUM >= 180000
-#include "storage/bufmgr.h"
 #endif
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
@@ -276,12 +275,15 @@ ranread_tablespace_create_aclcheck(Oid tablespace, Oid role)
 #define RANREAD_AIO_MAJOR	"18"
 
 /*
- * Evict the relation's unpinned buffers from shared buffers (18:
- * EvictRelUnpinnedBuffers, as pg_buffercache_evict_relation() does); before
- * 18 there is no way to, and it does nothing (only a read stream, 18 and
- * later, asks for it).
+ * Evict the relation's blocks from shared buffers: 18 evicts its unpinned
+ * buffers (EvictRelUnpinnedBuffers, as pg_buffercache_evict_relation()
+ * does).  Before 18, which has no such call, it writes out the relation's
+ * dirty buffers and drops all of them, as TRUNCATE does, under an
+ * AccessExclusiveLock taken only if no one else holds a lock on it (so that
+ * no one can pin or dirty a buffer in between) and released at once; false,
+ * and nothing evicted, if another session held one.
  */
-static inline void
+static inline bool
 ranread_evict_relation_buffers(Relation rel)
 {
 #if PG_VERSION_NUM >= 180000
@@ -290,14 +292,22 @@ ranread_evict_relation_buffers(Relation rel)
 	int32		skipped;
 
 	EvictRelUnpinnedBuffers(rel, &evicted, &flushed, &skipped);
-#endif
-}
+	return true;
+#else
+	ForkNumber	fork = MAIN_FORKNUM;
+	BlockNumber first = 0;
 
-/* Whether ranread_evict_relation_buffers() evicts anything (18 and later). */
-static inline bool
-ranread_can_evict_relation_buffers(void)
-{
-	return PG_VERSION_NUM >= 180000;
+	if (!ConditionalLockRelationOid(RelationGetRelid(rel), AccessExclusiveLock))
+		return false;
+	FlushRelationBuffers(rel);
+#if PG_VERSION_NUM >= 160000
+	DropRelationBuffers(RelationGetSmgr(rel), &fork, 1, &first);
+#else
+	DropRelFileNodeBuffers(RelationGetSmgr(rel), &fork, 1, &first);
+#endif
+	UnlockRelationOid(RelationGetRelid(rel), AccessExclusiveLock);
+	return true;
+#endif
 }
 
 /*

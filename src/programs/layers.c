@@ -55,10 +55,10 @@ PG_FUNCTION_INFO_V1(ranread_layers);
 /*
  * A batch the device answered less than this share of ends the run: memory
  * answered most of its reads, so its layer's latency is not the device's
- * (a target that fits in memory does this round by round).  Not mode buffer
- * before 18, where nothing evicts the target from shared buffers between
- * its batches (compat.h): its share is known not to be the device's, and
- * its rows say so (physical_pct).
+ * (a target that fits in memory does this round by round).  Not a batch of
+ * mode buffer whose target could not be evicted from shared buffers before
+ * it (before 18, while another session held a lock on it: compat.h): its
+ * share is known not to be the device's, and its row says so (physical_pct).
  */
 #define LAYERS_MIN_PHYSICAL_PCT	50.0
 
@@ -381,18 +381,20 @@ put_layer(ReturnSetInfo *rsinfo, const LayersRun *run, int i)
 }
 
 /*
- * Evict the target from shared buffers before a batch of mode buffer: a
- * stream batch (18) leaves the units it read there, and every batch reads
- * the same units.  Mode stream evicts them itself (run.c); before 18 there is
- * no stream layer, and mode buffer's ring keeps few blocks.
+ * Evict the target from shared buffers before a batch of mode buffer: the
+ * batch before it of mode buffer, or of mode stream (18), left the units it
+ * read there, and every batch reads the same units.  Mode stream evicts them
+ * itself (run.c).  False if it could not (before 18, while another session
+ * holds a lock on the target: compat.h).
  */
-static void
+static bool
 evict_from_shared_buffers(const char *target_name)
 {
 	Relation	target = ranread_target_open_for_run(target_name);
+	bool		evicted = ranread_evict_relation_buffers(target);
 
-	ranread_evict_relation_buffers(target);
 	relation_close(target, NoLock);
+	return evicted;
 }
 
 /* What a cancel or an error during the run cuts: said in its CONTEXT. */
@@ -430,6 +432,8 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 		for (int position = 0; position < 2 * run->count && cut_at < 0; position++)
 		{
 			int			i = ranread_layers_round_layer(run->count, position);
+			bool		buffer_layer = strcmp(layers[run->layer[i]].mode, "buffer") == 0;
+			bool		evicted = false;
 			RanreadBatchOutcome outcome;
 
 			if (ranread_program_stop_requested)
@@ -440,8 +444,8 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 				break;
 			}
 			run->params[i].layers = run->number;
-			if (strcmp(layers[run->layer[i]].mode, "buffer") == 0)
-				evict_from_shared_buffers(run->params[i].target_name);
+			if (buffer_layer)
+				evicted = evict_from_shared_buffers(run->params[i].target_name);
 			run->running = i;
 			ranread_run_batch(&run->params[i], &ranread_program_stop_requested, &outcome);
 			run->running = -1;
@@ -457,8 +461,7 @@ run_rounds(LayersRun *run, int max_rounds, double band_pct, RanreadBatchFigures 
 				cut_at = i;
 			}
 			else if (round[position].physical_pct >= 0 &&
-					 round[position].physical_pct < LAYERS_MIN_PHYSICAL_PCT &&
-					 (strcmp(layers[run->layer[i]].mode, "buffer") != 0 || ranread_can_evict_relation_buffers()))
+					 round[position].physical_pct < LAYERS_MIN_PHYSICAL_PCT && (!buffer_layer || evicted))
 			{
 				/* memory answered the layer: no share of the device's from here on */
 				*cut = round[position];

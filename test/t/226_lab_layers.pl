@@ -21,9 +21,8 @@ my $node = new_node('lab_layers', autovacuum => 'off');
 my $tablespace = "$lab_dir/226";
 mkdir $tablespace or die "mkdir $tablespace: $!";
 $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
-# 16 MB: 2,048 units; each batch reads 2 x 1000 (before 18 the 32 blocks a
-# process's buffer ring leaves in shared buffers are hits in the next buffer
-# batch, which 18 evicts first: there the buffer layer's sign is not checked)
+# 16 MB: 2,048 units; each batch reads 2 x 1000 (the target is evicted from
+# shared buffers before each buffer batch, on every major)
 $node->safe_psql('postgres', "SELECT ranread_setup('16 MB', 'lab', 'lab_t', 0)");
 my $file = $node->safe_psql('postgres', "SELECT pg_relation_filenode('lab_t')");
 lab_fuse("clear count=$file");
@@ -38,7 +37,7 @@ my %stats = %{ lab_fuse_stats() };
 my $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches');
 my ($batches, $reads, $direct, $physical) = split /\|/, $node->safe_psql('postgres', qq{
 	SELECT count(*), sum(round(reads * physical_pct / 100)), count(*) FILTER (WHERE mode = 'direct'),
-	       bool_and(physical_pct = 100 OR (mode = 'buffer' AND current_setting('server_version_num')::int < 180000))
+	       bool_and(physical_pct = 100)
 	FROM ranread_batches WHERE layers = $run AND status = 'completed'});
 
 like($out, qr/NOTICE:  layers run $run after \d rounds: /, 'the layers run ends with its NOTICE');
@@ -49,11 +48,10 @@ like($out, qr/NOTICE:  layers run $run after \d rounds: /, 'the layers run ends 
 # and the file system then serves both in one 16 kB read.
 is($stats{bytes}, 8192 * ($reads + $direct),
 	"the file system served the $batches batches' $reads physical reads and $direct probes, 8 kB each");
-ok($physical, 'no batch was answered from memory (before 18, but for the buffer ring\'s blocks)');
+ok($physical, 'no batch was answered from memory');
 
 my %rows = map { my @f = split /\|/; ($f[0] => \@f) } grep { /\|/ } split /\n/, $out;
-my @cases = ([ 'smgr', 'page cache' ]);
-push @cases, [ 'buffer', 'buffer manager' ] if $node->pg_version >= 18;
+my @cases = ([ 'smgr', 'page cache' ], [ 'buffer', 'buffer manager' ]);
 foreach my $case (@cases)
 {
 	my ($mode, $layer) = @$case;
@@ -66,13 +64,11 @@ unlike($out, qr/NOTICE:  layers run[^\n]* -[0-9]/, 'no share is a negative time'
 # That no layer reads faster than the one below it (a band below zero, which
 # the NOTICE reports as "not measurable here (mode smgr read ... faster than
 # mode direct)") is this machine's speed: beside a load, on 15, mode smgr once
-# read 2.9 ± 1.5 µs faster than mode direct.  Before 18 the buffer layer is
-# left out: mode buffer may read faster than mode smgr there.
+# read 2.9 ± 1.5 µs faster than mode direct.
 SKIP:
 {
 	skip timing_skip(), 1 if timing_skip();
-	my $below = $node->pg_version >= 18 ? qr/faster than mode/ : qr/faster than mode (?!smgr)/;
-	unlike($out, qr/NOTICE:  layers run[^\n]*$below/, 'no band below zero');
+	unlike($out, qr/NOTICE:  layers run[^\n]*faster than mode/, 'no band below zero');
 }
 
 lab_fuse('clear');
