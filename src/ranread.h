@@ -36,6 +36,7 @@
 #define RANREAD_MIN_SAMPLE_INTERVAL_MS	100
 #define RANREAD_MAX_RATE_IOPS		10000000.0
 #define RANREAD_MAX_IODEPTH			1024	/* reads in flight per worker */
+#define RANREAD_MAX_IO_WORKERS		32	/* io_workers' most, on 18 and 19 (MAX_IO_WORKERS) */
 #define RANREAD_MAX_START_WAIT_S	3600	/* start_at: at most this far ahead */
 
 /*
@@ -294,6 +295,18 @@ typedef struct RanreadShared
 	 */
 	int64		stat_io_bytes_before;
 	int64		stat_io_blocks;
+
+	/*
+	 * Under io_method = worker: PostgreSQL's I/O workers, which read for the
+	 * workers, as the leader found them just before the release, the bytes
+	 * they had fetched from storage then, and those they fetched during the
+	 * batch as the worker recording it found them (-1: not counted):
+	 * io_worker_bytes.c.
+	 */
+	int			io_worker_count;
+	pid_t		io_worker_pids[RANREAD_MAX_IO_WORKERS];
+	int64		io_worker_bytes_before;
+	int64		io_worker_bytes;
 
 	/* with writers: the database's counters at the release and at the end */
 	RanreadDbActivity activity_start;

@@ -97,14 +97,14 @@ ranread_evict_from_page_cache(RanreadRelFile file, BlockNumber blocks)
 }
 
 /*
- * Bytes this thread has caused to be read from storage since it started.
- * Returns false (never raises an error) when the kernel does not say, so that
- * a worker's error path can call it too.
+ * The read_bytes counter of a /proc io file: the bytes its task caused to be
+ * read from storage, readahead included.  False (never an error) when the
+ * kernel does not say or the file cannot be read.
  */
-bool
-ranread_thread_read_bytes(uint64 *bytes)
+static bool
+read_bytes_of(const char *path, uint64 *bytes)
 {
-	FILE	   *file = AllocateFile("/proc/thread-self/io", "r");
+	FILE	   *file = AllocateFile(path, "r");
 	char		line[128];
 	unsigned long long value = 0;
 	bool		found = false;
@@ -116,6 +116,59 @@ ranread_thread_read_bytes(uint64 *bytes)
 	FreeFile(file);
 	*bytes = (uint64) value;
 	return found;
+}
+
+/*
+ * Bytes this thread has caused to be read from storage since it started.
+ * Returns false (never raises an error) when the kernel does not say, so that
+ * a worker's error path can call it too.
+ */
+bool
+ranread_thread_read_bytes(uint64 *bytes)
+{
+	return read_bytes_of("/proc/thread-self/io", bytes);
+}
+
+/*
+ * Bytes process pid (another process of the server, the same user) has
+ * caused to be read from storage since it started; false when unknown.
+ */
+bool
+ranread_process_read_bytes(pid_t pid, uint64 *bytes)
+{
+	char		path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int) pid);
+	return read_bytes_of(path, bytes);
+}
+
+/*
+ * The readahead of the block device `name` (read_ahead_kb of its queue, or
+ * of its disk's for a partition) in kB; -1 when unknown.
+ */
+int
+ranread_device_read_ahead_kb(const char *name)
+{
+	const char *const formats[] = {"/sys/class/block/%s/queue/read_ahead_kb",
+	"/sys/class/block/%s/../queue/read_ahead_kb"};
+
+	for (int i = 0; i < lengthof(formats); i++)
+	{
+		char		path[MAXPGPATH];
+		FILE	   *file;
+		int			kb;
+		bool		found;
+
+		snprintf(path, sizeof(path), formats[i], name);
+		file = AllocateFile(path, "r");
+		if (file == NULL)
+			continue;
+		found = fscanf(file, "%d", &kb) == 1;
+		FreeFile(file);
+		if (found)
+			return kb;
+	}
+	return -1;
 }
 
 /*

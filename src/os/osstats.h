@@ -43,6 +43,8 @@ extern uint64 ranread_physical_memory_bytes(void);
 extern uint64 ranread_free_bytes(const char *path);
 extern void ranread_evict_from_page_cache(RanreadRelFile file, BlockNumber blocks);
 extern bool ranread_thread_read_bytes(uint64 *bytes);
+extern bool ranread_process_read_bytes(pid_t pid, uint64 *bytes);
+extern int	ranread_device_read_ahead_kb(const char *name);
 extern void ranread_device_of(const char *path, RanreadDevice *device);
 extern bool ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats);
 

@@ -35,6 +35,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
@@ -286,10 +287,16 @@ report_round(const LayersRun *run, int max_rounds)
 static void
 warn_memory_answered(const LayersRun *run, const RanreadBatchFigures *batch, int layer)
 {
+	const char *io_method = GetConfigOption("io_method", true, false);
+	bool		io_workers = strcmp(layers[run->layer[layer]].mode, "stream") == 0 &&
+		io_method != NULL && strcmp(io_method, "worker") == 0;
+
 	ereport(WARNING,
 			(errmsg("layers run " INT64_FORMAT " ended in round %d: the device answered only %.0f%% of the reads of batch " INT64_FORMAT " (mode %s)",
 					run->number, run->rounds + 1, batch->physical_pct, batch->batch, layers[run->layer[layer]].mode),
 			 errdetail("Memory answered the rest, so that layer's latency would not be the device's; the complete rounds before are reported."),
+			 io_workers ?
+			 errhint("Under io_method = worker the I/O workers' reads take the device's readahead (the batch's own WARNING, at client_min_messages = debug1, says how much): set its read_ahead_kb to 0 and restart the server, or set io_method = io_uring.") :
 			 errhint("Use a target at least twice the server's memory (ranread_setup), so that eviction and readahead leave the device the reads, or fewer iterations.")));
 }
 

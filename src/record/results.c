@@ -40,6 +40,7 @@
 #include "record/checkpoint_window.h"
 #include "record/db_activity.h"
 #include "record/interval_activity.h"
+#include "record/io_worker_bytes.h"
 #include "record/stat_io.h"
 
 /* The columns of ranread_intervals after batch, as arrays, one element per interval. */
@@ -160,8 +161,9 @@ void
 ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summary)
 {
 	RanreadHistogram *all = palloc(sizeof(RanreadHistogram));
-	uint64		bytes_physical = 0;
-	bool		bytes_unknown = false;	/* a worker's reads ran in other processes */
+	/* under io_method = worker, the I/O workers fetched what the workers read */
+	uint64		bytes_physical = Max(shared->io_worker_bytes, 0);
+	bool		bytes_unknown = false;	/* a worker's reads ran in other processes, uncounted */
 	uint64		memory_reads = 0;
 	bool		residency_unknown = false;	/* a worker had no proof of where its reads went */
 	int			i;
@@ -177,7 +179,7 @@ ranread_summarize_batch(const RanreadShared *shared, RanreadBatchSummary *summar
 		summary->wall_s = Max(summary->wall_s, seconds_counted(shared, slot->end_time));
 		summary->status = Max(summary->status, slot->status);
 		bytes_physical += slot->bytes_physical;
-		bytes_unknown |= slot->hist.count > 0 && !slot->io_accounted;
+		bytes_unknown |= slot->hist.count > 0 && !slot->io_accounted && shared->io_worker_bytes < 0;
 		memory_reads += slot->memory_reads;
 		residency_unknown |= slot->hist.count > 0 && slot->residency_unavailable[0] != '\0';
 		summary->buffer_hits += slot->buffer_hits;
@@ -666,6 +668,7 @@ ranread_record_batch(RanreadShared *shared)
 	bool		no_device;
 	int64		stat_io_blocks;
 
+	ranread_io_worker_bytes_end(shared);
 	ranread_summarize_batch(shared, &summary);
 	no_device = !summary.device_sampled;
 	add_run_columns(&row, shared, summary.reads, &summary.latency);

@@ -255,6 +255,53 @@ report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summ
 }
 
 /*
+ * Whether readahead for PostgreSQL's I/O workers is what answered a batch's
+ * reads in place of the device: its reads ran in the I/O workers
+ * (io_method = worker), which read through descriptors of their own where
+ * the device's readahead applies, and nothing else could have put its units
+ * in memory (the target evicted first, no unit read twice, a uniform draw,
+ * the device known).
+ */
+static bool
+io_worker_readahead_answered(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	return shared->io_worker_bytes >= 0 && shared->params.evict && summary->wrapped_reads == 0 &&
+		shared->params.distribution.kind == RANREAD_DISTRIBUTION_UNIFORM && shared->device.found &&
+		summary->physical_pct >= 0 && summary->physical_pct < PHYSICAL_WARNING_PCT;
+}
+
+/*
+ * A batch whose reads the I/O workers' readahead answered in part: the
+ * cause, its size and the fix.  The device's read_ahead_kb now; when it is 0
+ * now, the I/O workers still read with what it was when they opened the
+ * target, until the server restarts.  (A layers run says it in its own
+ * WARNING.)
+ */
+static void
+report_io_worker_readahead(const RanreadShared *shared, const RanreadBatchSummary *summary)
+{
+	int			read_ahead_kb = ranread_device_read_ahead_kb(shared->device.name);
+	double		device_reads = summary->device_sampled && summary->reads > 0 ?
+		summary->device_reads_per_s * summary->wall_s / summary->reads : -1;
+	char	   *fetched = psprintf("The I/O workers fetched %.1f kB per read%s.", summary->kb_per_read,
+								   device_reads >= 0 ? psprintf(", in %.2f device reads per read", device_reads) : "");
+
+	ereport(shared->params.layers != 0 ? DEBUG1 : WARNING,
+			(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device: the kernel's readahead for PostgreSQL's I/O workers read the rest in before them",
+					summary->physical_pct, shared->batch),
+			 read_ahead_kb != 0 ?
+			 errdetail("Under io_method = worker the I/O workers read through file descriptors of their own, where device %s reads %s ahead (read_ahead_kb): each read brought its neighbours into the OS page cache, where later reads of the batch found them. %s ranread turns readahead off on its workers' own descriptors only.",
+					   shared->device.name,
+					   read_ahead_kb > 0 ? psprintf("%d kB", read_ahead_kb) : "as its queue says", fetched) :
+			 errdetail("Under io_method = worker the I/O workers read through file descriptors of their own, which keep the readahead device %s had when they opened the target (its read_ahead_kb is 0 now): each read brought its neighbours into the OS page cache, where later reads of the batch found them. %s",
+					   shared->device.name, fetched),
+			 read_ahead_kb != 0 ?
+			 errhint("To measure the device, set its read_ahead_kb to 0 for the run (as root: echo 0 > /sys/class/block/%s/queue/read_ahead_kb%s) and restart the server, or set io_method = io_uring.",
+					 shared->device.name, read_ahead_kb > 0 ? psprintf(", and %d after", read_ahead_kb) : "") :
+			 errhint("Restart the server, so that its I/O workers open the target with no readahead, or set io_method = io_uring.")));
+}
+
+/*
  * A worker that could not ask the page cache what it held (a file system
  * that refuses mappings, on a kernel without cachestat()) read on without
  * the proof: say so once, with its reason.
@@ -480,6 +527,8 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 	report_residency_unknown(shared);
 	if (shared->params.distribution.kind != RANREAD_DISTRIBUTION_UNIFORM)
 		report_distribution(shared, summary);
+	else if (io_worker_readahead_answered(shared, summary))
+		report_io_worker_readahead(shared, summary);
 	else if (summary->physical_pct >= 0 && summary->physical_pct < PHYSICAL_WARNING_PCT)
 		/* a layers run ends at such a batch with one WARNING of its own (layers.c) */
 		ereport(shared->params.layers != 0 ? DEBUG1 : WARNING,

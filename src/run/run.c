@@ -69,6 +69,7 @@
 #include "rules/series_rules.h"
 #include "record/checkpoint_window.h"
 #include "record/db_activity.h"
+#include "record/io_worker_bytes.h"
 #include "record/stat_io.h"
 #include "run/target.h"
 #include "run/worker.h"
@@ -545,6 +546,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	if (shared->params.evict && params->processes > 0)
 		ranread_evict_from_page_cache(shared->target_file, shared->target_blocks);
 	ranread_stat_io_begin(shared);
+	ranread_io_worker_bytes_begin(shared);
 	release_when_ready(run);
 	wait_until_all_exited(run);
 

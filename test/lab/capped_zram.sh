@@ -18,10 +18,12 @@
 # cgroup to OS_USER (chown of cgroup.procs and the cap files), so that a
 # test running as that user can start its server inside it and change the
 # cap.  What it made is written to a state file, /run/ranread-lab/NAME/state;
-# `remove` and `set-cap` act only on what a state file names, so no zram
-# device, mount or cgroup this script did not make is ever touched.
+# `remove`, `set-cap` and `set-readahead` act only on what a state file
+# names, so no zram device, mount or cgroup this script did not make is ever
+# touched.
 #
-# Usage (root for make, adopt and remove; set-cap as root or OS_USER):
+# Usage (root for make, adopt and remove; set-cap and set-readahead as root
+# or OS_USER):
 #   test/lab/capped_zram.sh make [--name NAME] [--size 1G] [--user postgres]
 #       prints the lab as shell assignments (RANREAD_LAB_...=...), see below
 #   test/lab/capped_zram.sh adopt NAME PID       v2 only: put PID (and its
@@ -35,6 +37,9 @@
 #       N writes/s or bytes/s from now on, for writes only (the read cap is
 #       left as it is); a write is a request as the block layer submits it,
 #       so contiguous pages written back together are one
+#   test/lab/capped_zram.sh set-readahead NAME KB
+#       the device's read_ahead_kb (zram's default is 128): the kernel's
+#       readahead for files opened from now on
 #   test/lab/capped_zram.sh enter NAME COMMAND [ARG...]
 #       run COMMAND inside the capped cgroup (as whoever calls it)
 #   test/lab/capped_zram.sh remove NAME
@@ -276,6 +281,8 @@ make_lab() {
 	mount "/dev/$zram" "$mnt"
 	install -d -o "$user" -m 700 "$mnt/data"
 	record RANREAD_LAB_CAP_DIR "$mnt/data"
+	# the device's readahead, which set-readahead changes as OS_USER too
+	chown "$user" "/sys/block/$zram/queue/read_ahead_kb"
 
 	local top cg
 	if [[ $kind == v2 ]]; then
@@ -340,6 +347,10 @@ case $cmd in
 		load_state "$1"
 		shift
 		set_cap "$@" ;;
+	set-readahead)
+		[[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || usage
+		load_state "$1"
+		echo "$2" >"/sys/block/$RANREAD_LAB_DEVICE_NAME/queue/read_ahead_kb" ;;
 	adopt)
 		[[ $# -eq 2 ]] || usage
 		need_root adopt

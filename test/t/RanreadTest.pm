@@ -13,7 +13,7 @@ use Test::More;
 
 our @EXPORT = qw(new_node start_psql wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
-  lab_missing lab_node lab_set_cap lab_run lab_done lab_fuse lab_fuse_stats
+  lab_missing lab_node lab_set_cap lab_set_readahead lab_run lab_done lab_fuse lab_fuse_stats
   extra_enabled timing_skip restart_denying);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
@@ -262,6 +262,15 @@ sub lab_set_cap
 	my ($kind, @values) = @_;
 	PostgreSQL::Test::Utils::system_or_bail($ENV{RANREAD_LAB_SCRIPT}, 'set-cap', $ENV{RANREAD_LAB_NAME},
 		$kind, @values);
+	return;
+}
+
+# Set the lab device's read_ahead_kb: the kernel's readahead for the files
+# opened from now on (a server's I/O workers open theirs when they first read).
+sub lab_set_readahead
+{
+	my ($kb) = @_;
+	PostgreSQL::Test::Utils::system_or_bail($ENV{RANREAD_LAB_SCRIPT}, 'set-readahead', $ENV{RANREAD_LAB_NAME}, $kb);
 	return;
 }
 
