@@ -12,6 +12,10 @@
 # counts (/sys/block/zramN/stat: reads and kB read per ranread read) and the
 # bytes the I/O workers fetched (read_bytes of /proc/PID/io).
 #
+# Then it calibrates under io_method = worker with io_workers => true, with
+# readahead (8192) and without (0), in ABBA order: what the calibration
+# recommends, and how much of its random reads the device answered.
+#
 # Usage, as root, on a quiet machine: bench/worker_readahead.sh [PG_BINDIR]
 # (default /usr/lib/postgresql/18/bin).  Needs ranread installed into that
 # PostgreSQL, zram, mkfs.ext4.  About two minutes.
@@ -84,5 +88,24 @@ for ra in 0 128 8192; do
 			"$(echo "($dev_reads1 - $dev_reads0) / $reads" | bc -l)" "$(echo "($dev_kb1 - $dev_kb0) / $reads" | bc -l)" \
 			"$(echo "($iow1 - $iow0) / 1024 / $reads" | bc -l)"
 	done
+done
+
+# The calibration under io_method = worker, with readahead and without: its
+# recommendations, the least physical_pct of its random batches and their
+# kB fetched per read
+echo
+printf '%-13s %-26s %-24s %-16s %-13s %s\n' read_ahead_kb effective_io_concurrency io_workers_recommended \
+	random_page_cost min_physical kb_per_read
+for ra in 8192 0 0 8192; do
+	echo "$ra" >"$ra_file"
+	psql_q "ALTER SYSTEM SET io_method = 'worker'" >/dev/null
+	as_postgres "$bindir/pg_ctl -D $work/data -l $work/log -w restart" >/dev/null
+	row=$(psql_q "SELECT calibration, effective_io_concurrency, io_workers_recommended, coalesce(random_page_cost::text, 'NULL')
+		FROM ranread_calibrate('ra_t', io_workers => true, max_duration => '1 min')" 2>/dev/null)
+	IFS='|' read -r calibration eic workers rpc <<<"$row"
+	stats=$(psql_q "SELECT min(physical_pct), round(avg(kb_per_read)::numeric, 1) FROM ranread_batches
+		WHERE calibration = $calibration AND distribution = 'uniform'")
+	IFS='|' read -r physical kb <<<"$stats"
+	printf '%-13s %-26s %-24s %-16s %-13s %s\n' "$ra" "$eic" "$workers" "$rpc" "$physical" "$kb"
 done
 echo "$ra_before" >"$ra_file"

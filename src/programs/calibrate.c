@@ -73,6 +73,7 @@
 #include "readpath/readpath.h"
 #include "rules/calibrate_rules.h"
 #include "rules/order_statistics.h"
+#include "rules/sweep_rules.h"
 #include "run/program.h"
 #include "run/run.h"
 #include "run/run_arguments.h"
@@ -118,6 +119,9 @@ typedef struct CalibrateBatches
 {
 	int64	   *batches;
 	int			count;
+	/* the random (uniform) batch the device answered the least of, if any */
+	int64		least_physical_batch;
+	double		least_physical_pct;
 } CalibrateBatches;
 
 /* The look-ahead series over its passes, and what it recommends. */
@@ -262,7 +266,37 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateB
 						calibration, outcome.batch),
 				 errdetail("The batches it ran are kept in ranread_batches (calibration = " INT64_FORMAT ").",
 						   calibration)));
+	/* a sequential batch reads what readahead brought in, by design: random ones only */
+	if (params->distribution.kind == RANREAD_DISTRIBUTION_UNIFORM && figures.physical_pct >= 0 &&
+		(batches->least_physical_batch == 0 || figures.physical_pct < batches->least_physical_pct))
+	{
+		batches->least_physical_batch = outcome.batch;
+		batches->least_physical_pct = figures.physical_pct;
+	}
 	return figures.iops;
+}
+
+/*
+ * A calibration some of whose random reads memory answered: its IOPS, and
+ * what it recommends from them, are partly the page cache's.  Under
+ * io_method = worker that is the I/O workers' readahead (report.c says it of
+ * the batch): the fix is the device's.
+ */
+static void
+warn_reads_from_memory(int64 calibration, const CalibrateBatches *batches)
+{
+	const char *io_method = GetConfigOption("io_method", true, false);
+
+	if (batches->least_physical_batch == 0 || batches->least_physical_pct >= RANREAD_SWEEP_MIN_PHYSICAL_PCT)
+		return;
+	ereport(WARNING,
+			(errmsg("calibration " INT64_FORMAT ": the device answered only %.1f%% of the random reads of batch " INT64_FORMAT,
+					calibration, batches->least_physical_pct, batches->least_physical_batch),
+			 errdetail("Memory answered the rest, so its IOPS, and what the calibration recommends from them, are partly the page cache's; physical_pct in ranread_batches (calibration = " INT64_FORMAT ") gives each batch's share.",
+					   calibration),
+			 io_method != NULL && strcmp(io_method, "worker") == 0 ?
+			 errhint("Under io_method = worker the I/O workers' reads take the device's readahead: set its read_ahead_kb to 0 and restart the server, or set io_method = io_uring, and calibrate again.") :
+			 errhint("Use a target at least twice the server's memory (ranread_setup), and calibrate again.")));
 }
 
 /* "1: 2,000, 2: 3,900, ..." for a NOTICE's DETAIL. */
@@ -674,6 +708,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 		io_workers_notice(calibration, &args, &series, &steps);
 	ratio_notice(calibration, &args, &band, decided, pairs, why_stopped, random_median, sequential_median,
 				 page_cost, statement);
+	warn_reads_from_memory(calibration, &batches);
 
 	values[0] = Int64GetDatum(calibration);
 	values[1] = Float8GetDatum(ranread_round(1000.0 / random_median, RESULT_MS_DECIMALS));
