@@ -187,6 +187,24 @@ is($node->safe_psql('postgres', q{SELECT pairs = 6 AND abs(random_page_cost_low 
 	FROM ranread_calibrate('cal', iterations => 500, max_pairs => 6, max_depth => 1, cached_pct => 0, band_pct => 100)}),
 	't', 'with cached_pct => 0, random_page_cost is the measured ratio (when decided), and its range the band\'s');
 
+# a calibration whose random batches memory answered in part WARNs that its
+# recommendations are partly the page cache's, once, naming the batch; its
+# sequential batches, which read what readahead brought in by design, do not
+# count.  The share is set by a trigger on the batch rows, as a target that
+# fits in memory would set it.
+$node->safe_psql('postgres', q{
+	CREATE FUNCTION cached_random() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN NEW.physical_pct := CASE WHEN NEW.distribution = 'uniform' THEN 60 ELSE 10 END; RETURN NEW; END $$;
+	CREATE TRIGGER cached_random BEFORE INSERT ON ranread_batches FOR EACH ROW
+		WHEN (NEW.calibration IS NOT NULL) EXECUTE FUNCTION cached_random();});
+my $cached = shown($node, q{SELECT count(*) FROM ranread_calibrate('cal', iterations => 500, max_pairs => 6, max_depth => 1)});
+is(lines_matching($cached, qr/^WARNING:  calibration \d+: the device answered only/), 1, 'memory answered its random reads: one WARNING');
+like($cached, qr/^WARNING:  calibration \d+: the device answered only 60\.0% of the random reads of batch \d+\nDETAIL:  Memory answered the rest, so its IOPS, and what the calibration recommends from them, are partly the page cache's/m,
+	'it names the share and the batch, and what that does to the recommendations');
+$node->safe_psql('postgres', 'DROP TRIGGER cached_random ON ranread_batches');
+unlike(shown($node, q{SELECT count(*) FROM ranread_calibrate('cal', iterations => 500, max_pairs => 6, max_depth => 1)}),
+	qr/^WARNING:  calibration \d+: the device answered only/m, 'a calibration the device answered has no such WARNING');
+
 # the statement applies; on 18 the stream's look-ahead then follows the tablespace, not the series
 $node->safe_psql('postgres', $statement);
 like($node->safe_psql('postgres', q{SELECT spcoptions::text FROM pg_tablespace WHERE spcname = 'fast vol'}),
