@@ -22,7 +22,7 @@
 # runs from the stream asking for a block to the buffer handed back, so it
 # includes waiting in the stream (docs/reference.md, Read paths).
 #
-# Target (issue 19): stream over io_uring >= 0.9 x direct at the same depth.
+# Target: stream over io_uring >= 0.9 x direct at the same depth.
 #
 # Usage:
 #   make install PG_CONFIG=/usr/lib/postgresql/18/bin/pg_config

@@ -28,7 +28,7 @@
 # The device: a zram device not in use (sized here, ext4), else a loop
 # device over a file in /dev/shm, else it says it cannot (common.sh).  The
 # server: a throwaway cluster of PG_CONFIG's binaries.
-# Run it alone: it measures CPU.  Target (issue 19): every path >= 0.95 x
+# Run it alone: it measures CPU.  Target: every path >= 0.95 x
 # its twin in the median.
 #
 # Usage:

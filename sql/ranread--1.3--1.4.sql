@@ -1252,7 +1252,7 @@ BEGIN
 END
 $$;
 
--- ranread_run() answers in one line (issue 42): the batch, its status, IOPS,
+-- ranread_run() answers in one line: the batch, its status, IOPS,
 -- mean response time and p99, as ranread_summary rounds them; every other
 -- figure is one query away (SELECT * FROM ranread_summary WHERE batch = …).
 -- A new result type, so the function is dropped and made again, its grants

@@ -456,7 +456,7 @@ render(StringInfo out, const IntervalChart *chart, int width, int height)
 	if (chart->marked)
 		draw_checkpoint_marks(out, chart, &box, &x);
 	if (n < 2)
-		/* a line needs two points: say why there is none (issue 42) */
+		/* a line needs two points: say why there is none */
 		ranread_svg_text(out, (box.left + box.right) / 2.0, (box.top + box.bottom) / 2.0,
 						 "class=\"note\" text-anchor=\"middle\"",
 						 psprintf("one interval of %s s: too short to draw over time (its figures are in ranread_summary)",

@@ -281,8 +281,8 @@ report_round(const LayersRun *run, int max_rounds)
 
 /*
  * The one WARNING of a layers run whose batch memory answered: it ends the
- * run (issue 42: the batches' own WARNINGs, one a batch, are DEBUG1 in a
- * layers run), with the cause and the fix.
+ * run (the batches' own WARNINGs, one a batch, are DEBUG1 in a layers run),
+ * with the cause and the fix.
  */
 static void
 warn_memory_answered(const LayersRun *run, const RanreadBatchFigures *batch, int layer)

@@ -358,7 +358,7 @@ ranread_sweep_stop_text(const RanreadSweepRecord *record, const char *stop_rule)
 /*
  * Whether the sweep ended by one of its own rules: one stopped, cancelled,
  * interrupted or still running measured only the steps it reached, so its
- * best step within the SLO is no figure to quote (issue 42).
+ * best step within the SLO is no figure to quote.
  */
 static bool
 ended_by_its_rules(const RanreadSweepRecord *record, const char *stop_rule)

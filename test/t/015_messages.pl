@@ -89,7 +89,7 @@ is($node->safe_psql('postgres', "SELECT ended_by FROM ranread_summary WHERE iter
 	'iterations', 'a run of iterations records ended_by iterations');
 
 # The design card's call reads in one line of a terminal: its result, and its
-# table form, each within 120 columns as psql prints them (issue 42)
+# table form, each within 120 columns as psql prints them
 foreach my $call ("SELECT ranread_run(2, 200, 'messages')", "SELECT * FROM ranread_run(2, 200, 'messages')")
 {
 	my ($ret, $table, $err) = $node->psql('postgres',

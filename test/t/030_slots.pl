@@ -38,7 +38,7 @@ $hp->finish;
 
 # The design card's call on a server with few slots and a small target: one
 # refusal names both limits, its HINT a call that starts, and no refusal
-# takes a batch number (issue 42: 1.3 refused twice and used up a number)
+# takes a batch number (1.3 refused twice and used up a number)
 ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'the parallel worker has left');
 my $drawn = $node->safe_psql('postgres', 'SELECT last_value || is_called::text FROM ranread_batch_seq');

@@ -257,7 +257,7 @@ check_rendering('every batch', $svg, 960, 540);
 like($svg, qr/<title>ranread: all batches, by processes<\/title>/, 'without a sweep, the title says all batches, by processes');
 is(scalar(bars($svg)), 2, 'one bar per batch');
 like($svg, qr/batch 2: 1 process.*batch 1: 2 processes/s, 'in order of load: the 1-process batch first, though it ran second');
-# a batch of one interval has no line to draw over time: its chart says why (issue 42)
+# a batch of one interval has no line to draw over time: its chart says why
 my $one = $node->safe_psql('postgres', 'SELECT ranread_chart_intervals(2)');
 if ($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_intervals WHERE batch = 2') eq '1')
 {

@@ -172,7 +172,7 @@ like($stderr, qr/ERROR:  permission denied to run ranread_layers/, 'a role that 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'none of them recorded a batch');
 
 # A layer that memory answers ends the run with one WARNING, its cause and
-# its fix, not a WARNING a batch (issue 42).  The device's share is made low
+# its fix, not a WARNING a batch.  The device's share is made low
 # by a trigger on the batch rows of mode smgr (as a target that fits in
 # memory would make it, round by round).
 $node->safe_psql('postgres', q{
