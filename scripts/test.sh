@@ -12,7 +12,7 @@
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
 #          clusters (the extension's upgrade tests among them; pg_upgrade
 #          between majors runs apart, below); its longest checks, against
-#          the capped lab device (220 to 224: 5 minutes a major), on the
+#          the capped lab device (220 to 227: 5 minutes a major), on the
 #          host's majors (15 and 18) only, so that the matrix fits in 40
 #          minutes with warm caches
 # 15 comes from Debian 12's packages and 18 is built from Debian's source
