@@ -20,7 +20,7 @@ use RanreadTest;
 my %filled = (
 	ranread_running => [ 18, '' ],
 	ranread_setup_running => [ 8, '' ],
-	ranread_layers => [ 12, "4, 6000, 'ranread_target', NULL, 3, 5" ],
+	ranread_layers => [ 9, "4, 6000, 'ranread_target', NULL, 3, 5" ],
 	ranread_calibrate => [ 25, "'ranread_target', NULL, NULL, NULL, NULL, NULL, NULL, NULL" ],
 	ranread_compare => [ 6, '1, 2' ],
 	ranread_compare_sweeps => [ 6, '1, 2' ],
