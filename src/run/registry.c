@@ -51,6 +51,10 @@
 #define LINGER_WAIT_MS	2000
 #define LINGER_POLL_MS	100
 
+/* How long a run waits for the slots of the workers of a batch just ended to be reaped. */
+#define SLOT_WAIT_MS		2000
+#define SLOT_POLL_MS		20
+
 static void
 set_run_lock_tag(LOCKTAG *tag)
 {
@@ -157,6 +161,28 @@ int
 ranread_free_worker_slots(void)
 {
 	return Max(0, max_worker_processes - list_length(background_worker_pids(NULL)));
+}
+
+/*
+ * The background worker slots free, once `needed` are or after
+ * SLOT_WAIT_MS: the workers of a batch that has just ended (a sweep's step
+ * before, or a run that ended in an error before its first read) hold their
+ * slots until they have exited and the postmaster has reaped them.
+ */
+int
+ranread_wait_for_worker_slots(int needed)
+{
+	int			free_slots = ranread_free_worker_slots();
+
+	for (int waited = 0; waited < SLOT_WAIT_MS && free_slots < needed; waited += SLOT_POLL_MS)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, SLOT_POLL_MS,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		free_slots = ranread_free_worker_slots();
+	}
+	return free_slots;
 }
 
 /*

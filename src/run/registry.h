@@ -29,6 +29,7 @@ extern int64 ranread_running_batch(bool any_database, int *leader_pid, dsm_handl
 								  Oid *database);
 extern List *ranread_worker_pids(void);
 extern int	ranread_free_worker_slots(void);
+extern int	ranread_wait_for_worker_slots(int needed);
 extern void ranread_advertise_program(uint16 kind, int64 number, bool advertise);
 extern int64 ranread_running_sweep(int64 sweep, bool any_database, int *leader_pid,
 								  Oid *database);

@@ -477,7 +477,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	write_target = params->writers > 0 ? ranread_write_target_open_for_run(params, &write_rows) : NULL;
 	target = ranread_target_open_for_run(params->target_name);
 	/* every limit the run meets said at once, before a batch number is drawn */
-	ranread_check_batch_target(params, target, ranread_free_worker_slots());
+	ranread_check_batch_target(params, target, ranread_wait_for_worker_slots(params->processes + params->writers));
 
 	/* the detach callback releases the run locks, so register it first */
 	size = ranread_shared_layout(params, &service_offset, &writer_offset, &series_offset, &series_capacity);

@@ -76,10 +76,6 @@ PG_FUNCTION_INFO_V1(ranread_sweep);
 /* The least rate_step_iops: rates are recorded and shown to 0.1 reads/s. */
 #define SWEEP_MIN_RATE_STEP_IOPS	0.1
 
-/* How long a step waits for the previous step's worker slots to be reaped. */
-#define SLOT_WAIT_MS		2000
-#define SLOT_POLL_MS		20
-
 /* ranread_sweep()'s arguments, in the order of its SQL signature. */
 typedef enum SweepArgument
 {
@@ -558,23 +554,6 @@ record_end(int64 sweep, const char *status, const char *stop_rule)
 }
 
 /*
- * The previous step's workers hold their slots until the postmaster has
- * reaped them: wait (a little) until `processes` slots are free.
- */
-static void
-wait_for_worker_slots(int processes)
-{
-	for (int waited = 0; waited < SLOT_WAIT_MS && ranread_free_worker_slots() < processes;
-		 waited += SLOT_POLL_MS)
-	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, SLOT_POLL_MS,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/*
  * A step of iterations reads no unit twice: with more processes than the
  * target's units allow it reads fewer iterations per process (said once).
  * A time-based step ends when every unit has been read once (worker.c).
@@ -624,7 +603,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 	args->run.value[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
 	args->run.value[RUN_ARG_PREFETCH] = Int32GetDatum(prefetch);
 
-	wait_for_worker_slots(processes);
+	(void) ranread_wait_for_worker_slots(processes);
 	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "ranread_run");
 	step_context = AllocSetContextCreate(CurrentMemoryContext, "ranread sweep step",
