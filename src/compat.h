@@ -27,6 +27,7 @@
 #include "storage/proc.h"
 #include "storage/smgr.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
 
 /*
@@ -273,6 +274,19 @@ ranread_tablespace_create_aclcheck(Oid tablespace, Oid role)
 #define RANREAD_IO_WORKERS_SETTING	"io_workers"
 #endif
 #define RANREAD_AIO_MAJOR	"18"
+
+/*
+ * Whether the server's io_method is worker (18 and later): PostgreSQL's I/O
+ * workers then read for every path through io_method, through file
+ * descriptors of their own.
+ */
+static inline bool
+ranread_io_method_is_worker(void)
+{
+	const char *io_method = GetConfigOption("io_method", true, false);
+
+	return io_method != NULL && strcmp(io_method, "worker") == 0;
+}
 
 /*
  * Evict the relation's blocks from shared buffers: 18 evicts its unpinned

@@ -285,8 +285,6 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateB
 static void
 warn_reads_from_memory(int64 calibration, const CalibrateBatches *batches)
 {
-	const char *io_method = GetConfigOption("io_method", true, false);
-
 	if (batches->least_physical_batch == 0 || batches->least_physical_pct >= RANREAD_SWEEP_MIN_PHYSICAL_PCT)
 		return;
 	ereport(WARNING,
@@ -294,7 +292,7 @@ warn_reads_from_memory(int64 calibration, const CalibrateBatches *batches)
 					calibration, batches->least_physical_pct, batches->least_physical_batch),
 			 errdetail("Memory answered the rest, so its IOPS, and what the calibration recommends from them, are partly the page cache's; physical_pct in ranread_batches (calibration = " INT64_FORMAT ") gives each batch's share.",
 					   calibration),
-			 io_method != NULL && strcmp(io_method, "worker") == 0 ?
+			 ranread_io_method_is_worker() ?
 			 errhint("Under io_method = worker the I/O workers' reads take the device's readahead: set its read_ahead_kb to 0 and restart the server, or set io_method = io_uring, and calibrate again.") :
 			 errhint("Use a target at least twice the server's memory (ranread_setup), and calibrate again.")));
 }

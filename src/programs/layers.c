@@ -35,7 +35,6 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
@@ -287,9 +286,8 @@ report_round(const LayersRun *run, int max_rounds)
 static void
 warn_memory_answered(const LayersRun *run, const RanreadBatchFigures *batch, int layer)
 {
-	const char *io_method = GetConfigOption("io_method", true, false);
 	bool		io_workers = strcmp(layers[run->layer[layer]].mode, "stream") == 0 &&
-		io_method != NULL && strcmp(io_method, "worker") == 0;
+		ranread_io_method_is_worker();
 
 	ereport(WARNING,
 			(errmsg("layers run " INT64_FORMAT " ended in round %d: the device answered only %.0f%% of the reads of batch " INT64_FORMAT " (mode %s)",

@@ -27,7 +27,6 @@
 #include "access/xact.h"
 #include "executor/spi.h"
 #include "pgstat.h"
-#include "utils/guc.h"
 #include "utils/snapmgr.h"
 
 #include "ranread.h"
@@ -40,10 +39,8 @@
 static bool
 reads_in_io_workers(const RanreadShared *shared)
 {
-	const char *io_method = GetConfigOption("io_method", true, false);
-
 	return (ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO) &&
-		io_method != NULL && strcmp(io_method, "worker") == 0;
+		ranread_io_method_is_worker();
 }
 
 /* The read_bytes of the I/O workers pids summed; -1 if one's could not be read. */

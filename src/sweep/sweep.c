@@ -603,7 +603,6 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 	args->run.value[RUN_ARG_IODEPTH] = Int32GetDatum(iodepth);
 	args->run.value[RUN_ARG_PREFETCH] = Int32GetDatum(prefetch);
 
-	(void) ranread_wait_for_worker_slots(processes);
 	if (ranread_function_aclcheck(args->run_function, GetUserId()) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, "ranread_run");
 	step_context = AllocSetContextCreate(CurrentMemoryContext, "ranread sweep step",
