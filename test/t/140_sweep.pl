@@ -234,6 +234,8 @@ is(sweep_row('status, steps'), 'running|1', 'ranread_sweeps: running, one step c
 $node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, duration%'");
 $h->finish;
 like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled');
+# the cut step's workers record it after the error has reached the client
+ok(wait_for_no_workers($node), 'the cancelled step\'s workers have recorded it and ended');
 is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1:completed 2:cancelled',
 	'step 1 is kept, committed; step 2 recorded what it measured, as cancelled');
