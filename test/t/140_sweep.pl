@@ -150,6 +150,8 @@ ok($node->poll_query_until('postgres', q{
 $node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => ''6 s''%'");
 $h->finish;
 like($$err, qr/canceling statement due to user request/, 'the CALL is cancelled during the repeat');
+# the cut repeat's workers record it after the error has reached the client
+ok(wait_for_no_workers($node), 'the cancelled repeat\'s workers have recorded it and ended');
 is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status, ' ' ORDER BY batch) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '1:completed 1:cancelled',
 	'the first run is kept, and the repeat recorded what it measured, as cancelled');
