@@ -24,10 +24,19 @@ PG_CPPFLAGS += -DRANREAD_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 SHLIB_LINK += $(shell pkg-config --libs liburing)
 endif
 
-# Every install and update script: a version without an install script of its
-# own (1.3, 1.4) is installed from the one before it and its updates, so that each
-# object is written once.
-DATA = $(wildcard sql/ranread--*.sql)
+# The current version's install script is made from sql/src, one file per
+# role, in the order below (each file needs only those before it); every
+# object is defined in one file there.  The update scripts hold deltas only,
+# and the earlier versions' install scripts stay as they were released.
+SQL_SOURCES = $(addprefix sql/src/,header.sql guard.sql history_tables.sql \
+	numbers.sql run.sql readers.sql calibration.sql sweep.sql fleet.sql \
+	views.sql fleet_run.sql fleet_sweep.sql write_sweep.sql grants.sql)
+RANREAD_INSTALL_SQL = sql/ranread--$(EXTVERSION).sql
+DATA_built = $(RANREAD_INSTALL_SQL)
+DATA = $(filter-out $(RANREAD_INSTALL_SQL),$(wildcard sql/ranread--*.sql))
+
+$(RANREAD_INSTALL_SQL): $(SQL_SOURCES)
+	cat $^ >$@
 
 TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))

@@ -160,11 +160,18 @@ my $describe = q{
 	SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
 	 WHERE refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ranread') AND deptype = 'e'
 	UNION ALL
-	SELECT format('%s.%s %s %s %s', c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
-				  a.attnotnull, pg_get_expr(d.adbin, d.adrelid))
+	SELECT format('%s.%s %s %s %s %s', c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
+				  a.attnotnull, pg_get_expr(d.adbin, d.adrelid),
+				  (SELECT count(*) FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0
+					  AND NOT b.attisdropped AND b.attnum < a.attnum))
 	  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 	  LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
 	 WHERE c.relname LIKE 'ranread%'
+	UNION ALL
+	SELECT format('comment on %s: %s', pg_describe_object(classoid, objoid, objsubid), description)
+	  FROM pg_description
+	 WHERE (classoid = 'pg_class'::regclass AND objoid IN (SELECT oid FROM pg_class WHERE relname LIKE 'ranread%'))
+		OR (classoid = 'pg_proc'::regclass AND objoid IN (SELECT oid FROM pg_proc WHERE proname LIKE 'ranread%'))
 	UNION ALL
 	SELECT format('%s %s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, p.proacl,
 				  pg_get_function_result(p.oid), md5(p.prosrc))
@@ -185,6 +192,16 @@ my $updated = $node->safe_psql('old', $describe . '');
 # the targets are members as well (since 17 with their row types and those types' arrays)
 $updated =~ s/^(?:table|type) (?:old_target|run_target)(?:\[\])?\n//mg;
 is($updated, $fresh, 'the updated extension has the objects, columns, functions (their bodies too) and view of a new install');
+
+# so do the updates from each earlier version's own install script: every
+# column in the same place, every comment the same
+foreach my $from ('1.2', '1.3')
+{
+	my $db = 'from_' . ($from =~ tr/./_/r);
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, "CREATE EXTENSION ranread VERSION '$from'; ALTER EXTENSION ranread UPDATE");
+	is($node->safe_psql($db, $describe), $fresh, "$from updated to $version has the objects, in the same order, of a new install");
+}
 
 is($node->safe_psql('old', q{
 	SELECT string_agg(pg_describe_object(classid, objid, objsubid), ', ') FROM pg_depend

@@ -100,7 +100,7 @@ foreach my $server ([ 'self', $node ], [ 'far', $far ])
 
 # Names called as name( in ranread's SQL: the extension's scripts (and the SQL
 # in the string literals of its C code).
-my @sql_files = glob("$FindBin::RealBin/../../sql/*.sql");
+my @sql_files = glob("$FindBin::RealBin/../../sql/*.sql $FindBin::RealBin/../../sql/src/*.sql");
 @sql_files = glob($node->config_data('--sharedir') . '/extension/ranread--*.sql') unless @sql_files;
 my %called;
 foreach my $file (@sql_files)

@@ -1,0 +1,35 @@
+-- fleet.sql: the C helpers of a fleet run across servers through contrib
+-- dblink (src/fleet): connect, check, wait, and the fleet's chart.
+
+-- a dblink connection to a foreign server, with a connect timeout and the
+-- remote search_path pinned to pg_catalog
+CREATE FUNCTION ranread_fleet_connect(connection text, server name)
+RETURNS void
+AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+
+-- on each server: what its ranread_run() would refuse before it starts, and
+-- the cluster's identity
+CREATE FUNCTION ranread_fleet_check(processes int, iterations bigint, target name, mode text,
+									duration interval)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_fleet_check'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+
+-- the coordinator's wait for its servers, which ranread_stop() finds
+CREATE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+
+-- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/history/chart_fleet.c)
+CREATE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
+									width int DEFAULT 960,
+									height int DEFAULT 540)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_chart_fleet'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;

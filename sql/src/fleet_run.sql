@@ -1,0 +1,465 @@
+-- fleet_run.sql: ranread_fleet_run(), one benchmark across several servers
+-- on shared storage, released together through dblink and gathered here
+-- (docs/fleet.md).
+
+-- The fleet run, the fleet sweep and the write sweep record their rows
+-- through those two functions; their code is otherwise 1.3's.
+CREATE FUNCTION ranread_fleet_run(servers name[],
+											 processes int DEFAULT 4,
+											 iterations bigint DEFAULT NULL,
+											 mode text DEFAULT 'smgr',
+											 target name DEFAULT 'ranread_target',
+											 duration interval DEFAULT NULL,
+											 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
+											 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
+RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
+			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
+			  clock_offset_ms float8, overlap_pct float8, error text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'				-- start_at's text, as every server reads it
+AS $fleet$
+DECLARE
+	n int := coalesce(cardinality(servers), 0);
+	began timestamptz := clock_timestamp();
+	-- from check_arguments
+	link name;							-- dblink's schema
+	own name;							-- ranread's schema, looked up: its name may hold a quote
+	own_version text;
+	-- from check_servers, each by the server's position in servers
+	conns text[] := '{}';				-- dblink's connection names
+	remote_schemas name[] := '{}';		-- ranread's schema there
+	offsets float8[] := '{}';			-- its clock's offset from the coordinator's, in ms
+	-- from start_and_wait
+	fleet_no bigint;
+	common_start timestamptz;			-- on the coordinator's clock
+	cancelled boolean := false;
+	stopped boolean := false;
+BEGIN
+	-- The arguments, and what the coordinator needs, before any server is
+	-- asked.  Hands on link, own and own_version.
+	<<check_arguments>>
+	DECLARE
+		srv name;
+	BEGIN
+		IF n = 0 OR array_position(servers, NULL) IS NOT NULL THEN
+			RAISE EXCEPTION 'servers must name at least one foreign server, and no NULL'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF n > 64 OR (SELECT count(DISTINCT s) FROM unnest(servers) s) <> n THEN
+			RAISE EXCEPTION 'servers must name at most 64 foreign servers, each once'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF processes IS NULL OR mode IS NULL OR target IS NULL OR (iterations IS NULL AND duration IS NULL)
+		   OR max_clock_offset_ms IS NULL OR start_delay IS NULL THEN
+			RAISE EXCEPTION 'processes, mode, target, max_clock_offset_ms and start_delay must not be null, nor both iterations and duration'
+				USING ERRCODE = 'null_value_not_allowed';
+		END IF;
+		-- (NaN sorts above every number, Infinity too: neither is a bound)
+		IF NOT (max_clock_offset_ms > 0 AND max_clock_offset_ms < 'Infinity'::float8)
+		   OR start_delay < interval '0.2 s' OR start_delay > interval '1 minute' THEN
+			RAISE EXCEPTION 'max_clock_offset_ms must be a positive number and start_delay between 0.2 s and 1 minute'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF processes < 1 THEN
+			RAISE EXCEPTION 'processes must be at least 1'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+		WHERE e.extname = 'dblink';
+		IF link IS NULL THEN
+			RAISE EXCEPTION 'ranread_fleet_run needs extension dblink in this database'
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  HINT = 'Run CREATE EXTENSION dblink; each server is a foreign server of its dblink_fdw with a user mapping.';
+		END IF;
+		SELECT e.extversion, ns.nspname INTO own_version, own
+		FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace WHERE e.extname = 'ranread';
+		FOREACH srv IN ARRAY servers LOOP
+			IF NOT EXISTS (SELECT FROM pg_foreign_server WHERE srvname = srv) THEN
+				RAISE EXCEPTION 'foreign server "%" does not exist', srv
+					USING ERRCODE = 'undefined_object',
+						  HINT = 'CREATE SERVER ... FOREIGN DATA WRAPPER dblink_fdw OPTIONS (host ..., dbname ...), and a USER MAPPING for it.';
+			END IF;
+			IF NOT has_server_privilege(srv, 'USAGE') THEN
+				RAISE EXCEPTION 'permission denied for foreign server "%"', srv
+					USING ERRCODE = 'insufficient_privilege',
+						  HINT = format('GRANT USAGE ON FOREIGN SERVER %I TO %I, and a user mapping for that role.', srv, current_user);
+			END IF;
+		END LOOP;
+	END check_arguments;
+
+	-- Every server checked: reachable (within a connect timeout), the same
+	-- ranread, what its run would refuse (arguments, target, a run already
+	-- there, worker slots), a cluster of its own, its clock.  All problems
+	-- are said together, and then every connection is closed and nothing
+	-- started.  Hands on conns (each open), remote_schemas and offsets.
+	<<check_servers>>
+	DECLARE
+		identities text[] := '{}';		-- each cluster's system identifier
+		problems text[] := '{}';
+		srv name;
+		conn text;
+		r record;
+		existing text[];
+		err text;
+		t0 timestamptz;
+		t1 timestamptz;
+		remote_now timestamptz;
+		best_rtt float8;
+	BEGIN
+		FOR i IN 1 .. n LOOP
+			srv := servers[i];
+			conn := 'ranread_fleet_' || i;
+			conns := conns || conn;
+			remote_schemas := remote_schemas || NULL::name;
+			identities := identities || NULL::text;
+			offsets := offsets || NULL::float8;
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_get_connections()', link) INTO existing;
+				IF conn = ANY (coalesce(existing, '{}')) THEN
+					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conn;
+				END IF;
+				EXECUTE format('SELECT %I.ranread_fleet_connect($1::text, $2::name)', own) USING conn, srv;
+				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(s name, v text)', link) INTO r
+					USING conn, 'SELECT n.nspname, e.extversion FROM pg_catalog.pg_extension e '
+								'JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace '
+								'WHERE e.extname OPERATOR(pg_catalog.=) ''ranread''';
+				IF r.s IS NULL THEN
+					problems := problems || format('%s: extension ranread is not installed', srv);
+					CONTINUE;
+				END IF;
+				IF r.v IS DISTINCT FROM own_version THEN
+					problems := problems || format('%s: extension ranread %s, the coordinator''s %s', srv, r.v, own_version);
+					CONTINUE;
+				END IF;
+				remote_schemas[i] := r.s;
+				BEGIN
+					EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(id text)', link) INTO r
+						USING conn, format('SELECT %I.ranread_fleet_check(%s::int, %s::bigint, %L::name, %L::text, %L::interval)',
+										   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+										   duration);
+					IF r.id = ANY (identities) THEN
+						problems := problems || format('%s: the same cluster as %s (system identifier %s), which runs one batch at a time',
+													   srv, servers[array_position(identities, r.id)], r.id);
+					END IF;
+					identities[i] := r.id;
+				EXCEPTION WHEN OTHERS THEN
+					-- what the server's run would refuse; its clock is still checked
+					GET STACKED DIAGNOSTICS err = PG_EXCEPTION_HINT;
+					problems := problems || format('%s: %s%s', srv, SQLERRM,
+												   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
+				END;
+				-- the clock: the least round trip of three
+				best_rtt := NULL;
+				FOR k IN 1 .. 3 LOOP
+					t0 := clock_timestamp();
+					EXECUTE format('SELECT * FROM %I.dblink($1::text, ''SELECT pg_catalog.clock_timestamp()''::text) AS t(c timestamptz)', link)
+						INTO remote_now USING conn;
+					t1 := clock_timestamp();
+					IF best_rtt IS NULL OR extract(epoch FROM t1 - t0) < best_rtt THEN
+						best_rtt := extract(epoch FROM t1 - t0);
+						offsets[i] := 1000 * extract(epoch FROM remote_now - (t0 + (t1 - t0) / 2));
+					END IF;
+				END LOOP;
+				IF abs(offsets[i]) > max_clock_offset_ms THEN
+					problems := problems || format('%s: its clock is %s ms off the coordinator''s, more than max_clock_offset_ms (%s)',
+												   srv, round(offsets[i]::numeric, 3), max_clock_offset_ms);
+				END IF;
+			EXCEPTION WHEN OTHERS THEN
+				GET STACKED DIAGNOSTICS err = PG_EXCEPTION_DETAIL;
+				problems := problems || format('%s: %s%s', srv, SQLERRM,
+											   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
+			END;
+		END LOOP;
+		IF cardinality(problems) > 0 THEN
+			FOR i IN 1 .. cardinality(conns) LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conns[i];
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- never connected, or the connection is lost
+				END;
+			END LOOP;
+			RAISE EXCEPTION '% of % servers cannot run the fleet', cardinality(problems), n
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = array_to_string(problems, E'\n'),
+					  HINT = 'Nothing was started.';
+		END IF;
+	END check_servers;
+
+	-- Every run started with one start_at, on each server's own clock, and
+	-- waited for: ranread_stop() finds the wait and stops every server, a
+	-- cancel cancels every server's run.  Starting and waiting share one
+	-- cancel handler, so that a cancel while the runs are being sent cancels
+	-- those already sent, as one during the wait does.  Hands on fleet_no,
+	-- common_start, cancelled and stopped, with no server's run still going
+	-- but one that did not end within 5 s of a cancel.
+	<<start_and_wait>>
+	DECLARE
+		deadline timestamptz;
+		busy boolean;
+		one_busy boolean;
+	BEGIN
+		fleet_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
+		common_start := clock_timestamp() + start_delay;
+		BEGIN
+			FOR i IN 1 .. n LOOP
+				EXECUTE format('SELECT %I.dblink_send_query($1::text, $2::text)', link)
+					USING conns[i], format('SELECT batch FROM %I.ranread_run(processes => %s::int, iterations => %s::bigint, '
+										   'target => %L::name, mode => %L::text, duration => %L::interval, '
+										   'start_at => %L::timestamptz)',
+										   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
+										   duration, common_start + offsets[i] * interval '1 ms');
+			END LOOP;
+			EXECUTE format('SELECT %I.ranread_fleet_wait($1::bigint, $2::text[], $3::name[], $4::name[])', own)
+				INTO stopped USING fleet_no, conns, servers, remote_schemas;
+		EXCEPTION WHEN query_canceled THEN
+			cancelled := true;
+			FOR i IN 1 .. n LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_cancel_query($1::text)', link) USING conns[i];
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- a lost connection has nothing to cancel
+				END;
+			END LOOP;
+		END;
+
+		-- after a cancel, the servers' runs end within moments; one that does
+		-- not answer by the deadline is recorded as such, not waited for
+		deadline := clock_timestamp() + interval '5 s';
+		LOOP
+			busy := false;
+			FOR i IN 1 .. n LOOP
+				BEGIN
+					EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING conns[i];
+					busy := busy OR one_busy;
+				EXCEPTION WHEN OTHERS THEN
+					NULL;			-- a lost connection is not busy
+				END;
+			END LOOP;
+			EXIT WHEN NOT busy OR clock_timestamp() > deadline;
+			PERFORM pg_sleep(0.05);
+		END LOOP;
+	END start_and_wait;
+
+	-- Each server's batch gathered: the one its run returned, or after a
+	-- cancel the one with its start_at; each row checked before it counts,
+	-- and recorded in ranread_fleet_servers, as completed (or whatever the
+	-- server's row says), failed or disconnected.  Then every connection is
+	-- closed.  Hands on the fleet's rows in ranread_fleet_servers.
+	<<gather>>
+	DECLARE
+		r record;
+		err text;
+		err_state text;
+		returned bigint;
+		one_busy boolean;
+		found_row boolean;
+	BEGIN
+		FOR i IN 1 .. n LOOP
+			err := NULL;
+			err_state := NULL;
+			returned := NULL;
+			one_busy := false;
+			found_row := false;
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING conns[i];
+				IF one_busy THEN
+					err := 'the server did not end its run within 5 s of the fleet''s cancel';
+				ELSE
+					EXECUTE format('SELECT * FROM %I.dblink_get_result($1::text) AS t(b bigint)', link)
+						INTO returned USING conns[i];
+				END IF;
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				err := SQLERRM;
+				err_state := SQLSTATE;
+			END;
+			IF NOT one_busy THEN
+				BEGIN
+					-- the empty result that ends the asynchronous query
+					EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1::text, false) AS t(b bigint)', link)
+						USING conns[i];
+				EXCEPTION WHEN OTHERS OR query_canceled THEN
+					NULL;
+				END;
+			END IF;
+			BEGIN
+				-- the batch its run returned; a run that failed made none, except a
+				-- cancelled one, whose workers record it just after the leader returns
+				IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
+					FOR attempt IN 1 .. 50 LOOP
+						EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
+									   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
+									   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
+									   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
+							USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
+												   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
+												   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
+												   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schemas[i],
+												   CASE WHEN returned IS NOT NULL
+														THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
+														ELSE format('start_at OPERATOR(pg_catalog.=) %L::timestamptz',
+																	common_start + offsets[i] * interval '1 ms') END);
+						found_row := r.batch IS NOT NULL;
+						EXIT WHEN found_row OR err IS NULL;
+						PERFORM pg_sleep(0.1);
+					END LOOP;
+				END IF;
+				-- What a server sends is input: a row ranread could not sum,
+				-- merge or read makes that server failed, and the others are
+				-- kept.  Hands on found_row, and err saying why a row found
+				-- does not count.
+				<<check_row>>
+				DECLARE
+					unusable text;
+				BEGIN
+					IF found_row THEN
+						unusable := CASE
+							WHEN r.status IS NULL OR length(r.status) > 64 THEN 'status'
+							WHEN NOT (r.iops >= 0 AND r.iops < 1e12) THEN 'iops'
+							WHEN NOT (r.wall_s >= 0 AND r.wall_s < 1e7) THEN 'wall_s'
+							WHEN NOT (r.reads >= 0) THEN 'reads'
+							WHEN NOT (coalesce(r.mean_ms, 0) >= 0 AND coalesce(r.mean_ms, 0) < 1e9) THEN 'mean_ms'
+							WHEN NOT (coalesce(r.p99_ms, 0) >= 0 AND coalesce(r.p99_ms, 0) < 1e9) THEN 'p99_ms'
+							WHEN NOT (coalesce(r.max_ms, 0) >= 0 AND coalesce(r.max_ms, 0) < 1e9) THEN 'max_ms'
+							WHEN NOT (r.started_at > '-infinity'::timestamptz AND r.started_at < 'infinity'::timestamptz) THEN 'started_at'
+							WHEN NOT (coalesce(abs(r.start_skew_ms), 0) < 1e9) THEN 'start_skew_ms'
+							WHEN NOT (coalesce(r.iops_band_pct, 0) >= 0 AND coalesce(r.iops_band_pct, 0) < 1e6) THEN 'iops_band_pct'
+							WHEN NOT (coalesce(r.mean_band_pct, 0) >= 0 AND coalesce(r.mean_band_pct, 0) < 1e6) THEN 'mean_band_pct'
+							WHEN NOT (coalesce(r.p99_band_pct, 0) >= 0 AND coalesce(r.p99_band_pct, 0) < 1e6) THEN 'p99_band_pct'
+							END;
+						IF unusable IS NULL AND r.histogram IS NOT NULL THEN
+							BEGIN
+								EXECUTE format('SELECT %I.ranread_histogram_check($1::bigint[])', own) USING r.histogram;
+								IF (SELECT sum(h::numeric) FROM unnest(r.histogram) h) > 1e15 THEN
+									unusable := 'histogram (more than 10^15 reads)';
+								END IF;
+							EXCEPTION WHEN OTHERS THEN
+								unusable := 'histogram (' || SQLERRM || ')';
+							END;
+						END IF;
+						IF unusable IS NOT NULL THEN
+							err := format('the server''s row of batch %s has a %s ranread cannot use', r.batch, unusable);
+							found_row := false;
+						END IF;
+					END IF;
+				END check_row;
+				IF found_row THEN
+					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+						USING 'ranread_fleet_servers',
+							  jsonb_build_object('fleet', fleet_no, 'server', servers[i], 'batch', r.batch,
+												 'status', r.status, 'error', err, 'iops', r.iops, 'mean_ms', r.mean_ms,
+												 'p99_ms', r.p99_ms, 'max_ms', r.max_ms, 'reads', r.reads,
+												 'started_at', r.started_at - offsets[i] * interval '1 ms',
+												 'wall_s', r.wall_s, 'start_skew_ms', r.start_skew_ms,
+												 'clock_offset_ms', offsets[i], 'histogram', r.histogram,
+												 'iops_band_pct', r.iops_band_pct, 'mean_band_pct', r.mean_band_pct,
+												 'p99_band_pct', r.p99_band_pct);
+				ELSE
+					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+						USING 'ranread_fleet_servers',
+							  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
+												 'status', CASE WHEN err_state LIKE '08%' OR err_state = 'XX000'
+																THEN 'disconnected' ELSE 'failed' END,
+												 'error', coalesce(err, 'the server''s run recorded no batch'),
+												 'clock_offset_ms', offsets[i]);
+				END IF;
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				-- dblink raises a lost connection as class 08 or XX000 (libpq's
+				-- words), an error of the server's with the server's SQLSTATE
+				EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+					USING 'ranread_fleet_servers',
+						  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
+											 'status', CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000'
+															THEN 'disconnected' ELSE 'failed' END,
+											 'error', coalesce(err, SQLERRM), 'clock_offset_ms', offsets[i]);
+			END;
+		END LOOP;
+		FOR i IN 1 .. cardinality(conns) LOOP
+			BEGIN
+				EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conns[i];
+			EXCEPTION WHEN OTHERS OR query_canceled THEN
+				NULL;			-- never connected, or the connection is lost
+			END;
+		END LOOP;
+	END gather;
+
+	-- The fleet's row in ranread_fleet_runs: IOPS summed, percentiles of the
+	-- merged histograms, overlap; its noise bands from its servers' (each
+	-- unknown while one is): the IOPS and mean bands as independent errors
+	-- of a sum add, in quadrature; the p99 of the merged reads the widest of
+	-- the servers' p99 bands, as a percentile does not add up like a sum.
+	-- Built from this fleet's rows only: they carry the number this session
+	-- drew, which no other session can record rows for.  Hands on that row.
+	<<record_fleet>>
+	DECLARE
+		fleet_fields jsonb;
+		percentiles jsonb;
+	BEGIN
+		EXECUTE format(
+			'SELECT pg_catalog.jsonb_build_object(''fleet'', $1, ''started_at'', $2, ''start_at'', $3, ''servers'', $4, '
+			'	''processes'', $5, ''iterations'', $6, ''duration_s'', extract(epoch FROM $7), ''mode'', $8, '
+			'	''target'', $9, ''status'', '
+			'	CASE WHEN $10 THEN ''cancelled'' WHEN $12 THEN ''stopped'' '
+			'		WHEN count(*) FILTER (WHERE s.status = ''completed'') = $11 THEN ''completed'' '
+			'		WHEN count(*) FILTER (WHERE s.status = ''completed'') > 0 THEN ''partial'' '
+			'		ELSE ''failed'' END, '
+			'	''iops'', sum(s.iops), '
+			'	''mean_ms'', sum(s.mean_ms * s.reads) / nullif(sum(s.reads) FILTER (WHERE s.mean_ms IS NOT NULL), 0), '
+			'	''max_ms'', max(s.max_ms), '
+			'	''slowest_server'', (array_agg(s.server ORDER BY s.p99_ms DESC) FILTER (WHERE s.p99_ms IS NOT NULL))[1], '
+			'	''overlap_pct'', 100 * greatest(0, extract(epoch FROM min(s.started_at + s.wall_s * interval ''1 s'') '
+			'		- max(s.started_at))) '
+			'		/ nullif(extract(epoch FROM max(s.started_at + s.wall_s * interval ''1 s'') - min(s.started_at)), 0), '
+			'	''histogram'', %1$I.ranread_histogram_merge(s.histogram), '
+			'	''iops_band_pct'', CASE WHEN bool_and(s.iops_band_pct IS NOT NULL) FILTER (WHERE s.iops IS NOT NULL) THEN '
+			'		100 * sqrt(sum((s.iops * s.iops_band_pct / 100) ^ 2)) / nullif(sum(s.iops), 0) END, '
+			'	''mean_band_pct'', CASE WHEN bool_and(s.mean_band_pct IS NOT NULL) FILTER (WHERE s.mean_ms IS NOT NULL) THEN '
+			'		100 * sqrt(sum((s.reads * s.mean_ms * s.mean_band_pct / 100) ^ 2)) / nullif(sum(s.reads * s.mean_ms), 0) END, '
+			'	''p99_band_pct'', CASE WHEN bool_and(s.p99_band_pct IS NOT NULL) FILTER (WHERE s.p99_ms IS NOT NULL) '
+			'		THEN max(s.p99_band_pct) END) '
+			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
+			INTO fleet_fields
+			USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n, stopped;
+		EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own) USING 'ranread_fleet_runs', fleet_fields;
+		EXECUTE format(
+			'SELECT pg_catalog.jsonb_build_object('
+			'	''p50_ms'', %1$I.ranread_histogram_percentile(histogram, 0.5::float8), '
+			'	''p99_ms'', %1$I.ranread_histogram_percentile(histogram, 0.99::float8), '
+			'	''p999_ms'', %1$I.ranread_histogram_percentile(histogram, 0.999::float8)) '
+			'FROM %1$I.ranread_fleet_runs WHERE fleet = $1 AND histogram IS NOT NULL', own)
+			INTO percentiles USING fleet_no;
+		IF percentiles IS NOT NULL THEN
+			EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own) USING 'ranread_fleet_runs', percentiles, '{}'::jsonb;
+		END IF;
+	END record_fleet;
+
+	-- What the fleet run did: a NOTICE if a server completed, a WARNING
+	-- unless all did, and the rows returned, the servers' then the fleet's.
+	<<report>>
+	DECLARE
+		r record;
+	BEGIN
+		EXECUTE format('SELECT f.*, (SELECT count(*) FROM %1$I.ranread_fleet_servers s '
+					   '	WHERE s.fleet = $1 AND s.status = ''completed'') AS completed '
+					   'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) INTO r USING fleet_no;
+		IF r.completed > 0 THEN
+			RAISE NOTICE 'fleet %: % server%, % IOPS together, p99 % ms of the merged reads, slowest %, their windows overlapping by % %%',
+				fleet_no, n, CASE WHEN n = 1 THEN '' ELSE 's' END, round(r.iops), round(r.p99_ms::numeric, 3),
+				coalesce(r.slowest_server::text, 'unknown'), round(r.overlap_pct::numeric, 1);
+		END IF;
+		IF r.status <> 'completed' THEN
+			RAISE WARNING 'fleet % ended %: % of % servers completed', fleet_no, r.status, r.completed, n
+				USING DETAIL = 'ranread_fleet_servers has each server''s status and error; what the others measured is kept.';
+		END IF;
+		RETURN QUERY EXECUTE format(
+			'SELECT ''server'', s.fleet, s.server, s.batch, s.status, s.iops, s.mean_ms, s.p99_ms, s.max_ms, '
+			'	s.start_skew_ms, s.clock_offset_ms, NULL::float8, s.error '
+			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1 '
+			'ORDER BY array_position($2, s.server)', own) USING fleet_no, servers;
+		RETURN QUERY EXECUTE format(
+			'SELECT ''fleet'', f.fleet, NULL::name, NULL::bigint, f.status, f.iops, f.mean_ms, f.p99_ms, f.max_ms, '
+			'	NULL::float8, NULL::float8, f.overlap_pct, NULL::text '
+			'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) USING fleet_no;
+	END report;
+END
+$fleet$;

@@ -1,0 +1,60 @@
+-- sweep.sql: RanRead's step-up methodology: CALL ranread_sweep() and the
+-- rule book that decides each step and writes the verdict (src/sweep).
+
+-- A sweep's outcome, from its row and its steps as recorded: why it ended
+-- (or that it runs), the highest IOPS, the highest within the SLO, the knee.
+CREATE FUNCTION ranread_sweep_verdict(sweep bigint, OUT status text, OUT steps int,
+									  OUT max_iops float8, OUT max_iops_processes int,
+									  OUT slo_iops float8, OUT slo_processes int,
+									  OUT knee_processes int, OUT memory_steps int,
+									  OUT stop_rule text, OUT verdict text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_sweep_verdict'
+LANGUAGE C STABLE STRICT
+SET search_path = pg_catalog, pg_temp;
+
+-- The sweep's rule book (src/rules/sweep_rules.c) for a fleet sweep's runs,
+-- given as arrays: go on, repeat the step or stop, why, and the words
+-- ranread_sweep() would say (src/sweep/sweep_decide.c).  A pure computation
+-- on its arguments, like the histogram functions, so left executable by
+-- PUBLIC.
+CREATE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], processes int[], status text[],
+									 iops float8[], mean_ms float8[], p99_ms float8[], p999_ms float8[],
+									 max_ms float8[], iops_band_pct float8[], mean_band_pct float8[],
+									 p99_band_pct float8[], part_outside_slo boolean[], max_processes int,
+									 max_processes_by text, stop_latency_ms float8, min_scaling_pct float8,
+									 slo_mean_ms float8, slo_p99_ms float8, ended_by text DEFAULT NULL,
+									 OUT decision text, OUT stop_rule text, OUT next_processes int,
+									 OUT step_text text, OUT step_detail text, OUT repeat_text text,
+									 OUT repeat_detail text, OUT verdict text, OUT sweeps_text text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_sweep_decide'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+-- The methodology in one call: one batch per step, committed after each.
+-- No SET clause: a procedure with one cannot commit.
+CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
+							   step_processes int DEFAULT NULL,
+							   max_processes int DEFAULT NULL,
+							   iterations bigint DEFAULT NULL,
+							   duration interval DEFAULT NULL,
+							   target name DEFAULT 'ranread_target',
+							   mode text DEFAULT 'smgr',
+							   block_size int DEFAULT 8192,
+							   stop_latency_ms float8 DEFAULT 10,
+							   min_scaling_pct float8 DEFAULT 25,
+							   slo_mean_ms float8 DEFAULT 2,
+							   slo_p99_ms float8 DEFAULT 5,
+							   slo_p999_ms float8 DEFAULT NULL,
+							   slo_max_ms float8 DEFAULT NULL,
+							   rate_iops float8 DEFAULT NULL,
+							   rate_step_iops float8 DEFAULT NULL,
+							   max_rate_iops float8 DEFAULT NULL,
+							   ramp interval DEFAULT NULL,
+							   iodepth int DEFAULT NULL,
+							   max_iodepth int DEFAULT NULL,
+							   repeat int DEFAULT 1,	-- whole sweeps to run, 1 to 10
+							   prefetch int DEFAULT NULL,	-- stepping prefetch (mode smgr): the first step's
+							   max_prefetch int DEFAULT NULL)
+AS 'MODULE_PATHNAME', 'ranread_sweep'
+LANGUAGE C;
