@@ -24,19 +24,23 @@ PG_CPPFLAGS += -DRANREAD_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 SHLIB_LINK += $(shell pkg-config --libs liburing)
 endif
 
-# The current version's install script is made from sql/src, one file per
-# role, in the order below (each file needs only those before it); every
-# object is defined in one file there.  The update scripts hold deltas only,
-# and the earlier versions' install scripts stay as they were released.
-SQL_SOURCES = $(addprefix sql/src/,header.sql guard.sql history_tables.sql \
-	numbers.sql run.sql readers.sql calibration.sql sweep.sql fleet.sql \
-	views.sql fleet_run.sql fleet_sweep.sql write_sweep.sql grants.sql)
-RANREAD_INSTALL_SQL = sql/ranread--$(EXTVERSION).sql
-DATA_built = $(RANREAD_INSTALL_SQL)
-DATA = $(filter-out $(RANREAD_INSTALL_SQL),$(wildcard sql/ranread--*.sql))
-
-$(RANREAD_INSTALL_SQL): $(SQL_SOURCES)
-	cat $^ >$@
+# The current version's SQL is defined once, in sql/src: one file per role,
+# in the order below (each file needs only those before it).  The Makefile
+# makes two scripts of it:
+# - the install script, every file in turn;
+# - the update from the version before, the deltas the sources cannot say
+#   by running again (sql/update/: new columns, objects dropped to change
+#   their result columns, grants moved), around every file of sql/src but
+#   the tables, whose routines and views are CREATE OR REPLACE.
+# The earlier versions' install and update scripts stay as released (when a
+# version is released, its generated update script is committed as sql/'s).
+SQL_ROUTINES = $(addprefix sql/src/,numbers.sql run.sql readers.sql \
+	calibration.sql sweep.sql fleet.sql views.sql fleet_run.sql \
+	fleet_sweep.sql write_sweep.sql grants.sql)
+SQL_INSTALL = sql/ranread--$(EXTVERSION).sql
+SQL_UPDATE = sql/ranread--1.3--$(EXTVERSION).sql
+DATA_built = $(SQL_INSTALL) $(SQL_UPDATE)
+DATA = $(filter-out $(DATA_built),$(wildcard sql/ranread--*.sql))
 
 TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
@@ -57,6 +61,15 @@ PROVE_TESTS ?= $(TAP_SLOW_FIRST) $(filter-out $(TAP_SLOW_FIRST),$(sort $(wildcar
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# (after PGXS, whose first target, all, stays the default)
+$(SQL_INSTALL): sql/src/header.sql sql/src/guard.sql sql/src/history_tables.sql $(SQL_ROUTINES)
+	cat $^ >$@
+
+$(SQL_UPDATE): sql/update/ranread--1.3--$(EXTVERSION).head.sql sql/src/guard.sql \
+		sql/update/ranread--1.3--$(EXTVERSION).before.sql $(SQL_ROUTINES) \
+		sql/update/ranread--1.3--$(EXTVERSION).after.sql
+	cat $^ >$@
 
 # After PGXS, whose Makefile.global empties PROVE_FLAGS: each file's time,
 # and RANREAD_TAP_JOBS files at once (test/run-tap.sh passes it on; the

@@ -23,6 +23,8 @@ build_packages=(
 )
 test_packages=(
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	# test/t/081_plpgsql_check.pl: the PL/pgSQL programs through plpgsql_check
+	postgresql-15-plpgsql-check
 	libipc-run-perl
 	# bench/*.sh, and test/t/220_lab_caps.pl: fio beside ranread on the capped lab device
 	fio

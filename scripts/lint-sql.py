@@ -8,7 +8,7 @@ extension's schema on the search_path, so an unqualified operator or call
 there can be captured by a look-alike that a role planted in that schema (an
 exact-type match beats pg_catalog's, which needs a cast): PostgreSQL's
 "Security Considerations for Extension Scripts".  Checked, in every
-sql/ranread--*.sql and sql/src/*.sql: views, SQL-standard function bodies (RETURN ... and
+sql/ranread--*.sql, sql/src/*.sql and sql/update/*.sql: views, SQL-standard function bodies (RETURN ... and
 BEGIN ATOMIC ... END), DO blocks and top-level queries (SELECT, INSERT,
 UPDATE, DELETE, WITH).  Not checked: routines that set their own search_path
 (SET search_path = pg_catalog, pg_temp, or set_config() first thing in a
@@ -181,10 +181,10 @@ def findings(path):
 
 def main():
     # the released scripts, and the sources the Makefile makes the current
-    # version's install script from (not that script: its lines are theirs)
+    # version's scripts from (not those scripts: their lines are the sources')
     paths = sys.argv[1:] or ([p for p in sorted(glob.glob("sql/ranread--*.sql"))
-                              if "from sql/src" not in open(p).readline()]
-                             + sorted(glob.glob("sql/src/*.sql")))
+                              if "made by the Makefile" not in open(p).readline()]
+                             + sorted(glob.glob("sql/src/*.sql")) + sorted(glob.glob("sql/update/*.sql")))
     problems = list(dict.fromkeys(f for p in paths for f in findings(p)))
     for p in problems:
         print(p)

@@ -2,7 +2,7 @@
 -- and ranread_calibrate() (the read path against the kernel's own, with a
 -- known answer) (src/calibrate).
 
-CREATE FUNCTION ranread_layers(processes int DEFAULT 4,
+CREATE OR REPLACE FUNCTION ranread_layers(processes int DEFAULT 4,
 							   iterations bigint DEFAULT 10000,
 							   target name DEFAULT 'ranread_target',
 							   duration interval DEFAULT NULL,
@@ -14,7 +14,7 @@ AS 'MODULE_PATHNAME', 'ranread_layers'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
+CREATE OR REPLACE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
 								  iterations bigint DEFAULT 5000,	-- random reads per batch
 								  max_pairs int DEFAULT 30,		-- sequential and random pairs at most (6 to 200)
 								  max_depth int DEFAULT 64,		-- deepest look-ahead tried

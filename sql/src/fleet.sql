@@ -3,7 +3,7 @@
 
 -- a dblink connection to a foreign server, with a connect timeout and the
 -- remote search_path pinned to pg_catalog
-CREATE FUNCTION ranread_fleet_connect(connection text, server name)
+CREATE OR REPLACE FUNCTION ranread_fleet_connect(connection text, server name)
 RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
 LANGUAGE C VOLATILE
@@ -11,7 +11,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- on each server: what its ranread_run() would refuse before it starts, and
 -- the cluster's identity
-CREATE FUNCTION ranread_fleet_check(processes int, iterations bigint, target name, mode text,
+CREATE OR REPLACE FUNCTION ranread_fleet_check(processes int, iterations bigint, target name, mode text,
 									duration interval)
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_fleet_check'
@@ -19,14 +19,14 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
-CREATE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
+CREATE OR REPLACE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
 -- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/history/chart_fleet.c)
-CREATE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
+CREATE OR REPLACE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
 									width int DEFAULT 960,
 									height int DEFAULT 540)
 RETURNS text

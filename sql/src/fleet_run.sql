@@ -2,16 +2,18 @@
 -- on shared storage, released together through dblink and gathered here
 -- (docs/fleet.md).
 
--- The fleet run, the fleet sweep and the write sweep record their rows
--- through those two functions; their code is otherwise 1.3's.
-CREATE FUNCTION ranread_fleet_run(servers name[],
-											 processes int DEFAULT 4,
-											 iterations bigint DEFAULT NULL,
-											 mode text DEFAULT 'smgr',
-											 target name DEFAULT 'ranread_target',
-											 duration interval DEFAULT NULL,
-											 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
-											 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
+-- Its rows are recorded through ranread_history_insert() and
+-- ranread_history_update() (run.sql), as the extension's owner.  A record
+-- read by dynamic SQL has its type given to plpgsql_check by a PRAGMA
+-- (test/t/081_plpgsql_check.pl); at run time that PERFORM does nothing.
+CREATE OR REPLACE FUNCTION ranread_fleet_run(servers name[],
+								 processes int DEFAULT 4,
+								 iterations bigint DEFAULT NULL,
+								 mode text DEFAULT 'smgr',
+								 target name DEFAULT 'ranread_target',
+								 duration interval DEFAULT NULL,
+								 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
+								 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
 RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
 			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
 			  clock_offset_ms float8, overlap_pct float8, error text)
@@ -27,9 +29,9 @@ DECLARE
 	own name;							-- ranread's schema, looked up: its name may hold a quote
 	own_version text;
 	-- from check_servers, each by the server's position in servers
-	conns text[] := '{}';				-- dblink's connection names
-	remote_schemas name[] := '{}';		-- ranread's schema there
-	offsets float8[] := '{}';			-- its clock's offset from the coordinator's, in ms
+	conns text[] := '{}'::text[];				-- dblink's connection names
+	remote_schemas name[] := '{}'::name[];		-- ranread's schema there
+	offsets float8[] := '{}'::float8[];			-- its clock's offset from the coordinator's, in ms
 	-- from start_and_wait
 	fleet_no bigint;
 	common_start timestamptz;			-- on the coordinator's clock
@@ -95,8 +97,8 @@ BEGIN
 	-- started.  Hands on conns (each open), remote_schemas and offsets.
 	<<check_servers>>
 	DECLARE
-		identities text[] := '{}';		-- each cluster's system identifier
-		problems text[] := '{}';
+		identities text[] := '{}'::text[];		-- each cluster's system identifier
+		problems text[] := '{}'::text[];
 		srv name;
 		conn text;
 		r record;
@@ -120,6 +122,7 @@ BEGIN
 					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conn;
 				END IF;
 				EXECUTE format('SELECT %I.ranread_fleet_connect($1::text, $2::name)', own) USING conn, srv;
+				PERFORM 'PRAGMA:TYPE:r (s name, v text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
 				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(s name, v text)', link) INTO r
 					USING conn, 'SELECT n.nspname, e.extversion FROM pg_catalog.pg_extension e '
 								'JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace '
@@ -134,6 +137,7 @@ BEGIN
 				END IF;
 				remote_schemas[i] := r.s;
 				BEGIN
+					PERFORM 'PRAGMA:TYPE:r (id text)';
 					EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(id text)', link) INTO r
 						USING conn, format('SELECT %I.ranread_fleet_check(%s::int, %s::bigint, %L::name, %L::text, %L::interval)',
 										   remote_schemas[i], processes, coalesce(iterations::text, 'NULL'), target, mode,
@@ -168,7 +172,7 @@ BEGIN
 			EXCEPTION WHEN OTHERS THEN
 				GET STACKED DIAGNOSTICS err = PG_EXCEPTION_DETAIL;
 				problems := problems || format('%s: %s%s', srv, SQLERRM,
-											   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
+								   CASE WHEN coalesce(err, '') = '' THEN '' ELSE ' (' || err || ')' END);
 			END;
 		END LOOP;
 		IF cardinality(problems) > 0 THEN
@@ -287,6 +291,7 @@ BEGIN
 				-- cancelled one, whose workers record it just after the leader returns
 				IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
 					FOR attempt IN 1 .. 50 LOOP
+						PERFORM 'PRAGMA:TYPE:r (batch bigint, status text, iops float8, mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, mean_band_pct float8, p99_band_pct float8)';
 						EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
 									   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
 									   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
@@ -369,9 +374,9 @@ BEGIN
 				EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
 					USING 'ranread_fleet_servers',
 						  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
-											 'status', CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000'
+								 'status', CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000'
 															THEN 'disconnected' ELSE 'failed' END,
-											 'error', coalesce(err, SQLERRM), 'clock_offset_ms', offsets[i]);
+								 'error', coalesce(err, SQLERRM), 'clock_offset_ms', offsets[i]);
 			END;
 		END LOOP;
 		FOR i IN 1 .. cardinality(conns) LOOP
@@ -439,7 +444,8 @@ BEGIN
 	DECLARE
 		r record;
 	BEGIN
-		EXECUTE format('SELECT f.*, (SELECT count(*) FROM %1$I.ranread_fleet_servers s '
+		PERFORM 'PRAGMA:TYPE:r (status text, iops float8, p99_ms float8, slowest_server name, overlap_pct float8, completed bigint)';
+		EXECUTE format('SELECT f.status, f.iops, f.p99_ms, f.slowest_server, f.overlap_pct, (SELECT count(*) FROM %1$I.ranread_fleet_servers s '
 					   '	WHERE s.fleet = $1 AND s.status = ''completed'') AS completed '
 					   'FROM %1$I.ranread_fleet_runs f WHERE f.fleet = $1', own) INTO r USING fleet_no;
 		IF r.completed > 0 THEN

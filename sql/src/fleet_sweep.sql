@@ -2,7 +2,7 @@
 -- a ranread_fleet_run(), decided by the read sweep's rule book
 -- (ranread_sweep_decide()).
 
-CREATE PROCEDURE ranread_fleet_sweep(servers name[],
+CREATE OR REPLACE PROCEDURE ranread_fleet_sweep(servers name[],
 									 start_processes int DEFAULT 2,
 									 max_processes int DEFAULT 64,
 									 iterations bigint DEFAULT NULL,
@@ -18,7 +18,7 @@ LANGUAGE plpgsql
 AS $fleet_sweep$
 DECLARE
 	own name;
-	sweeps bigint[] := '{}';
+	sweeps bigint[] := '{}'::bigint[];
 	sweep_no bigint;
 	processes int;
 	cap int;							-- max_processes, or the free worker slots
@@ -129,6 +129,7 @@ BEGIN
 				USING 'ranread_fleet_runs', jsonb_build_object('fleet_sweep', sweep_no, 'sweep_step', step), '{}'::jsonb;
 			ran := processes;
 			-- the rule book, on every run of the sweeps so far
+			PERFORM 'PRAGMA:TYPE:d (decision text, stop_rule text, next_processes int, step_text text, step_detail text, repeat_text text, repeat_detail text, verdict text, sweeps_text text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
 			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
 				NULL::text;
 			RAISE NOTICE 'fleet sweep % % (fleet run %)', sweep_no, d.step_text, fleet_id
@@ -147,6 +148,7 @@ BEGIN
 		IF ended_by IS NOT NULL THEN
 			-- the verdict, the sweep ended by the refused step
 			step := step - 1;
+			PERFORM 'PRAGMA:TYPE:d (decision text, stop_rule text, next_processes int, step_text text, step_detail text, repeat_text text, repeat_detail text, verdict text, sweeps_text text)';
 			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
 				ended_by;
 		END IF;

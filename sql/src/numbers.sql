@@ -2,7 +2,7 @@
 -- arithmetic (src/history/histogram_sql.c): ranread_histogram_merge() adds
 -- batches' histograms, ranread_histogram_percentile() reads one.
 
-CREATE FUNCTION ranread_round_ms(ms float8, decimals int DEFAULT 3)
+CREATE OR REPLACE FUNCTION ranread_round_ms(ms float8, decimals int DEFAULT 3)
 RETURNS numeric
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.round(ms::numeric,
@@ -13,26 +13,26 @@ RETURN pg_catalog.round(ms::numeric,
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
 -- Pure computations on the arrays given, so left executable by PUBLIC.
-CREATE FUNCTION ranread_histogram_add(bigint[], bigint[])
+CREATE OR REPLACE FUNCTION ranread_histogram_add(bigint[], bigint[])
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'ranread_histogram_add'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The histogram itself, or an error saying why it is not one.
-CREATE FUNCTION ranread_histogram_check(bigint[])
+CREATE OR REPLACE FUNCTION ranread_histogram_check(bigint[])
 RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'ranread_histogram_check'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The final function checks a single row, which the aggregate takes as its state unchecked.
-CREATE AGGREGATE ranread_histogram_merge(bigint[]) (
+CREATE OR REPLACE AGGREGATE ranread_histogram_merge(bigint[]) (
 	SFUNC = ranread_histogram_add,
 	STYPE = bigint[],
 	FINALFUNC = ranread_histogram_check,
 	PARALLEL = SAFE
 );
 
-CREATE FUNCTION ranread_histogram_percentile(histogram bigint[], fraction float8)
+CREATE OR REPLACE FUNCTION ranread_histogram_percentile(histogram bigint[], fraction float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'ranread_histogram_percentile'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

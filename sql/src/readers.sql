@@ -1,7 +1,7 @@
 -- readers.sql: the routines that read the history back: export to files,
 -- SVG charts, and comparisons of two batches or two sweeps (src/history).
 
-CREATE FUNCTION ranread_export(directory text,
+CREATE OR REPLACE FUNCTION ranread_export(directory text,
 							   format text DEFAULT 'tsv',
 							   sweep bigint DEFAULT NULL,
 							   csv boolean DEFAULT false,
@@ -15,7 +15,7 @@ SET DateStyle = 'ISO, YMD';
 -- ranread_export()'s files as rows (file name, text), for the client to
 -- save with psql: no server file is written, so the benchmark role needs no
 -- server-file privilege (pg_write_server_files can gain a superuser's).
-CREATE FUNCTION ranread_export_files(format text DEFAULT 'tsv',
+CREATE OR REPLACE FUNCTION ranread_export_files(format text DEFAULT 'tsv',
 									 sweep bigint DEFAULT NULL,
 									 csv boolean DEFAULT false,
 									 svg boolean DEFAULT false)
@@ -28,7 +28,7 @@ SET DateStyle = 'ISO, YMD';
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), the latency
 -- distribution of batches from their histograms, and a batch over time.
-CREATE FUNCTION ranread_chart(sweep bigint DEFAULT NULL,
+CREATE OR REPLACE FUNCTION ranread_chart(sweep bigint DEFAULT NULL,
 							  width int DEFAULT 960,
 							  height int DEFAULT 540)
 RETURNS text
@@ -36,7 +36,7 @@ AS 'MODULE_PATHNAME', 'ranread_chart'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_chart_latency(VARIADIC batches bigint[])
+CREATE OR REPLACE FUNCTION ranread_chart_latency(VARIADIC batches bigint[])
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_latency'
 LANGUAGE C STABLE
@@ -44,7 +44,7 @@ SET search_path = pg_catalog, pg_temp;
 
 -- A batch over time: IOPS and mean and p99 latency per ranread_intervals
 -- row against seconds, and where IOPS fell sharply (the throttle rule).
-CREATE FUNCTION ranread_chart_intervals(batch bigint DEFAULT NULL,
+CREATE OR REPLACE FUNCTION ranread_chart_intervals(batch bigint DEFAULT NULL,
 										width int DEFAULT 960,
 										height int DEFAULT 540)
 RETURNS text
@@ -55,13 +55,13 @@ SET search_path = pg_catalog, pg_temp;
 -- Two batches, or two sweeps, side by side: each measure of A and B, B/A, the
 -- noise band of the measurement in percent and whether B differs by more; a
 -- last row 'verdict' in words (docs/reference.md, "Compare").
-CREATE FUNCTION ranread_compare(batch_a bigint, batch_b bigint)
+CREATE OR REPLACE FUNCTION ranread_compare(batch_a bigint, batch_b bigint)
 RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
 AS 'MODULE_PATHNAME', 'ranread_compare'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_compare_sweeps(sweep_a bigint, sweep_b bigint)
+CREATE OR REPLACE FUNCTION ranread_compare_sweeps(sweep_a bigint, sweep_b bigint)
 RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
 AS 'MODULE_PATHNAME', 'ranread_compare_sweeps'
 LANGUAGE C STABLE

@@ -1,7 +1,7 @@
 -- run.sql: the routines that make targets, run and stop batches and
 -- record them (src/admin, src/run, src/record), and ranread_help().
 
-CREATE FUNCTION ranread_setup(size text DEFAULT NULL,
+CREATE OR REPLACE FUNCTION ranread_setup(size text DEFAULT NULL,
 							  tablespace name DEFAULT NULL,
 							  target name DEFAULT 'ranread_target',
 							  log_level int DEFAULT 1)
@@ -10,7 +10,7 @@ AS 'MODULE_PATHNAME', 'ranread_setup'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_run(processes int,
+CREATE OR REPLACE FUNCTION ranread_run(processes int,
 							iterations bigint,
 							target name DEFAULT 'ranread_target',
 							mode text DEFAULT 'smgr',
@@ -42,26 +42,26 @@ AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_stop()
+CREATE OR REPLACE FUNCTION ranread_stop()
 RETURNS int
 AS 'MODULE_PATHNAME', 'ranread_stop'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_reset()
+CREATE OR REPLACE FUNCTION ranread_reset()
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ranread_reset'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_drop(target name DEFAULT 'ranread_target')
+CREATE OR REPLACE FUNCTION ranread_drop(target name DEFAULT 'ranread_target')
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_drop'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
 -- The batch running now, one row per worker, read live from the run's shared memory.
-CREATE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target name,
+CREATE OR REPLACE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target name,
 								OUT mode text, OUT processes int, OUT worker int, OUT pid int,
 								OUT state text, OUT reads bigint, OUT target_reads bigint,
 								OUT elapsed_s float8, OUT time_left_s float8, OUT iops float8,
@@ -73,7 +73,7 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
 -- Each ranread_setup() running now: how far it is.
-CREATE FUNCTION ranread_setup_running(OUT target name, OUT pid int, OUT state text,
+CREATE OR REPLACE FUNCTION ranread_setup_running(OUT target name, OUT pid int, OUT state text,
 									  OUT bytes_written bigint, OUT bytes_total bigint,
 									  OUT elapsed_s float8, OUT mb_per_s float8, OUT time_left_s float8)
 RETURNS SETOF record
@@ -82,7 +82,7 @@ LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 
 -- The write target writers write to: a logged table, one row a page.
-CREATE FUNCTION ranread_setup_writes(size text DEFAULT '256 MB',
+CREATE OR REPLACE FUNCTION ranread_setup_writes(size text DEFAULT '256 MB',
 									 tablespace name DEFAULT NULL,
 									 target name DEFAULT 'ranread_write_target')
 RETURNS text
@@ -94,19 +94,19 @@ SET search_path = pg_catalog, pg_temp;
 -- record their rows: as the extension's owner, run_by the caller, and only
 -- for the fleet or write sweep number this session drew last
 -- (src/record/history_rows.c).
-CREATE FUNCTION ranread_history_insert(history_table text, fields jsonb)
+CREATE OR REPLACE FUNCTION ranread_history_insert(history_table text, fields jsonb)
 RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_history_insert'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_history_update(history_table text, fields jsonb, matching jsonb)
+CREATE OR REPLACE FUNCTION ranread_history_update(history_table text, fields jsonb, matching jsonb)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ranread_history_update'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION ranread_help()
+CREATE OR REPLACE FUNCTION ranread_help()
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'ranread_help'
 LANGUAGE C IMMUTABLE

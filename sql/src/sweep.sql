@@ -3,7 +3,7 @@
 
 -- A sweep's outcome, from its row and its steps as recorded: why it ended
 -- (or that it runs), the highest IOPS, the highest within the SLO, the knee.
-CREATE FUNCTION ranread_sweep_verdict(sweep bigint, OUT status text, OUT steps int,
+CREATE OR REPLACE FUNCTION ranread_sweep_verdict(sweep bigint, OUT status text, OUT steps int,
 									  OUT max_iops float8, OUT max_iops_processes int,
 									  OUT slo_iops float8, OUT slo_processes int,
 									  OUT knee_processes int, OUT memory_steps int,
@@ -18,7 +18,7 @@ SET search_path = pg_catalog, pg_temp;
 -- ranread_sweep() would say (src/sweep/sweep_decide.c).  A pure computation
 -- on its arguments, like the histogram functions, so left executable by
 -- PUBLIC.
-CREATE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], processes int[], status text[],
+CREATE OR REPLACE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], processes int[], status text[],
 									 iops float8[], mean_ms float8[], p99_ms float8[], p999_ms float8[],
 									 max_ms float8[], iops_band_pct float8[], mean_band_pct float8[],
 									 p99_band_pct float8[], part_outside_slo boolean[], max_processes int,
@@ -33,7 +33,7 @@ LANGUAGE C STABLE PARALLEL SAFE;
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.
-CREATE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
+CREATE OR REPLACE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   step_processes int DEFAULT NULL,
 							   max_processes int DEFAULT NULL,
 							   iterations bigint DEFAULT NULL,

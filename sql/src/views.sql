@@ -4,7 +4,7 @@
 -- ranread's own, so that no look-alike another role planted is bound into
 -- them.
 
-CREATE VIEW ranread_summary AS
+CREATE OR REPLACE VIEW ranread_summary AS
 SELECT run_date,
 	   run_time,
 	   target,
@@ -54,7 +54,7 @@ SELECT run_date,
 	   pg_catalog.round(device_shared_pct::numeric, 1) AS device_shared_pct
 FROM ranread_batches;
 
-CREATE VIEW ranread_progress AS
+CREATE OR REPLACE VIEW ranread_progress AS
 SELECT 'run'::text AS activity,
 	   r.sweep,
 	   r.sweep_step AS step,
@@ -77,7 +77,7 @@ SELECT 'setup', NULL, NULL, NULL, s.state,
 	   pg_catalog.round(s.time_left_s::numeric, 1), NULL, NULL, NULL
 FROM ranread_setup_running() s;
 
-CREATE VIEW ranread_report AS
+CREATE OR REPLACE VIEW ranread_report AS
 SELECT batch,
 	   sweep,
 	   sweep_step AS step,
@@ -91,7 +91,7 @@ SELECT batch,
 	   status
 FROM ranread_batches;
 
-CREATE VIEW ranread_series AS
+CREATE OR REPLACE VIEW ranread_series AS
 SELECT batch,
 	   interval_no,
 	   pg_catalog.round(start_s::numeric, 2) AS start_s,
@@ -105,7 +105,7 @@ SELECT batch,
 	   workers_reading
 FROM ranread_intervals;
 
-CREATE VIEW ranread_series_activity AS
+CREATE OR REPLACE VIEW ranread_series_activity AS
 SELECT batch,
 	   interval_no,
 	   pg_catalog.round(start_s::numeric, 2) AS start_s,
@@ -126,7 +126,7 @@ SELECT batch,
 	   device_writes
 FROM ranread_intervals;
 
-CREATE VIEW ranread_sweeps AS
+CREATE OR REPLACE VIEW ranread_sweeps AS
 SELECT s.sweep,
 	   s.started_at,
 	   v.status,
@@ -150,7 +150,7 @@ SELECT s.sweep,
 FROM ranread_sweep_runs s,
 	 LATERAL ranread_sweep_verdict(s.sweep) v;
 
-CREATE VIEW ranread_write_summary AS
+CREATE OR REPLACE VIEW ranread_write_summary AS
 SELECT w.batch,
 	   pg_catalog.min(w.started_at) AS started_at,
 	   pg_catalog.min(w.write_target) AS write_target,
@@ -176,7 +176,7 @@ FROM ranread_write_results w
 LEFT JOIN ranread_db_activity a ON a.batch OPERATOR(pg_catalog.=) w.batch
 GROUP BY w.batch, a.batch;
 
-CREATE VIEW ranread_fleet_summary AS
+CREATE OR REPLACE VIEW ranread_fleet_summary AS
 SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processes, f.mode, f.target, f.status,
 	   pg_catalog.round(f.iops) AS iops,
 	   ranread_round_ms(f.mean_ms, 3) AS mean_ms,
@@ -188,7 +188,7 @@ SELECT f.fleet, f.fleet_sweep, f.sweep_step, f.started_at, f.servers, f.processe
 		WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.status OPERATOR(pg_catalog.=) 'completed'::text) AS servers_completed
 FROM ranread_fleet_runs f;
 
-CREATE FUNCTION ranread_verdict(sweep bigint DEFAULT NULL)
+CREATE OR REPLACE FUNCTION ranread_verdict(sweep bigint DEFAULT NULL)
 RETURNS TABLE(verdict text)
 LANGUAGE sql STABLE
 BEGIN ATOMIC

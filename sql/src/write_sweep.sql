@@ -6,7 +6,7 @@
 -- so that ranread_write_sweep() decides in C (src/sweep/write_sweep_decide.c).
 -- A pure computation on its arguments, like ranread_sweep_decide(), so left
 -- executable by PUBLIC.
-CREATE FUNCTION ranread_write_sweep_decide(write_rate_iops float8, write_iops float8, write_mean_ms float8,
+CREATE OR REPLACE FUNCTION ranread_write_sweep_decide(write_rate_iops float8, write_iops float8, write_mean_ms float8,
 										   write_p99_ms float8, completed boolean, read_p99_ms float8,
 										   read_p99_band_pct float8, runs int, max_write_rate_iops float8,
 										   slo_write_mean_ms float8, slo_write_p99_ms float8, slo_p99_ms float8,
@@ -15,7 +15,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_write_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
+CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
 									 start_write_rate_iops float8 DEFAULT 100,
 									 max_write_rate_iops float8 DEFAULT 1600,
 									 write_rate_step float8 DEFAULT NULL,	-- added each step (NULL: doubled)
@@ -126,6 +126,7 @@ BEGIN
 			-- one NOTICE a step, the sweep's: the batch's own NOTICEs are hushed (its WARNINGs are not)
 			PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
 			BEGIN
+				PERFORM 'PRAGMA:TYPE:ran (batch bigint, status text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
 				EXECUTE format('SELECT r.batch, r.status FROM %I.ranread_run(processes => $1, iterations => NULL::int8, '
 							   'target => $2, mode => $3, duration => $4, rate_iops => $5, writers => $6, '
 							   'write_rate_iops => $7, write_target => $8) r', own)
@@ -149,6 +150,7 @@ BEGIN
 			runs := runs + 1;
 			batches := batches || ran.batch;
 			-- the step's batches pooled: writes over the batches' spans, latencies from the merged histograms
+			PERFORM 'PRAGMA:TYPE:pooled (write_iops float8, write_mean_ms float8, write_p99_ms float8, writers_completed boolean, shortest_span_s float8, batches_completed boolean, read_p99_ms float8, read_p99_band_pct float8)';
 			EXECUTE format(
 				'SELECT coalesce(pg_catalog.sum(w.writes)::float8 / NULLIF((SELECT pg_catalog.sum(s.span) FROM '
 				'		(SELECT pg_catalog.max(x.elapsed_s) AS span FROM %1$I.ranread_write_results x '
@@ -174,6 +176,7 @@ BEGIN
 			-- a batch that ended long before its duration (its readers done early)
 			-- measured no rate: the step did not complete, and says why
 			early := pooled.shortest_span_s < 0.9 * extract(epoch FROM duration);
+			PERFORM 'PRAGMA:TYPE:d (decision text, within_slo boolean)';
 			EXECUTE format('SELECT * FROM %I.ranread_write_sweep_decide(write_rate_iops => $1, write_iops => $2, '
 						   'write_mean_ms => $3, write_p99_ms => $4, completed => $5, read_p99_ms => $6, '
 						   'read_p99_band_pct => $7, runs => $8, max_write_rate_iops => $9, slo_write_mean_ms => $10, '
@@ -235,6 +238,7 @@ BEGIN
 	END IF;
 
 	-- the verdict: the highest rate within the SLO, and what stopped the sweep
+	PERFORM 'PRAGMA:TYPE:best (rate float8, iops float8)';
 	EXECUTE format('SELECT pg_catalog.max(s.write_rate_iops) FILTER (WHERE s.within_slo) AS rate, '
 				   '(pg_catalog.array_agg(s.write_iops ORDER BY s.write_rate_iops DESC) FILTER (WHERE s.within_slo))[1] AS iops '
 				   'FROM %I.ranread_write_sweep_steps s WHERE s.write_sweep = $1', own)

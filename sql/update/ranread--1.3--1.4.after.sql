@@ -1,0 +1,59 @@
+-- update/ranread--1.3--1.4.after.sql: the last statements of the update to
+-- 1.4, once sql/src has made every routine and view: the grants on the
+-- history taken away, and the grants on the objects made again
+-- (ranread_progress, ranread_run(), ranread_layers()), as
+-- update/ranread--1.3--1.4.before.sql kept them.
+
+-- The grants of 1.3's GRANT block moved over: a role that could record
+-- fleets or write sweeps (INSERT on their tables) may call the two
+-- functions ranread_history_insert() and
+-- ranread_history_update(), and no role but the owner keeps INSERT, UPDATE or DELETE
+-- on a history table (ranread_reset() needs none).  SELECT stays.
+DO $$
+DECLARE
+	grantee record;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
+					ELSE pg_catalog.quote_ident(r.rolname) END AS name,
+			   pg_catalog.bool_or(c.relname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_runs', 'ranread_fleet_servers',
+																			'ranread_write_sweeps', 'ranread_write_sweep_steps']::pg_catalog.name[])
+								  AND a.privilege_type OPERATOR(pg_catalog.=) 'INSERT'::text) AS recorded_fleets
+		FROM pg_catalog.pg_class c
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+		WHERE c.relnamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n
+													 WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema())
+		  AND c.relname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_results', 'ranread_batches', 'ranread_intervals',
+														 'ranread_sweep_runs', 'ranread_fleet_runs', 'ranread_fleet_servers',
+														 'ranread_write_results', 'ranread_db_activity', 'ranread_write_sweeps',
+														 'ranread_write_sweep_steps']::pg_catalog.name[])
+		  AND a.privilege_type OPERATOR(pg_catalog.=) ANY (ARRAY['INSERT', 'UPDATE', 'DELETE']::text[])
+		  AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
+		GROUP BY 1
+		ORDER BY 1
+	LOOP
+		IF grantee.recorded_fleets THEN
+			EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION ranread_history_insert(text, jsonb), '
+									  'ranread_history_update(text, jsonb, jsonb) TO %s', grantee.name);
+		END IF;
+		EXECUTE pg_catalog.format('REVOKE INSERT, UPDATE, DELETE ON ranread_results, ranread_batches, ranread_intervals, '
+								  'ranread_sweep_runs, ranread_fleet_runs, ranread_fleet_servers, ranread_write_results, '
+								  'ranread_db_activity, ranread_write_sweeps, ranread_write_sweep_steps FROM %s',
+								  grantee.name);
+		RAISE WARNING 'ranread 1.4: % no longer holds INSERT, UPDATE or DELETE on ranread''s history, which only ranread writes',
+			grantee.name;
+	END LOOP;
+END
+$$;
+
+DO $$
+DECLARE
+	regrant text;
+BEGIN
+	FOREACH regrant IN ARRAY pg_catalog.current_setting('ranread_update.regrants')::text[]
+	LOOP
+		EXECUTE regrant;
+	END LOOP;
+END
+$$;
