@@ -31,7 +31,8 @@ endif
 # - the update from the version before, the deltas the sources cannot say
 #   by running again (sql/update/: new columns, objects dropped to change
 #   their result columns, grants moved), around every file of sql/src but
-#   the tables, whose routines and views are CREATE OR REPLACE.
+#   the tables: their comments, routines and views are made again (COMMENT
+#   ON, CREATE OR REPLACE).
 # The earlier versions' install and update scripts stay as released (when a
 # version is released, its generated update script is committed as sql/'s).
 SQL_ROUTINES = $(addprefix sql/src/,numbers.sql run.sql readers.sql \
@@ -62,14 +63,16 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# (after PGXS, whose first target, all, stays the default)
-$(SQL_INSTALL): sql/src/header.sql sql/src/guard.sql sql/src/history_tables.sql $(SQL_ROUTINES)
-	cat $^ >$@
+# (after PGXS, whose first target, all, stays the default; made again when
+# the Makefile's lists change)
+$(SQL_INSTALL): Makefile sql/src/header.sql sql/src/guard.sql sql/src/history_tables.sql \
+		sql/src/history_comments.sql $(SQL_ROUTINES)
+	cat $(filter %.sql,$^) >$@
 
-$(SQL_UPDATE): sql/update/ranread--1.3--$(EXTVERSION).head.sql sql/src/guard.sql \
-		sql/update/ranread--1.3--$(EXTVERSION).before.sql $(SQL_ROUTINES) \
+$(SQL_UPDATE): Makefile sql/update/ranread--1.3--$(EXTVERSION).head.sql sql/src/guard.sql \
+		sql/update/ranread--1.3--$(EXTVERSION).before.sql sql/src/history_comments.sql $(SQL_ROUTINES) \
 		sql/update/ranread--1.3--$(EXTVERSION).after.sql
-	cat $^ >$@
+	cat $(filter %.sql,$^) >$@
 
 # After PGXS, whose Makefile.global empties PROVE_FLAGS: each file's time,
 # and RANREAD_TAP_JOBS files at once (test/run-tap.sh passes it on; the

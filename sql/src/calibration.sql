@@ -13,6 +13,7 @@ RETURNS TABLE(layer text, mode text, mean_ms float8, p99_ms float8, adds_mean_ms
 AS 'MODULE_PATHNAME', 'ranread_layers'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_layers(integer,bigint,name,interval,integer,double precision) IS 'the same units through each read path, in rounds: what each layer adds, with its band';
 
 CREATE OR REPLACE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
 								  iterations bigint DEFAULT 5000,	-- random reads per batch
@@ -51,3 +52,4 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_calibrate'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_calibrate(name,bigint,integer,integer,double precision,double precision,interval,boolean) IS 'a random page''s cost in sequential ones with its band, the look-ahead that pays, io_workers on 18: the ALTER TABLESPACE';

@@ -8,6 +8,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_fleet_connect(text,name) IS 'the fleet run''s dblink connection, with a timeout';
 
 -- on each server: what its ranread_run() would refuse before it starts, and
 -- the cluster's identity
@@ -17,6 +18,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_fleet_check'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_fleet_check(integer,bigint,name,text,interval) IS 'on a server: what its run would refuse, and its identity';
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
 CREATE OR REPLACE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
@@ -24,6 +26,7 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_fleet_wait(bigint,text[],name[],name[]) IS 'the fleet run''s wait for its servers';
 
 -- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/history/chart_fleet.c)
 CREATE OR REPLACE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
@@ -33,3 +36,4 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_fleet'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_chart_fleet(bigint,integer,integer) IS 'a fleet sweep as SVG, IOPS stacked by server';

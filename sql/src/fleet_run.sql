@@ -469,3 +469,12 @@ BEGIN
 	END report;
 END
 $fleet$;
+COMMENT ON FUNCTION ranread_fleet_run(name[],integer,bigint,text,name,interval,double precision,interval) IS 'one batch on many servers at once through dblink
+servers: foreign servers (dblink), each with ranread and a user mapping
+processes: processes on each server
+iterations: as ranread_run''s, on each server
+mode: as ranread_run''s, on each server
+target: as ranread_run''s, on each server
+duration: as ranread_run''s, on each server
+max_clock_offset_ms: refuse a server whose clock is further off than this
+start_delay: the common start, this long after the checks';

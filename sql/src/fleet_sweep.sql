@@ -165,3 +165,16 @@ BEGIN
 	END IF;
 END
 $fleet_sweep$;
+COMMENT ON PROCEDURE ranread_fleet_sweep(name[],integer,integer,bigint,interval,text,name,double precision,double precision,double precision,double precision,integer) IS 'a sweep on many servers at once through dblink
+servers: foreign servers (dblink), each with ranread and a user mapping
+start_processes: the first step and the most, per server
+max_processes: the first step and the most, per server
+iterations: as ranread_run''s, on each server
+duration: as ranread_run''s, on each server
+mode: as ranread_run''s, on each server
+target: as ranread_run''s, on each server
+stop_latency_ms: as ranread_sweep''s, judged on the fleet
+min_scaling_pct: as ranread_sweep''s, judged on the fleet
+slo_mean_ms: as ranread_sweep''s, judged on the fleet
+slo_p99_ms: as ranread_sweep''s, judged on the fleet
+repeat: the whole sweep this many times (1 to 10), as ranread_sweep''s';

@@ -11,6 +11,12 @@ AS 'MODULE_PATHNAME', 'ranread_export'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET DateStyle = 'ISO, YMD';
+COMMENT ON FUNCTION ranread_export(text,text,bigint,boolean,boolean) IS 'write ranread_summary to new server-side files: TSV, RanRead''s format, CSV, charts
+directory: an existing directory of the server that its OS user may write
+format: ''tsv'' (every column) or ''ranread'' (RanRead''s seven)
+sweep: only this sweep''s batches and chart; NULL: every batch
+csv: also write every column as CSV
+svg: also write the charts';
 
 -- ranread_export()'s files as rows (file name, text), for the client to
 -- save with psql: no server file is written, so the benchmark role needs no
@@ -24,6 +30,7 @@ AS 'MODULE_PATHNAME', 'ranread_export_files'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET DateStyle = 'ISO, YMD';
+COMMENT ON FUNCTION ranread_export_files(text,bigint,boolean,boolean) IS 'the same files as rows, for psql to save on the client (no server-file privilege)';
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), the latency
@@ -35,12 +42,14 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_chart(bigint,integer,integer) IS 'a sweep as SVG (the latest by default)';
 
 CREATE OR REPLACE FUNCTION ranread_chart_latency(VARIADIC batches bigint[])
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_latency'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_chart_latency(bigint[]) IS 'batches'' latency distributions as SVG';
 
 -- A batch over time: IOPS and mean and p99 latency per ranread_intervals
 -- row against seconds, and where IOPS fell sharply (the throttle rule).
@@ -51,6 +60,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_intervals'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_chart_intervals(bigint,integer,integer) IS 'a batch over time as SVG';
 
 -- Two batches, or two sweeps, side by side: each measure of A and B, B/A, the
 -- noise band of the measurement in percent and whether B differs by more; a
@@ -60,9 +70,11 @@ RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, 
 AS 'MODULE_PATHNAME', 'ranread_compare'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_compare(bigint,bigint) IS 'two batches side by side, against the noise band';
 
 CREATE OR REPLACE FUNCTION ranread_compare_sweeps(sweep_a bigint, sweep_b bigint)
 RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
 AS 'MODULE_PATHNAME', 'ranread_compare_sweeps'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_compare_sweeps(bigint,bigint) IS 'two sweeps side by side, against the noise band';

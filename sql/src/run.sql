@@ -9,6 +9,11 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_setup'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_setup(text,name,name,integer) IS 'create a target and write every block
+size: the target''s size (''256 MB'', ''1.5 TB''); NULL: twice the server''s memory
+tablespace: the tablespace to create it in: the volume under test
+target: the target''s name, a table in the extension''s schema; a role other than a superuser must begin it with ranread_
+log_level: how many NOTICEs, from 0 (none) to 3';
 
 CREATE OR REPLACE FUNCTION ranread_run(processes int,
 							iterations bigint,
@@ -41,24 +46,50 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_run'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_run(integer,bigint,name,text,integer,interval,boolean,interval,interval,interval,double precision,double precision,text,integer,boolean,integer,text,timestamp with time zone,integer,double precision,name,text) IS 'one batch of timed random reads; returns its batch, status, IOPS, mean and p99
+processes: background workers, from 1 to 1024; 0 for writers alone (RanWrite)
+iterations: reads per worker; NULL only with duration
+target: a target made by ranread_setup
+mode: the read path: ''smgr'', ''direct'', ''buffer'' or ''stream''
+block_size: bytes per read: a multiple of 8192, at most 1 MiB
+duration: run time per worker, at most 7 days
+evict: evict the target from the OS page cache first
+ramp: read without counting for this long first
+sample_interval: the length of a row of ranread_intervals, at least 100 ms
+steady_state: end a timed run once IOPS and latency held steady this long
+steady_band_pct: the band of steady_state, in percent
+rate_iops: an open loop: reads per second, all workers together
+arrivals: with rate_iops: ''uniform'' or ''poisson'' gaps
+iodepth: reads in flight per worker, from 1 to 1024
+allow_rereads: allow reading a unit twice (smgr, buffer)
+prefetch: smgr only: advise the kernel this many reads ahead
+distribution: which units: ''uniform'', ''zipf:theta'', ''hotset:P%/Q%'', ''sequential''
+start_at: the wall-clock time at which the workers start reading
+writers: background writers beside the readers, 0 to 1024
+write_rate_iops: with writers: writes per second, all writers together
+write_target: the write target, made by ranread_setup_writes
+checkpoint: with writers: ''during'' asks for a checkpoint a third into the run';
 
 CREATE OR REPLACE FUNCTION ranread_stop()
 RETURNS int
 AS 'MODULE_PATHNAME', 'ranread_stop'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_stop() IS 'stop every ranread worker of the cluster, a sweep, layers run or calibration, and a fleet run waiting here';
 
 CREATE OR REPLACE FUNCTION ranread_reset()
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ranread_reset'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_reset() IS 'delete the caller''s history (a superuser''s call: all of it)';
 
 CREATE OR REPLACE FUNCTION ranread_drop(target name DEFAULT 'ranread_target')
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_drop'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_drop(name) IS 'drop a target and forget it';
 
 -- The batch running now, one row per worker, read live from the run's shared memory.
 CREATE OR REPLACE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target name,
@@ -71,6 +102,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'ranread_running'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_running() IS 'the batch running now, per worker and in total';
 
 -- Each ranread_setup() running now: how far it is.
 CREATE OR REPLACE FUNCTION ranread_setup_running(OUT target name, OUT pid int, OUT state text,
@@ -80,6 +112,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'ranread_setup_running'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_setup_running() IS 'each ranread_setup() running now (the view ranread_progress)';
 
 -- The write target writers write to: a logged table, one row a page.
 CREATE OR REPLACE FUNCTION ranread_setup_writes(size text DEFAULT '256 MB',
@@ -89,6 +122,10 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_setup_writes'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_setup_writes(text,name,name) IS 'create (or replace) the logged write target that writers write to
+size: the write target''s size, at least 1 MB: 32,768 rows at the default, room for 229,376 writes in a run (7 a row), such as 2 writers at 2,000 writes/s for 60 s (120,000)
+tablespace: the tablespace to create it in
+target: the write target''s name, a table in the extension''s schema; a role other than a superuser must begin it with ranread_';
 
 -- How the fleet run and the write sweep (PL/pgSQL, run as their caller)
 -- record their rows: as the extension's owner, run_by the caller, and only
@@ -99,15 +136,18 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_history_insert'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_history_insert(text,jsonb) IS 'how the fleet run and the write sweep record a row (the caller''s, for the number it drew)';
 
 CREATE OR REPLACE FUNCTION ranread_history_update(history_table text, fields jsonb, matching jsonb)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ranread_history_update'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_history_update(text,jsonb,jsonb) IS 'how they change one (the caller''s rows of that number)';
 
 CREATE OR REPLACE FUNCTION ranread_help()
 RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'ranread_help'
 LANGUAGE C IMMUTABLE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_help() IS 'a line per entry point and per read path, each at most 120 characters';

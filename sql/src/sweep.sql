@@ -12,6 +12,7 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_sweep_verdict'
 LANGUAGE C STABLE STRICT
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_sweep_verdict(bigint) IS 'a sweep''s status, highest IOPS, within the SLO, knee, stop rule and verdict';
 
 -- The sweep's rule book (src/rules/sweep_rules.c) for a fleet sweep's runs,
 -- given as arrays: go on, repeat the step or stop, why, and the words
@@ -30,6 +31,7 @@ CREATE OR REPLACE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], proc
 RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ranread_sweep_decide(bigint[],integer[],integer[],text[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],boolean[],integer,text,double precision,double precision,double precision,double precision,text) IS 'the fleet sweep''s next step by ranread_sweep''s rules (any role)';
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.
@@ -58,3 +60,27 @@ CREATE OR REPLACE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   max_prefetch int DEFAULT NULL)
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
+COMMENT ON PROCEDURE ranread_sweep(integer,integer,integer,bigint,interval,name,text,integer,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,interval,integer,integer,integer,integer,integer) IS 'RanRead''s methodology: a committed batch per step until a stop rule; the verdict
+start_processes: processes of the first step
+step_processes: add this many a step; NULL: double
+max_processes: the most processes; NULL: the free worker slots
+iterations: reads per process a step (10,000 without duration)
+duration: run time of a step
+target: a target made by ranread_setup
+mode: the read path, as ranread_run''s
+block_size: bytes per read, as ranread_run''s
+stop_latency_ms: stop when a step''s mean latency is over this
+min_scaling_pct: stop when a step gains less of linear scaling; 0: off
+slo_mean_ms: the SLO''s bound on the mean
+slo_p99_ms: the SLO''s bound on p99
+slo_p999_ms: the SLO''s bound on p99.9; NULL: none
+slo_max_ms: the SLO''s bound on the slowest read; NULL: none
+rate_iops: an open-loop sweep: the first step''s rate
+rate_step_iops: add this rate a step, at least 0.1 (a smaller step would not change the rate as it is recorded, and the sweep would not end); NULL: double
+max_rate_iops: the highest rate, at most 10,000,000
+ramp: passed to each step''s ranread_run
+iodepth: a queue-depth sweep: one process, this depth first
+max_iodepth: the deepest queue (1024 by default)
+repeat: run the whole sweep this many times, 1 to 10
+prefetch: a prefetch sweep (smgr): this distance first
+max_prefetch: the longest distance (1024 by default)';

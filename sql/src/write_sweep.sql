@@ -14,6 +14,7 @@ CREATE OR REPLACE FUNCTION ranread_write_sweep_decide(write_rate_iops float8, wr
 RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_write_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ranread_write_sweep_decide(double precision,double precision,double precision,double precision,boolean,double precision,double precision,integer,double precision,double precision,double precision,double precision) IS 'a write sweep''s step judged by its rule book (any role)';
 
 CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
 									 start_write_rate_iops float8 DEFAULT 100,
@@ -275,3 +276,17 @@ BEGIN
 	RAISE NOTICE '%', words;
 END
 $write_sweep$;
+COMMENT ON PROCEDURE ranread_write_sweep(integer,double precision,double precision,double precision,interval,integer,double precision,double precision,double precision,double precision,text,name,name) IS 'writers'' rate stepped open loop until their commit latency or the readers'' p99 leaves the SLO; the verdict
+writers: writers in every step, 1 to 1024
+start_write_rate_iops: the first step''s writes/s, all writers together
+max_write_rate_iops: the last rate, at least the first, at most 10,000,000
+write_rate_step: writes/s added each step, at least 0.1 (a smaller step would not change the rate, and the sweep would not end); NULL doubles the rate (the last step is cut to the max)
+duration: each step''s batch
+processes: readers beside the writers; 0: writers alone
+rate_iops: the readers'' open-loop rate; NULL: closed loop (needs processes)
+slo_write_p99_ms: the writers'' p99 commit latency bound; NULL: none
+slo_write_mean_ms: the writers'' mean commit latency bound; NULL: none
+slo_p99_ms: the readers'' p99 bound; required with processes, refused without
+mode: the readers'' read path
+target: the read target (named in the batch rows with writers alone too)
+write_target: made by ranread_setup_writes';
