@@ -13,7 +13,13 @@ RETURNS TABLE(layer text, mode text, mean_ms float8, p99_ms float8, adds_mean_ms
 AS 'MODULE_PATHNAME', 'ranread_layers'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_layers(integer,bigint,name,interval,integer,double precision) IS 'the same units through each read path, in rounds: what each layer adds, with its band';
+COMMENT ON FUNCTION ranread_layers(integer,bigint,name,interval,integer,double precision) IS 'the same units through each read path, in rounds: what each layer adds, with its band
+processes: workers of each batch
+iterations: reads per worker and batch
+target: the target to read
+duration: run time per batch instead of iterations
+max_rounds: rounds at most, 3 to 100
+band_pct: stop once every share''s band is within this % of the top layer''s mean';
 
 CREATE OR REPLACE FUNCTION ranread_calibrate(target name DEFAULT 'ranread_target',
 								  iterations bigint DEFAULT 5000,	-- random reads per batch
@@ -52,4 +58,12 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_calibrate'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_calibrate(name,bigint,integer,integer,double precision,double precision,interval,boolean) IS 'a random page''s cost in sequential ones with its band, the look-ahead that pays, io_workers on 18: the ALTER TABLESPACE';
+COMMENT ON FUNCTION ranread_calibrate(name,bigint,integer,integer,double precision,double precision,interval,boolean) IS 'a random page''s cost in sequential ones with its band, the look-ahead that pays, io_workers on 18: the ALTER TABLESPACE
+target: the target to read
+iterations: cold random reads per batch (a sequential batch reads 8 times as many pages)
+max_pairs: ABBA pairs of a sequential and a random batch at most
+max_depth: the look-ahead series goes up to this depth: 0, 1, 2, 4 ... max_depth
+cached_pct: the share of random reads the planner may assume cached: random_page_cost = ratio x (1 - cached_pct / 100)
+band_pct: stop once the ratio''s 95 % band is within this % of its median
+max_duration: stop the pairs after this long
+io_workers: on 18 with io_method worker (superuser): step io_workers too';

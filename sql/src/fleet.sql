@@ -8,7 +8,9 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_fleet_connect'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_fleet_connect(text,name) IS 'the fleet run''s dblink connection, with a timeout';
+COMMENT ON FUNCTION ranread_fleet_connect(text,name) IS 'the fleet run''s dblink connection, with a timeout
+connection: the dblink connection''s name
+server: the foreign server to connect to';
 
 -- on each server: what its ranread_run() would refuse before it starts, and
 -- the cluster's identity
@@ -18,7 +20,12 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_fleet_check'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_fleet_check(integer,bigint,name,text,interval) IS 'on a server: what its run would refuse, and its identity';
+COMMENT ON FUNCTION ranread_fleet_check(integer,bigint,name,text,interval) IS 'on a server: what its run would refuse, and its identity
+processes: as the fleet run will ask of ranread_run()
+iterations: as the fleet run will ask
+target: as the fleet run will ask
+mode: as the fleet run will ask
+duration: as the fleet run will ask';
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
 CREATE OR REPLACE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])
@@ -26,7 +33,11 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'ranread_fleet_wait'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_fleet_wait(bigint,text[],name[],name[]) IS 'the fleet run''s wait for its servers';
+COMMENT ON FUNCTION ranread_fleet_wait(bigint,text[],name[],name[]) IS 'the fleet run''s wait for its servers
+fleet: the fleet run waiting
+connections: its dblink connections, one per server
+servers: its servers, in the same order
+schemas: ranread''s schema on each server';
 
 -- a fleet sweep as an SVG chart: IOPS stacked by server, the fleet's p99 (src/history/chart_fleet.c)
 CREATE OR REPLACE FUNCTION ranread_chart_fleet(fleet_sweep bigint DEFAULT NULL,
@@ -36,4 +47,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_fleet'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_chart_fleet(bigint,integer,integer) IS 'a fleet sweep as SVG, IOPS stacked by server';
+COMMENT ON FUNCTION ranread_chart_fleet(bigint,integer,integer) IS 'a fleet sweep as SVG, IOPS stacked by server
+fleet_sweep: the fleet sweep (NULL: the latest)
+width: the SVG''s width, in pixels
+height: its height, in pixels';

@@ -10,7 +10,9 @@ RETURN pg_catalog.round(ms::numeric,
 							 THEN GREATEST(decimals, LEAST(6, 2 OPERATOR(pg_catalog.-)
 														   pg_catalog.floor(pg_catalog.log(ms::numeric))::int))
 							 ELSE decimals END);
-COMMENT ON FUNCTION ranread_round_ms(double precision,integer) IS 'a latency rounded as the views show it (any role)';
+COMMENT ON FUNCTION ranread_round_ms(double precision,integer) IS 'a latency rounded as the views show it (any role)
+ms: a latency, in ms
+decimals: decimals at least (more below 1 ms: three significant digits)';
 
 -- Latency histograms as stored (bigint[]): merge them, read a percentile.
 -- Pure computations on the arrays given, so left executable by PUBLIC.
@@ -40,4 +42,6 @@ CREATE OR REPLACE FUNCTION ranread_histogram_percentile(histogram bigint[], frac
 RETURNS float8
 AS 'MODULE_PATHNAME', 'ranread_histogram_percentile'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION ranread_histogram_percentile(bigint[],double precision) IS 'a percentile of a histogram, in ms (any role)';
+COMMENT ON FUNCTION ranread_histogram_percentile(bigint[],double precision) IS 'a percentile of a histogram, in ms (any role)
+histogram: a latency histogram (a batch''s histogram column)
+fraction: the percentile as a fraction: 0.99 for p99';

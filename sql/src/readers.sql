@@ -30,7 +30,11 @@ AS 'MODULE_PATHNAME', 'ranread_export_files'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp
 SET DateStyle = 'ISO, YMD';
-COMMENT ON FUNCTION ranread_export_files(text,bigint,boolean,boolean) IS 'the same files as rows, for psql to save on the client (no server-file privilege)';
+COMMENT ON FUNCTION ranread_export_files(text,bigint,boolean,boolean) IS 'the same files as rows, for psql to save on the client (no server-file privilege)
+format: tsv, or ranread for RanRead''s own format
+sweep: only this sweep''s batches (NULL: every batch)
+csv: a CSV file too
+svg: the charts too, as SVG files';
 
 -- Charts as self-contained SVG: a sweep (IOPS bars, mean and p99 latency
 -- lines against processes, the SLO and the knee), the latency
@@ -42,14 +46,18 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_chart(bigint,integer,integer) IS 'a sweep as SVG (the latest by default)';
+COMMENT ON FUNCTION ranread_chart(bigint,integer,integer) IS 'a sweep as SVG (the latest by default)
+sweep: the sweep (NULL: the latest)
+width: the SVG''s width, in pixels
+height: its height, in pixels';
 
 CREATE OR REPLACE FUNCTION ranread_chart_latency(VARIADIC batches bigint[])
 RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_latency'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_chart_latency(bigint[]) IS 'batches'' latency distributions as SVG';
+COMMENT ON FUNCTION ranread_chart_latency(bigint[]) IS 'batches'' latency distributions as SVG
+batches: the batches whose latency distributions to draw';
 
 -- A batch over time: IOPS and mean and p99 latency per ranread_intervals
 -- row against seconds, and where IOPS fell sharply (the throttle rule).
@@ -60,7 +68,10 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_chart_intervals'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_chart_intervals(bigint,integer,integer) IS 'a batch over time as SVG';
+COMMENT ON FUNCTION ranread_chart_intervals(bigint,integer,integer) IS 'a batch over time as SVG
+batch: the batch (NULL: the latest)
+width: the SVG''s width, in pixels
+height: its height, in pixels';
 
 -- Two batches, or two sweeps, side by side: each measure of A and B, B/A, the
 -- noise band of the measurement in percent and whether B differs by more; a
@@ -70,11 +81,15 @@ RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, 
 AS 'MODULE_PATHNAME', 'ranread_compare'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_compare(bigint,bigint) IS 'two batches side by side, against the noise band';
+COMMENT ON FUNCTION ranread_compare(bigint,bigint) IS 'two batches side by side, against the noise band
+batch_a: the batch A, the baseline
+batch_b: the batch B, compared with A';
 
 CREATE OR REPLACE FUNCTION ranread_compare_sweeps(sweep_a bigint, sweep_b bigint)
 RETURNS TABLE(measure text, a float8, b float8, ratio float8, noise_pct float8, verdict text)
 AS 'MODULE_PATHNAME', 'ranread_compare_sweeps'
 LANGUAGE C STABLE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_compare_sweeps(bigint,bigint) IS 'two sweeps side by side, against the noise band';
+COMMENT ON FUNCTION ranread_compare_sweeps(bigint,bigint) IS 'two sweeps side by side, against the noise band
+sweep_a: the sweep A, the baseline
+sweep_b: the sweep B, compared with A';

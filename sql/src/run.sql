@@ -89,7 +89,8 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'ranread_drop'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_drop(name) IS 'drop a target and forget it';
+COMMENT ON FUNCTION ranread_drop(name) IS 'drop a target and forget it
+target: the target to drop';
 
 -- The batch running now, one row per worker, read live from the run's shared memory.
 CREATE OR REPLACE FUNCTION ranread_running(OUT batch bigint, OUT leader_pid int, OUT target name,
@@ -136,14 +137,19 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'ranread_history_insert'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_history_insert(text,jsonb) IS 'how the fleet run and the write sweep record a row (the caller''s, for the number it drew)';
+COMMENT ON FUNCTION ranread_history_insert(text,jsonb) IS 'how the fleet run and the write sweep record a row (the caller''s, for the number it drew)
+history_table: the history table: ranread_fleet_runs, ranread_fleet_servers, ranread_write_sweeps or ranread_write_sweep_steps
+fields: the row, as a JSON object of its columns';
 
 CREATE OR REPLACE FUNCTION ranread_history_update(history_table text, fields jsonb, matching jsonb)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ranread_history_update'
 LANGUAGE C VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_history_update(text,jsonb,jsonb) IS 'how they change one (the caller''s rows of that number)';
+COMMENT ON FUNCTION ranread_history_update(text,jsonb,jsonb) IS 'how they change one (the caller''s rows of that number)
+history_table: the history table, as for ranread_history_insert()
+fields: the columns to set, as a JSON object
+matching: the columns that pick the rows, as a JSON object (within the caller''s rows of the number it drew)';
 
 CREATE OR REPLACE FUNCTION ranread_help()
 RETURNS SETOF text

@@ -12,7 +12,8 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_sweep_verdict'
 LANGUAGE C STABLE STRICT
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION ranread_sweep_verdict(bigint) IS 'a sweep''s status, highest IOPS, within the SLO, knee, stop rule and verdict';
+COMMENT ON FUNCTION ranread_sweep_verdict(bigint) IS 'a sweep''s status, highest IOPS, within the SLO, knee, stop rule and verdict
+sweep: the sweep';
 
 -- The sweep's rule book (src/rules/sweep_rules.c) for a fleet sweep's runs,
 -- given as arrays: go on, repeat the step or stop, why, and the words
@@ -31,7 +32,27 @@ CREATE OR REPLACE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], proc
 RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION ranread_sweep_decide(bigint[],integer[],integer[],text[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],boolean[],integer,text,double precision,double precision,double precision,double precision,text) IS 'the fleet sweep''s next step by ranread_sweep''s rules (any role)';
+COMMENT ON FUNCTION ranread_sweep_decide(bigint[],integer[],integer[],text[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],boolean[],integer,text,double precision,double precision,double precision,double precision,text) IS 'the fleet sweep''s next step by ranread_sweep''s rules (any role)
+sweep: each run''s sweep
+step: each run''s step
+processes: each run''s processes
+status: each run''s status
+iops: each run''s IOPS
+mean_ms: each run''s mean
+p99_ms: each run''s p99
+p999_ms: each run''s p99.9
+max_ms: each run''s slowest read
+iops_band_pct: each run''s IOPS band, in %
+mean_band_pct: each run''s mean band, in %
+p99_band_pct: each run''s p99 band, in %
+part_outside_slo: whether a server of the run was outside the SLO
+max_processes: the most processes a step may have
+max_processes_by: argument or worker slots: what set max_processes
+stop_latency_ms: as ranread_sweep''s
+min_scaling_pct: as ranread_sweep''s
+slo_mean_ms: as ranread_sweep''s
+slo_p99_ms: as ranread_sweep''s
+ended_by: why the last run ended, when it did not complete (NULL: it did)';
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.

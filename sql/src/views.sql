@@ -372,4 +372,5 @@ BEGIN ATOMIC
 	)
 	SELECT line.text FROM line ORDER BY line.n, line.k;
 END;
-COMMENT ON FUNCTION ranread_verdict(bigint) IS 'a sweep''s verdict (the latest by default), a sentence a line';
+COMMENT ON FUNCTION ranread_verdict(bigint) IS 'a sweep''s verdict (the latest by default), a sentence a line
+sweep: the sweep (NULL: the latest)';

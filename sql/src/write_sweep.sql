@@ -14,7 +14,19 @@ CREATE OR REPLACE FUNCTION ranread_write_sweep_decide(write_rate_iops float8, wr
 RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_write_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION ranread_write_sweep_decide(double precision,double precision,double precision,double precision,boolean,double precision,double precision,integer,double precision,double precision,double precision,double precision) IS 'a write sweep''s step judged by its rule book (any role)';
+COMMENT ON FUNCTION ranread_write_sweep_decide(double precision,double precision,double precision,double precision,boolean,double precision,double precision,integer,double precision,double precision,double precision,double precision) IS 'a write sweep''s step judged by its rule book (any role)
+write_rate_iops: the step''s rate asked, all writers together
+write_iops: the rate achieved
+write_mean_ms: the writes'' mean
+write_p99_ms: the writes'' p99
+completed: whether the step''s batches completed
+read_p99_ms: the readers'' p99 (NULL: writers alone)
+read_p99_band_pct: its band, in %
+runs: the step''s runs so far
+max_write_rate_iops: as ranread_write_sweep''s
+slo_write_mean_ms: as ranread_write_sweep''s
+slo_write_p99_ms: as ranread_write_sweep''s
+slo_p99_ms: as ranread_write_sweep''s';
 
 CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
 									 start_write_rate_iops float8 DEFAULT 100,

@@ -67,6 +67,17 @@ ok(keys(%routine_comment) >= 36 && keys(%column_comment) >= 400,
 	  . scalar(keys %column_comment) . ' columns');
 is(join(', ', @uncommented), '', 'every routine, table, view and column has a comment');
 
+# Each named argument a caller passes has a line "argument: meaning" in its
+# routine's comment.
+is($node->safe_psql('postgres', q{
+	SELECT string_agg(p.proname || '(' || a.name || ')', ', ' ORDER BY p.proname, a.n)
+	  FROM pg_proc p,
+		   unnest(p.proargnames, coalesce(p.proargmodes::text[], array_fill('i'::text, ARRAY[coalesce(cardinality(p.proargnames), 0)])))
+			 WITH ORDINALITY AS a(name, mode, n)
+	 WHERE p.proname LIKE 'ranread%' AND a.mode IN ('i', 'b', 'v') AND a.name <> ''
+	   AND strpos(E'\n' || obj_description(p.oid, 'pg_proc'), E'\n' || a.name || ': ') = 0}), '',
+	'every named argument is described in its routine\'s comment');
+
 # The docs' text, as the comments write it.
 sub as_text
 {
