@@ -315,9 +315,11 @@ $node->safe_psql('postgres', 'CREATE ROLE outsider LOGIN');
 like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call ranread_sweep');
 
 # a hostile search_path: its own ranread_run, now() and tables are not used
-# (the impostor spells out ranread_run's types: it must have the same signature)
-$node->safe_psql('postgres', q{CREATE SCHEMA evil;
-	CREATE FUNCTION evil.ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text)
+# (the impostor has ranread_run's signature, read from pg_proc: it stays the
+# same when ranread_run gains an argument)
+my $run_arguments = $node->safe_psql('postgres', q{SELECT pg_get_function_identity_arguments('public.ranread_run'::regproc)});
+$node->safe_psql('postgres', qq{CREATE SCHEMA evil;
+	CREATE FUNCTION evil.ranread_run($run_arguments)
 		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
 	CREATE TABLE evil.ranread_sweep_runs (LIKE public.ranread_sweep_runs);
 	CREATE TABLE evil.ranread_batches (LIKE public.ranread_batches);});
