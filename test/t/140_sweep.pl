@@ -317,7 +317,8 @@ like($e, qr/permission denied for procedure ranread_sweep/, 'PUBLIC may not call
 # a hostile search_path: its own ranread_run, now() and tables are not used
 # (the impostor has ranread_run's signature, read from pg_proc: it stays the
 # same when ranread_run gains an argument)
-my $run_arguments = $node->safe_psql('postgres', q{SELECT pg_get_function_identity_arguments('public.ranread_run'::regproc)});
+my $run_arguments = $node->safe_psql('postgres', q{SELECT string_agg(format_type(t, NULL), ', ' ORDER BY n)
+	FROM pg_proc p, unnest(p.proargtypes) WITH ORDINALITY AS u(t, n) WHERE p.oid = 'public.ranread_run'::regproc});
 $node->safe_psql('postgres', qq{CREATE SCHEMA evil;
 	CREATE FUNCTION evil.ranread_run($run_arguments)
 		RETURNS void LANGUAGE sql AS 'SELECT 1/0';
