@@ -19,6 +19,7 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
@@ -60,19 +61,79 @@ ranread_run_function(void)
 	return function;
 }
 
-/* Refuse a ranread_run() whose SQL signature has another number of arguments. */
+/* The names of ranread_run()'s arguments, in RunArgument's order. */
+static const char *const run_argument_names[RUN_ARG_COUNT] = {
+	[RUN_ARG_PROCESSES] = "processes",
+	[RUN_ARG_ITERATIONS] = "iterations",
+	[RUN_ARG_TARGET] = "target",
+	[RUN_ARG_MODE] = "mode",
+	[RUN_ARG_BLOCK_SIZE] = "block_size",
+	[RUN_ARG_DURATION] = "duration",
+	[RUN_ARG_EVICT] = "evict",
+	[RUN_ARG_RAMP] = "ramp",
+	[RUN_ARG_SAMPLE_INTERVAL] = "sample_interval",
+	[RUN_ARG_STEADY_STATE] = "steady_state",
+	[RUN_ARG_STEADY_BAND_PCT] = "steady_band_pct",
+	[RUN_ARG_RATE_IOPS] = "rate_iops",
+	[RUN_ARG_ARRIVALS] = "arrivals",
+	[RUN_ARG_IODEPTH] = "iodepth",
+	[RUN_ARG_ALLOW_REREADS] = "allow_rereads",
+	[RUN_ARG_PREFETCH] = "prefetch",
+	[RUN_ARG_DISTRIBUTION] = "distribution",
+	[RUN_ARG_START_AT] = "start_at",
+	[RUN_ARG_WRITERS] = "writers",
+	[RUN_ARG_WRITE_RATE_IOPS] = "write_rate_iops",
+	[RUN_ARG_WRITE_TARGET] = "write_target",
+	[RUN_ARG_CHECKPOINT] = "checkpoint",
+};
+
+/*
+ * Refuse a ranread_run() whose SQL signature is not the one this library
+ * reads: another number of arguments, or an argument of another name at a
+ * place (an install script and a library of different versions).
+ */
 static void
-check_argument_count(int count)
+check_signature(HeapTuple tuple)
 {
-	if (count != RUN_ARG_COUNT)
-		elog(ERROR, "ranread_run() has %d arguments, but this library knows %d", count, RUN_ARG_COUNT);
+	Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tuple);
+	Oid		   *types;
+	char	  **names;
+	char	   *modes;
+	int			count = get_func_arg_info(tuple, &types, &names, &modes);
+
+	if (proc->pronargs != RUN_ARG_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ranread_run() is declared with %d arguments, but library ranread reads %d",
+						proc->pronargs, RUN_ARG_COUNT),
+				 errhint("Update the extension to the library's version: ALTER EXTENSION ranread UPDATE.")));
+	/* get_func_arg_info() counts OUT arguments too; the IN ones come first */
+	for (int i = 0; i < RUN_ARG_COUNT; i++)
+		if (names == NULL || i >= count || strcmp(names[i], run_argument_names[i]) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("argument %d of ranread_run() is declared as \"%s\", but library ranread reads it as \"%s\"",
+							i + 1, names && i < count ? names[i] : "", run_argument_names[i]),
+					 errhint("Update the extension to the library's version: ALTER EXTENSION ranread UPDATE.")));
+}
+
+/* Look up ranread_run() (`function`) and check its signature. */
+static void
+check_function_signature(Oid function)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(function));
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for function %u", function);
+	check_signature(tuple);
+	ReleaseSysCache(tuple);
 }
 
 /* The arguments of an SQL call of ranread_run(). */
 void
 ranread_run_args_from_call(FunctionCallInfo fcinfo, RanreadRunArgs *args)
 {
-	check_argument_count(PG_NARGS());
+	check_function_signature(fcinfo->flinfo->fn_oid);
 	for (int i = 0; i < RUN_ARG_COUNT; i++)
 	{
 		args->isnull[i] = PG_ARGISNULL(i);
@@ -97,7 +158,7 @@ ranread_run_args_defaults(Oid function, RanreadRunArgs *args)
 
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for function %u", function);
-	check_argument_count(((Form_pg_proc) GETSTRUCT(tuple))->pronargs);
+	check_signature(tuple);
 	defaults_text = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_proargdefaults, &isnull);
 	if (!isnull)
 		defaults = castNode(List, stringToNode(TextDatumGetCString(defaults_text)));
@@ -139,7 +200,7 @@ ranread_interval_seconds(const Interval *span)
 
 /* A duration argument in ns; 0 if NULL.  Refuses negative parts and more than 7 days. */
 static uint64
-duration_argument(const RanreadRunArgs *args, RunArgument arg, const char *name)
+duration_argument(const RanreadRunArgs *args, RunArgument arg)
 {
 	double		seconds;
 
@@ -149,7 +210,7 @@ duration_argument(const RanreadRunArgs *args, RunArgument arg, const char *name)
 	if (seconds < 0 || seconds > RANREAD_MAX_DURATION_S)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be between 0 and 7 days", name),
+				 errmsg("%s must be between 0 and 7 days", run_argument_names[arg]),
 				 errdetail("No part of the interval may be negative.")));
 	return (uint64) (seconds * 1e9);
 }
@@ -166,14 +227,14 @@ read_time_arguments(const RanreadRunArgs *args, RanreadParams *params)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("sample_interval and steady_band_pct must not be null")));
-	params->ramp_ns = duration_argument(args, RUN_ARG_RAMP, "ramp");
+	params->ramp_ns = duration_argument(args, RUN_ARG_RAMP);
 	if (params->duration_ns > 0 && params->ramp_ns >= params->duration_ns)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ramp must be shorter than duration"),
 				 errdetail("The ramp is the first part of the duration, read but not counted.")));
 
-	params->sample_interval_ns = duration_argument(args, RUN_ARG_SAMPLE_INTERVAL, "sample_interval");
+	params->sample_interval_ns = duration_argument(args, RUN_ARG_SAMPLE_INTERVAL);
 	if (params->sample_interval_ns < RANREAD_MIN_SAMPLE_INTERVAL_MS * UINT64CONST(1000000))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -186,7 +247,7 @@ read_time_arguments(const RanreadRunArgs *args, RanreadParams *params)
 						(double) params->duration_ns / 1e9, RANREAD_SERIES_MAX_CAPACITY),
 				 errhint("Use a longer sample_interval.")));
 
-	params->steady_window_ns = duration_argument(args, RUN_ARG_STEADY_STATE, "steady_state");
+	params->steady_window_ns = duration_argument(args, RUN_ARG_STEADY_STATE);
 	params->steady_band_pct = DatumGetFloat8(args->value[RUN_ARG_STEADY_BAND_PCT]);
 	if (!(params->steady_band_pct > 0 && params->steady_band_pct < 100))
 		ereport(ERROR,

@@ -82,6 +82,29 @@ foreach my $name (sort keys %filled)
 			"$name through $asked columns: the detail counts both");
 	}
 }
+# ranread_run() declared by hand: the library reads its arguments by place,
+# so it checks each one's name, not only their count (55000, not a run with
+# one argument taken for another).
+my $run_arguments = $node->safe_psql('postgres', q{SELECT string_agg(format('%I %s', n, format_type(t, NULL)), ', ' ORDER BY i)
+	FROM pg_proc p, unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) WITH ORDINALITY AS a(n, t, i)
+	WHERE p.oid = 'public.ranread_run'::regproc});
+foreach my $case ([ 'unnamed', 'probe.ranread_run', qr/argument 1 of ranread_run\(\) is declared as "", but library ranread reads it as "processes"/ ],
+	[ 'swapped', 'probe.ranread_run_swapped', qr/argument 5 of ranread_run\(\) is declared as "duration", but library ranread reads it as "block_size"/ ])
+{
+	my ($what, $function, $message) = @$case;
+	if ($what eq 'swapped')
+	{
+		(my $swapped = $run_arguments) =~ s/\bblock_size integer, duration interval\b/duration integer, block_size interval/;
+		$node->safe_psql('postgres', "CREATE FUNCTION $function($swapped) RETURNS record AS '\$libdir/ranread', 'ranread_run' LANGUAGE C");
+	}
+	my $call = "$function(1, 10" . (', NULL' x 20) . ')';
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT * FROM $call AS t(batch bigint, status text, iops numeric, m numeric, p numeric)",
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	is(RanreadTest::sqlstate_of($err), '55000', "ranread_run declared by hand, its arguments $what: refused (55000)");
+	like($err, $message, "ranread_run declared by hand, its arguments $what: the message names the argument");
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), '0', 'and no batch ran');
+
 ok(RanreadTest::log_is_clean($node, $log_offset), 'no crash or internal error');
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server still answers');
 
