@@ -50,10 +50,32 @@ $$;
 DO $$
 DECLARE
 	regrant text;
+	kind text;
+	object_name text;
+	privilege text;
+	target text;
 BEGIN
 	FOREACH regrant IN ARRAY pg_catalog.current_setting('ranread_update.regrants')::text[]
 	LOOP
-		EXECUTE regrant;
+		kind := pg_catalog.split_part(regrant, '|', 1);
+		object_name := pg_catalog.split_part(regrant, '|', 2);
+		privilege := pg_catalog.split_part(regrant, '|', 3);
+		target := object_name;
+		IF kind OPERATOR(pg_catalog.=) 'FUNCTION' THEN
+			-- the routine sql/src made, found by name among the extension's
+			-- members: its argument types are the current version's
+			SELECT p.oid::pg_catalog.regprocedure::text INTO STRICT target
+			FROM pg_catalog.pg_proc p
+				 JOIN pg_catalog.pg_depend d ON d.objid OPERATOR(pg_catalog.=) p.oid
+					AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+					AND d.deptype OPERATOR(pg_catalog.=) 'e'
+				 JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+			WHERE e.extname OPERATOR(pg_catalog.=) 'ranread' AND p.proname OPERATOR(pg_catalog.=) object_name;
+		END IF;
+		EXECUTE pg_catalog.format('GRANT %s ON %s %s TO %s', privilege, kind, target,
+								  pg_catalog.substr(regrant, pg_catalog.length(kind) OPERATOR(pg_catalog.+)
+													pg_catalog.length(object_name) OPERATOR(pg_catalog.+)
+													pg_catalog.length(privilege) OPERATOR(pg_catalog.+) 4));
 	END LOOP;
 END
 $$;

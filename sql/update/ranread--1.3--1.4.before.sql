@@ -25,21 +25,22 @@ ALTER TABLE ranread_write_sweep_steps ADD COLUMN run_by name;
 -- ranread_progress (a row per batch, words for its progress),
 -- ranread_run() (one line: batch, status, IOPS, mean, p99) and
 -- ranread_layers() (a row a layer within 120 columns) answer in other
--- columns, so they are dropped and made again.  Their grants are kept here
--- as GRANT statements, which update/ranread--1.3--1.4.after.sql runs.
+-- columns, so they are dropped and made again.  Their grants are kept here,
+-- each as "kind|name|privilege|grantee", for
+-- update/ranread--1.3--1.4.after.sql to grant again on what sql/src made.
 SELECT pg_catalog.set_config('ranread_update.regrants',
-							 coalesce(pg_catalog.array_agg(pg_catalog.format('GRANT %s ON %s TO %s%s', a.privilege_type, o.name,
+							 coalesce(pg_catalog.array_agg(pg_catalog.format('%s|%s|%s|%s%s', o.kind, o.name, a.privilege_type,
 								 CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
 									  ELSE pg_catalog.quote_ident(r.rolname) END,
 								 CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)), '{}')::text, true)
-FROM (SELECT 'ranread_progress'::text, c.relacl, c.relowner
+FROM (SELECT 'TABLE'::text, c.relname::text, c.relacl, c.relowner
 	  FROM pg_catalog.pg_class c
 	  WHERE c.oid OPERATOR(pg_catalog.=) 'ranread_progress'::pg_catalog.regclass
 	  UNION ALL
-	  SELECT 'FUNCTION ' OPERATOR(pg_catalog.||) p.oid::pg_catalog.regprocedure::text, p.proacl, p.proowner
+	  SELECT 'FUNCTION', p.proname::text, p.proacl, p.proowner
 	  FROM pg_catalog.pg_proc p
 	  WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text)',
-												   'ranread_layers(int, bigint, name, interval, int, float8)']::pg_catalog.regprocedure[]::pg_catalog.oid[])) AS o(name, acl, owner)
+												   'ranread_layers(int, bigint, name, interval, int, float8)']::pg_catalog.regprocedure[]::pg_catalog.oid[])) AS o(kind, name, acl, owner)
 	 CROSS JOIN LATERAL pg_catalog.aclexplode(o.acl) a
 	 LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
 WHERE a.grantee OPERATOR(pg_catalog.<>) o.owner;

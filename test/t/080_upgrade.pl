@@ -115,7 +115,9 @@ $node->safe_psql('old', q{GRANT SELECT, INSERT, DELETE ON ranread_results, ranre
 	CREATE ROLE upgrade_reader LOGIN;
 	GRANT SELECT ON ranread_results, ranread_batches TO upgrade_reader;
 	GRANT DELETE ON ranread_sweep_runs TO PUBLIC;
-	GRANT EXECUTE ON FUNCTION ranread_run TO upgrade_reader;});
+	GRANT EXECUTE ON FUNCTION ranread_run TO upgrade_reader;
+	GRANT SELECT ON ranread_progress TO upgrade_reader WITH GRANT OPTION;
+	GRANT EXECUTE ON FUNCTION ranread_layers TO upgrade_reader;});
 my ($ret, $out, $err) = $node->psql('old', 'SET client_min_messages = notice; ALTER EXTENSION ranread UPDATE');
 is($ret, 0, 'the update to 1.4') or diag($err);
 like($err, qr/WARNING:  ranread 1.4: PUBLIC no longer holds INSERT, UPDATE or DELETE on ranread's history, which only ranread writes\n.*WARNING:  ranread 1.4: upgrade_bench no longer holds/s,
@@ -138,6 +140,11 @@ is($node->safe_psql('old', q{SELECT count(*) FILTER (WHERE run_by IS NULL) || ' 
 is($node->safe_psql('old', q{SELECT array_to_string(proargnames[23:], ',') FROM pg_proc WHERE oid = 'ranread_run'::regproc}),
 	'batch,status,iops,response_time_ms,p99_ms',
 	'1.4\'s ranread_run returns batch, status, iops, response_time_ms and p99_ms');
+is($node->safe_psql('old', q{SELECT has_table_privilege('upgrade_reader', 'ranread_progress', 'SELECT WITH GRANT OPTION')
+	|| ' ' || has_function_privilege('upgrade_reader', 'ranread_layers'::regproc, 'EXECUTE')
+	|| ' ' || has_table_privilege('public', 'ranread_progress', 'SELECT')}),
+	'true true false', 'the view and the function made again keep their grants, a grant option too, and PUBLIC gains none');
+$node->safe_psql('old', 'REVOKE SELECT ON ranread_progress FROM upgrade_reader CASCADE; REVOKE EXECUTE ON FUNCTION ranread_layers FROM upgrade_reader');
 is($node->safe_psql('old', q{SELECT has_function_privilege('upgrade_reader', 'ranread_run'::regproc, 'EXECUTE')
 	|| ' ' || has_function_privilege('public', 'ranread_run'::regproc, 'EXECUTE')}),
 	'true false', 'the update grants the new ranread_run to the roles that had the old one, not to PUBLIC');
@@ -173,14 +180,14 @@ my $describe = q{
 	 WHERE (classoid = 'pg_class'::regclass AND objoid IN (SELECT oid FROM pg_class WHERE relname LIKE 'ranread%'))
 		OR (classoid = 'pg_proc'::regclass AND objoid IN (SELECT oid FROM pg_proc WHERE proname LIKE 'ranread%'))
 	UNION ALL
-	SELECT format('%s %s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, p.proacl,
+	SELECT format('%s %s %s %s %s %s', p.oid::regprocedure, p.proconfig, p.provolatile, coalesce(p.proacl, acldefault('f', p.proowner)),
 				  pg_get_function_result(p.oid), md5(p.prosrc))
 	  FROM pg_proc p WHERE p.proname LIKE 'ranread%'
 	UNION ALL
 	SELECT format('%s %s %s %s', a.aggfnoid::regprocedure, a.aggtransfn, a.aggfinalfn, a.agginitval)
 	  FROM pg_aggregate a WHERE a.aggfnoid::regproc::text LIKE 'ranread%'
 	UNION ALL
-	SELECT format('%s %s %s', c.relname, c.relacl, pg_get_viewdef(c.oid))
+	SELECT format('%s %s %s', c.relname, coalesce(c.relacl, acldefault('r', c.relowner)), pg_get_viewdef(c.oid))
 	  FROM pg_class c WHERE c.relname LIKE 'ranread%' AND c.relkind = 'v'
 	UNION ALL
 	SELECT format('%s %s', c.relname, array_agg(x.conname ORDER BY x.conname))
