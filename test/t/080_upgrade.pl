@@ -137,7 +137,7 @@ is($node->safe_psql('old', q{SELECT string_agg(has_function_privilege(r, f, 'EXE
 is($node->safe_psql('old', q{SELECT count(*) FILTER (WHERE run_by IS NULL) || ' of ' || count(*) FROM ranread_batches}), '2 of 2',
 	'the rows of older versions name no role');
 # and ranread_run answers in one line: made again, granted to the roles that could run it
-is($node->safe_psql('old', q{SELECT array_to_string(proargnames[23:], ',') FROM pg_proc WHERE oid = 'ranread_run'::regproc}),
+is($node->safe_psql('old', q{SELECT array_to_string(proargnames[pronargs + 1:], ',') FROM pg_proc WHERE oid = 'ranread_run'::regproc}),
 	'batch,status,iops,response_time_ms,p99_ms',
 	'1.4\'s ranread_run returns batch, status, iops, response_time_ms and p99_ms');
 is($node->safe_psql('old', q{SELECT has_table_privilege('upgrade_reader', 'ranread_progress', 'SELECT WITH GRANT OPTION')

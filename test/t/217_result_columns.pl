@@ -97,7 +97,8 @@ foreach my $case ([ 'unnamed', 'probe.ranread_run', qr/argument 1 of ranread_run
 		(my $swapped = $run_arguments) =~ s/\bblock_size integer, duration interval\b/duration integer, block_size interval/;
 		$node->safe_psql('postgres', "CREATE FUNCTION $function($swapped) RETURNS record AS '\$libdir/ranread', 'ranread_run' LANGUAGE C");
 	}
-	my $call = "$function(1, 10" . (', NULL' x 20) . ')';
+	my $nulls = $node->safe_psql('postgres', q{SELECT pronargs - 2 FROM pg_proc WHERE oid = 'public.ranread_run'::regproc});
+	my $call = "$function(1, 10" . (', NULL' x $nulls) . ')';
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT * FROM $call AS t(batch bigint, status text, iops numeric, m numeric, p numeric)",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 	is(RanreadTest::sqlstate_of($err), '55000', "ranread_run declared by hand, its arguments $what: refused (55000)");
