@@ -96,7 +96,7 @@ COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, an
 COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step; NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.iodepth IS 'reads: reads in flight per worker (1 for batches recorded before it existed)';
 COMMENT ON COLUMN ranread_batches.registered_buffers IS 'iodepth above 1: true if every worker''s io_uring buffers were registered, false if any worker''s were refused';
-COMMENT ON COLUMN ranread_batches.ended_by IS 'what ended a completed batch: ''iterations'', ''duration'', ''steady state'' (the steady_state rule), or ''coverage'' (a time-based run without allow_rereads had read every unit once); NULL when the batch did not complete';
+COMMENT ON COLUMN ranread_batches.ended_by IS 'what ended a completed batch: ''iterations'', ''duration'', ''steady state'' (the steady_state rule), or ''coverage'' (a timed run had read every unit once); NULL when the batch did not complete';
 COMMENT ON COLUMN ranread_batches.device_shared_pct IS '%: share of the bytes the device read during the batch that its workers'' reads did not cause';
 COMMENT ON COLUMN ranread_batches.iops_band_pct IS '%: the noise band of iops, response_time_ms and p99_ms: the 95 % half-width';
 COMMENT ON COLUMN ranread_batches.mean_band_pct IS '%: the noise band of iops, response_time_ms and p99_ms: the 95 % half-width';
@@ -135,8 +135,8 @@ COMMENT ON COLUMN ranread_intervals.wal_sync_ms IS 'with writers (NULL otherwise
 COMMENT ON COLUMN ranread_intervals.buffers_checkpoint IS 'with writers: buffers written by the checkpointer, the background writer and every other process, likewise';
 COMMENT ON COLUMN ranread_intervals.buffers_clean IS 'with writers: buffers written by the checkpointer, the background writer and every other process, likewise';
 COMMENT ON COLUMN ranread_intervals.buffers_backend IS 'with writers: buffers written by the checkpointer, the background writer and every other process, likewise';
-COMMENT ON COLUMN ranread_intervals.checkpoint_began IS 'any checkpoint (timed, requested, a CHECKPOINT, a run''s checkpoint => ''during'') began in the interval (the redo pointer moved), or ended in it (pg_control recorded it); NULL on a standby or when pg_control could not be read';
-COMMENT ON COLUMN ranread_intervals.checkpoint_ended IS 'any checkpoint (timed, requested, a CHECKPOINT, a run''s checkpoint => ''during'') began in the interval (the redo pointer moved), or ended in it (pg_control recorded it); NULL on a standby or when pg_control could not be read';
+COMMENT ON COLUMN ranread_intervals.checkpoint_began IS 'any checkpoint began in the interval (the redo pointer moved), or ended in it (pg_control recorded it); NULL on a standby or when pg_control could not be read';
+COMMENT ON COLUMN ranread_intervals.checkpoint_ended IS 'any checkpoint began in the interval (the redo pointer moved), or ended in it (pg_control recorded it); NULL on a standby or when pg_control could not be read';
 COMMENT ON COLUMN ranread_intervals.checkpoint_running IS 'one ran at some moment of it: it began or ended in it, or was running at its start';
 COMMENT ON COLUMN ranread_intervals.device_reads IS 'the target''s block device (/proc/diskstats): reads and writes completed in it, everyone''s; NULL when ranread found no device for the target';
 COMMENT ON COLUMN ranread_intervals.device_writes IS 'the target''s block device (/proc/diskstats): reads and writes completed in it, everyone''s; NULL when ranread found no device for the target';

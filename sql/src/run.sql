@@ -124,7 +124,7 @@ AS 'MODULE_PATHNAME', 'ranread_setup_writes'
 LANGUAGE C VOLATILE
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION ranread_setup_writes(text,name,name) IS 'create (or replace) the logged write target that writers write to
-size: the write target''s size, at least 1 MB: 32,768 rows at the default, room for 229,376 writes in a run (7 a row), such as 2 writers at 2,000 writes/s for 60 s (120,000)
+size: the write target''s size, at least 1 MB: 32,768 rows at the default, room for 229,376 writes in a run (7 a row)
 tablespace: the tablespace to create it in
 target: the write target''s name, a table in the extension''s schema; a role other than a superuser must begin it with ranread_';
 

@@ -97,7 +97,7 @@ slo_p99_ms: the SLO''s bound on p99
 slo_p999_ms: the SLO''s bound on p99.9; NULL: none
 slo_max_ms: the SLO''s bound on the slowest read; NULL: none
 rate_iops: an open-loop sweep: the first step''s rate
-rate_step_iops: add this rate a step, at least 0.1 (a smaller step would not change the rate as it is recorded, and the sweep would not end); NULL: double
+rate_step_iops: add this rate a step, at least 0.1; NULL: double
 max_rate_iops: the highest rate, at most 10,000,000
 ramp: passed to each step''s ranread_run
 iodepth: a queue-depth sweep: one process, this depth first

@@ -157,8 +157,8 @@ COMMENT ON COLUMN ranread_report.mode IS 'how it read';
 COMMENT ON COLUMN ranread_report.processes IS 'how it read';
 COMMENT ON COLUMN ranread_report.iodepth IS 'how it read';
 COMMENT ON COLUMN ranread_report.iops IS 'whole IOPS';
-COMMENT ON COLUMN ranread_report.mean_ms IS 'mean and p99 response time, 3 decimals throughout (ranread_round_ms(x): three significant digits below 1 ms, so 0.606, 1.100; ranread_summary''s response_time_ms keeps RanRead''s 2 decimals)';
-COMMENT ON COLUMN ranread_report.p99_ms IS 'mean and p99 response time, 3 decimals throughout (ranread_round_ms(x): three significant digits below 1 ms, so 0.606, 1.100; ranread_summary''s response_time_ms keeps RanRead''s 2 decimals)';
+COMMENT ON COLUMN ranread_report.mean_ms IS 'mean and p99 response time, 3 decimals, or three significant digits below 1 ms';
+COMMENT ON COLUMN ranread_report.p99_ms IS 'mean and p99 response time, 3 decimals, or three significant digits below 1 ms';
 COMMENT ON COLUMN ranread_report.physical_pct IS 'share of reads the device answered, 1 decimal';
 COMMENT ON COLUMN ranread_report.status IS 'as in Statuses';
 
@@ -250,7 +250,7 @@ FROM ranread_sweep_runs s,
 COMMENT ON VIEW ranread_sweeps IS 'One row per sweep, with ranread_sweep_verdict() computed from its steps as they are now.';
 COMMENT ON COLUMN ranread_sweeps.sweep IS 'sweep number (ranread_sweep_seq)';
 COMMENT ON COLUMN ranread_sweeps.started_at IS 'when the sweep began';
-COMMENT ON COLUMN ranread_sweeps.status IS 'running (its session holds the sweep''s advisory lock in this database, objsubid 20020; another database''s sweep of the same number does not count), completed, stopped, or, for a sweep that did not end by itself, cancelled (its last step was cancelled) or interrupted (an error or a crash)';
+COMMENT ON COLUMN ranread_sweeps.status IS 'running, completed, stopped, or, for a sweep that did not end by itself, cancelled (its last step was cancelled) or interrupted (an error or a crash)';
 COMMENT ON COLUMN ranread_sweeps.steps IS 'steps recorded';
 COMMENT ON COLUMN ranread_sweeps.max_iops IS 'the highest IOPS of the steps that count, and its processes';
 COMMENT ON COLUMN ranread_sweeps.max_iops_processes IS 'the highest IOPS of the steps that count, and its processes';

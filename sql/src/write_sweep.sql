@@ -292,7 +292,7 @@ COMMENT ON PROCEDURE ranread_write_sweep(integer,double precision,double precisi
 writers: writers in every step, 1 to 1024
 start_write_rate_iops: the first step''s writes/s, all writers together
 max_write_rate_iops: the last rate, at least the first, at most 10,000,000
-write_rate_step: writes/s added each step, at least 0.1 (a smaller step would not change the rate, and the sweep would not end); NULL doubles the rate (the last step is cut to the max)
+write_rate_step: writes/s added each step, at least 0.1; NULL doubles the rate (the last step is cut to the max)
 duration: each step''s batch
 processes: readers beside the writers; 0: writers alone
 rate_iops: the readers'' open-loop rate; NULL: closed loop (needs processes)
