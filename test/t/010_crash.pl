@@ -23,7 +23,7 @@ kill 'KILL', $victim;
 $h->finish;
 like($$err, qr/terminating connection because of crash of another server process|server closed the connection unexpectedly/,
 	'the caller gets a clear error');
-ok($node->poll_query_until('postgres', 'SELECT true'), 'the server recovers');
+ok(wait_until($node, 'SELECT true'), 'the server recovers');
 is($node->safe_psql('postgres', 'SELECT count(*), sum(reads) FROM ranread_results'),
 	$history, 'committed history is intact after recovery');
 is(worker_count($node), 0, 'no ranread worker survives the crash');
@@ -39,8 +39,7 @@ is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(2, 100)'), 'comp
 
 # Immediate restart in the middle of ranread_setup
 ($h, $out, $err) = start_psql($node, "SELECT ranread_setup('4 GB', target => 'crash_setup', log_level => 0)");
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%crash_setup%' AND pid <> pg_backend_pid()"),
+ok(wait_until($node, "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%crash_setup%' AND pid <> pg_backend_pid()"),
 	'setup is running');
 sleep 1;
 $node->stop('immediate');

@@ -19,8 +19,7 @@ my $force_parallel = $node->safe_psql('postgres', 'SHOW server_version_num') >= 
 my ($hp, $outp, $errp) = start_psql($node, qq{
 	SET $force_parallel = on; SET parallel_setup_cost = 0; SET max_parallel_workers_per_gather = 1;
 	SELECT pg_sleep(5)});
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+ok(wait_until($node, "SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'a parallel worker holds one slot');
 
 # 3 x 5000 reads of 2048 blocks re-read (allowed here, so with a warning): the slots come first
@@ -39,7 +38,7 @@ $hp->finish;
 # The design card's call on a server with few slots and a small target: one
 # refusal names both limits, its HINT a call that starts, and no refusal
 # takes a batch number (1.3 refused twice and used up a number)
-ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+ok(wait_until($node, "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'the parallel worker has left');
 my $drawn = $node->safe_psql('postgres', 'SELECT last_value || is_called::text FROM ranread_batch_seq');
 ($ret, $out, $err) = $node->psql('postgres', 'SELECT ranread_run(20, 10000)', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
@@ -68,7 +67,7 @@ is($node->safe_psql('postgres', 'SELECT status FROM ranread_run(1, 100)'), 'comp
 	'once it has ended, the next run starts');
 # A stop that lands while the workers are still starting
 ($h, $o, $e) = start_psql($node, 'SELECT status FROM ranread_run(3, 1000000000, allow_rereads => true)');
-ok($node->poll_query_until('postgres', sprintf(
+ok(wait_until($node, sprintf(
 	"SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = %d AND granted",
 	20018)), 'a run has started (its batch lock is held)');
 cmp_ok($node->safe_psql('postgres', 'SELECT ranread_stop()'), '>=', 1, 'ranread_stop() signals its workers');

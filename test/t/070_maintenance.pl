@@ -53,8 +53,7 @@ $node->safe_psql('postgres', q{
 		END LOOP;
 	END$$;
 });
-ok($node->poll_query_until('postgres',
-	"SELECT age(relfrozenxid) < 100000 FROM pg_class WHERE relname = 'maint'"),
+ok(wait_until($node, "SELECT age(relfrozenxid) < 100000 FROM pg_class WHERE relname = 'maint'"),
 	'anti-wraparound autovacuum processed the target');
 is($node->safe_psql('postgres', "SELECT autovacuum_count > 0 FROM pg_stat_user_tables WHERE relname = 'maint'"),
 	't', 'it was autovacuum, although autovacuum_enabled is false for the target');

@@ -46,7 +46,6 @@ sub end_session
 }
 
 # Wait (up to 30 s) until $sql returns 't'.
-sub wait_until { return $node->poll_query_until('postgres', $_[0]); }
 
 # 2. A TRUNCATE queued behind the leader's lock before buffer-mode workers
 #    open the target: the workers join the leader's lock group, so they do
@@ -62,7 +61,7 @@ sub wait_until { return $node->poll_query_until('postgres', $_[0]); }
 			END LOOP;
 		END$$;
 		TRUNCATE h_truncated;});
-	ok(wait_until(q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%TRUNCATE h_truncated%'
+	ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%TRUNCATE h_truncated%'
 		AND wait_event = 'PgSleep'}), 'a session waits to TRUNCATE the target as soon as a run locks it');
 	my $t0 = time;
 	my ($h, $out, $err) = start_psql($node,
@@ -82,7 +81,7 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 	"ranread_setup('8 MB', target => 'h_dropped', log_level => 0)")
 {
 	my ($dh) = start_psql($node, "BEGIN; SELECT ranread_drop('h_dropped'); SELECT pg_sleep(2); COMMIT;");
-	ok(wait_until(q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'BEGIN; SELECT ranread_drop%'
+	ok(wait_until($node, q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'BEGIN; SELECT ranread_drop%'
 		AND wait_event = 'PgSleep'}), 'another session holds the drop open');
 	my ($out, $err) = verbose("SELECT $call");
 	$dh->finish;
@@ -97,24 +96,24 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 #    they exit at once, log what they measured, and no run overlaps them.
 {
 	my ($lh) = start_psql($node, 'BEGIN; LOCK ranread_results IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);');
-	ok(wait_until(q{SELECT count(*) = 1 FROM pg_locks WHERE relation = 'ranread_results'::regclass
+	ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_locks WHERE relation = 'ranread_results'::regclass
 		AND mode = 'AccessExclusiveLock' AND granted}), 'another session locks ranread_results');
 	my ($h, $out, $err) = start_psql($node, "SELECT status FROM ranread_run(4, 200, 'h_target')");
-	ok(wait_until(q{SELECT count(*) = 4 FROM pg_stat_activity WHERE backend_type = 'ranread worker'
+	ok(wait_until($node, q{SELECT count(*) = 4 FROM pg_stat_activity WHERE backend_type = 'ranread worker'
 		AND query LIKE '%recording' AND wait_event_type = 'Lock'}), 'four workers wait for the lock to record');
 	my ($out2, $err2) = verbose("SELECT status FROM ranread_run(1, 10, 'h_target')");
 	like($err2, qr/55P03: ranread batch \d+ is already running/, 'a new run is refused meanwhile');
 	my $one = $node->safe_psql('postgres',
 		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'ranread worker' ORDER BY pid LIMIT 1");
 	$node->safe_psql('postgres', "SELECT pg_terminate_backend($one)");
-	ok(wait_until("SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $one"),
+	ok(wait_until($node, "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $one"),
 		'pg_terminate_backend() ends a worker waiting for a lock');
 	$node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 		WHERE query LIKE 'SELECT status FROM ranread_run(4, 200%' AND backend_type = 'client backend'});
 	my $t0 = time;
 	$h->finish;
 	like($$err, qr/canceling statement due to user request/, 'the leader is cancelled');
-	ok(wait_until("SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+	ok(wait_until($node, "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
 		'its workers, waiting for the lock, exit with it');
 	cmp_ok(time - $t0, '<', 5, 'within seconds, not when the lock is released');
 	end_session($lh, 'BEGIN; LOCK ranread_results%');
@@ -127,7 +126,7 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 #     lock_timeout, so the leader's wait ends.
 {
 	my ($lh) = start_psql($node, 'BEGIN; LOCK ranread_batches IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);');
-	ok(wait_until(q{SELECT count(*) = 1 FROM pg_locks WHERE relation = 'ranread_batches'::regclass
+	ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_locks WHERE relation = 'ranread_batches'::regclass
 		AND mode = 'AccessExclusiveLock' AND granted}), 'another session locks ranread_batches');
 	my $t0 = time;
 	my ($out, $err) = verbose("SELECT status FROM ranread_run(2, 100, 'h_target')");
@@ -193,7 +192,7 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 # 7. A user-taken advisory lock cannot pose as a running batch.
 {
 	my ($ah) = start_psql($node, 'SET ROLE bench; SELECT pg_advisory_lock(1381125682, -1); SELECT pg_sleep(60);');
-	ok(wait_until("SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 1381125682 AND granted"),
+	ok(wait_until($node, "SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 1381125682 AND granted"),
 		'a role with no grant holds the advisory lock ranread 1.0 took for its batches');
 	my $t0 = time;
 	is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '0', 'ranread_stop() finds nothing to stop');

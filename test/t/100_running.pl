@@ -21,8 +21,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 
 # by a margin of 2 s only)
 my ($h, $out, $err) = start_psql($node,
 	"SELECT status FROM ranread_run(3, NULL, 'live', mode => 'smgr', duration => '12s', allow_rereads => true)");
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 3 AND min(reads) > 0 FROM ranread_running() WHERE state = 'reading'"),
+ok(wait_until($node, "SELECT count(*) = 3 AND min(reads) > 0 FROM ranread_running() WHERE state = 'reading'"),
 	'three workers are seen reading, each with reads done');
 my $row = $node->safe_psql('postgres', q{
 	SELECT batch = (SELECT last_value FROM ranread_batch_seq),
@@ -53,12 +52,12 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 
 
 # ranread_progress shows a setup as it writes, from another session
 my ($sh, $sout, $serr) = start_psql($node, "SELECT ranread_setup('2 GB', target => 'big', log_level => 0)");
-ok($node->poll_query_until('postgres', q{
+ok(wait_until($node, q{
 	SELECT state = 'writing' AND progress ~ '^big: [1-9][0-9]* of 2048 MB$'
 		   AND substring(progress FROM ': ([0-9]+) of')::int < 2048 AND time_left_s > 0
 	FROM ranread_progress WHERE activity = 'setup'}),
 	'ranread_progress shows a setup writing: its target, MB written of the total and the time left');
-ok($node->poll_query_until('postgres', q{
+ok(wait_until($node, q{
 	SELECT bytes_written > 0 AND bytes_written < bytes_total AND bytes_total = 2147483648 AND pid > 0 AND mb_per_s > 0
 	FROM ranread_setup_running() WHERE target = 'big'}),
 	'ranread_setup_running() has its figures as numbers');
@@ -80,8 +79,7 @@ is($node->safe_psql('postgres', q{BEGIN ISOLATION LEVEL REPEATABLE READ;
 
 # a role's own advisory locks cannot pose as a run's shared memory
 my ($ah) = start_psql($node, 'SELECT pg_advisory_lock(1381125682, 1), pg_advisory_lock(1381125683, 1); SELECT pg_sleep(30);');
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 2 FROM pg_locks WHERE locktype = 'advisory' AND classid IN (1381125682, 1381125683) AND granted"),
+ok(wait_until($node, "SELECT count(*) = 2 FROM pg_locks WHERE locktype = 'advisory' AND classid IN (1381125682, 1381125683) AND granted"),
 	'a session holds advisory locks with ranread\'s keys in its own database');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_running()'), '0', 'ranread_running() ignores them');
 $node->safe_psql('postgres', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_advisory_lock(1381125682%' AND pid <> pg_backend_pid()");

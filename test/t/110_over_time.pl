@@ -123,8 +123,7 @@ foreach my $how ('stopped', 'cancelled')
 	ok(wait_for_readers($node, 2), "$how: the workers read");
 	sleep 3;
 	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run(2, NULL');
-	ok($node->poll_query_until('postgres',
-		"SELECT status = '$how' FROM ranread_batches ORDER BY batch DESC LIMIT 1"), "the batch is recorded as $how");
+	ok(wait_until($node, "SELECT status = '$how' FROM ranread_batches ORDER BY batch DESC LIMIT 1"), "the batch is recorded as $how");
 	check_series("the $how batch", 2);
 }
 done_testing();

@@ -141,7 +141,7 @@ is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step || ':' || status,
 # a cancel during a repeat keeps what was measured: the step's first run and the repeat's reads
 ($h, $out, $err) = start_psql($node,
 	"CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => '6 s', target => 'long', stop_latency_ms => 0.001)");
-ok($node->poll_query_until('postgres', q{
+ok(wait_until($node, q{
 	SELECT count(*) = 1 FROM ranread_progress p
 	WHERE p.activity = 'run' AND p.step = 1 AND p.progress !~ '^0 '
 	  AND p.sweep = (SELECT max(sweep) FROM ranread_sweep_runs)
@@ -227,7 +227,7 @@ is($node->safe_psql('postgres', $count), $sweeps_before, 'neither recorded a swe
 # reached it, and the cancel landed in step 3)
 ($h, $out, $err) = start_psql($node,
 	"CALL ranread_sweep(start_processes => 1, max_processes => 4, duration => '5 s', target => 'long', min_scaling_pct => 0, $far)");
-ok($node->poll_query_until('postgres', q{
+ok(wait_until($node, q{
 	SELECT count(*) = 1 FROM ranread_progress
 	WHERE activity = 'run' AND step = 2 AND progress ~ '^[1-9][0-9]* reads in ' AND state = '2 of 2 reading'
 	  AND sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}),
@@ -250,7 +250,7 @@ like(sweep_row('verdict'), qr/^Highest IOPS: .* at 1 process\. .*It was cancelle
 # the repeat)
 ($h, $out, $err) = start_psql($node,
 	"CALL ranread_sweep(start_processes => 1, max_processes => 8, duration => '5 s', target => 'long', min_scaling_pct => 0, $far)");
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND sweep_step = 2 AND reads > 0}),
 	'the next sweep reaches step 2');
 is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the sweep\'s session, which stops its step');
 $h->finish;
@@ -282,7 +282,7 @@ is($node->safe_psql('postgres', q{SELECT status FROM ranread_batches WHERE sweep
 $node->safe_psql('postgres', q{CREATE ROLE stopper LOGIN; GRANT EXECUTE ON FUNCTION ranread_stop TO stopper;});
 ($h, $out, $err) = start_psql($node,
 	"CALL ranread_sweep(start_processes => 1, max_processes => 2, duration => '3 s', target => 'long', min_scaling_pct => 0, $far)");
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND reads > 0}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND reads > 0}),
 	'a superuser\'s sweep is reading');
 ($r, $o, $e) = $node->psql('postgres', 'SET ROLE stopper; SELECT ranread_stop()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($e, qr/42501: permission denied to stop the session of ranread sweep process \d+\nDETAIL:  Only superusers may stop a superuser's ranread runs\./,

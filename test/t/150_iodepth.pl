@@ -89,8 +89,7 @@ foreach my $how ('stopped', 'cancelled')
 		"$how: ranread_running() shows the workers' and the batch's iodepth") if $how eq 'stopped';
 	sleep 2;
 	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run(2, NULL');
-	ok($node->poll_query_until('postgres',
-		"SELECT status = '$how' AND reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1"),
+	ok(wait_until($node, "SELECT status = '$how' AND reads > 0 FROM ranread_batches ORDER BY batch DESC LIMIT 1"),
 		"iodepth 16, $how: the batch is recorded as $how with its reads");
 	check_batch("iodepth 16, $how", 16, 2);
 	ok(wait_for_no_workers($node),

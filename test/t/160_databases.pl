@@ -111,7 +111,7 @@ is(status_of('postgres', 1), 'cancelled', 'postgres: its sweep 1 stays cancelled
 
 # a setup in dbb is not shown in postgres
 my ($sh, $sout, $serr) = start_psql($node, "SELECT ranread_setup('1 GB', target => 'big', log_level => 0)", 'dbb');
-ok($node->poll_query_until('dbb', q{SELECT count(*) = 1 FROM ranread_progress WHERE activity = 'setup' AND progress LIKE 'big: %'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM ranread_progress WHERE activity = 'setup' AND progress LIKE 'big: %'}, 'dbb'),
 	'dbb: ranread_progress shows its setup writing');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM ranread_progress WHERE activity = 'setup'}), '0',
 	'postgres: ranread_progress does not show dbb\'s setup');

@@ -121,7 +121,7 @@ my $scans = join('', map { "SELECT pg_buffercache_evict_relation('scanned'); SEL
 my ($scanner) = start_psql($node, "SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; "
 	  . "SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; $scans");
 # the run starts once the scans read, not when psql may not have begun yet
-ok($node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'}),
+ok(wait_until($node, q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'}),
 	'the parallel scans are running');
 like(shown($node, q{SELECT status FROM ranread_run(1, NULL, mode => 'stream', iodepth => 8, duration => '2 s', allow_rereads => true)}),
 	qr/WARNING:  pg_stat_io and ranread disagree on the reads of batch \d+\nDETAIL:  pg_stat_io counted \d+ blocks read by background workers during the batch and ranread \d+ buffer misses/,
@@ -144,7 +144,7 @@ foreach my $how ('stopped', 'cancelled')
 	my ($h) = start_psql($node,
 		q{SELECT ranread_run(2, NULL, 'stream_big', mode => 'stream', iodepth => 16, duration => '60 s', allow_rereads => true)});
 	ok(wait_for_readers($node, 2), "$how: the stream's workers are reading");
-	ok($node->poll_query_until('postgres', q{
+	ok(wait_until($node, q{
 		SELECT count(*) > 0 FROM pg_buffercache
 		WHERE relfilenode = pg_relation_filenode('stream_big') AND pinning_backends > 0}),
 		"$how: while it reads, its buffers are pinned");

@@ -89,7 +89,7 @@ is($node->safe_psql('postgres', q{
 # recorded
 my ($h, $hout, $herr) = start_psql($node, 'SELECT layer, mean_ms FROM ranread_layers(2, 60000, max_rounds => 10)');
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
-ok($node->poll_query_until('postgres', qq{SELECT count(*) > 2 * @{[ scalar(@modes) ]} FROM ranread_batches WHERE layers > $run}),
+ok(wait_until($node, qq{SELECT count(*) > 2 * @{[ scalar(@modes) ]} FROM ranread_batches WHERE layers > $run}),
 	'the layers run reaches its second round');
 is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() signals the layers run\'s session, not its two workers');
 $h->finish;
@@ -108,7 +108,7 @@ is(scalar(grep { /\|/ } split /\n/, $$hout) - 1, scalar(@modes), 'the rows of th
 $run = $node->safe_psql('postgres', 'SELECT max(layers) FROM ranread_batches') + 0;
 # once two batches are recorded and a worker of a later one reads, so that
 # the cancel lands in a batch rather than at the boundary the poll saw
-ok($node->poll_query_until('postgres', qq{SELECT (SELECT count(*) > 2 FROM ranread_batches WHERE layers > $run)
+ok(wait_until($node, qq{SELECT (SELECT count(*) > 2 FROM ranread_batches WHERE layers > $run)
 	AND EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading')}),
 	'another layers run has recorded batches and reads');
 interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_layers(1, 60000');
@@ -134,7 +134,7 @@ like($$herr, qr/CONTEXT:  (?:SQL statement "[^\n]*"\n)?layers run $run, round \d
 # before 18 it takes its lock only if no one else holds one, else that batch
 # reads without it; the run ends as any other
 my ($holder) = start_psql($node, 'BEGIN; LOCK TABLE ranread_target IN ACCESS SHARE MODE; SELECT pg_sleep(600)');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid)
 	WHERE l.relation = 'ranread_target'::regclass AND a.query LIKE 'BEGIN; LOCK TABLE ranread_target%'}),
 	'another session holds a lock on the target');
 $out = shown($node, 'SELECT count(*) FROM ranread_layers(1, 600, max_rounds => 3)');

@@ -45,11 +45,11 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batche
 
 # cancelled while waiting for start_at: nothing was read, the workers are gone
 my ($h, $out, $err) = start_psql($node, q{SELECT ranread_run(2, 100, start_at => clock_timestamp() + interval '60 s')});
-$node->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
+wait_until($node, q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
 $node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT ranread_run(2, 100, start_at%' AND pid <> pg_backend_pid()});
 $h->finish;
 like($$err, qr/canceling statement due to user request/, 'a run waiting for start_at can be cancelled');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'}),
+ok(wait_until($node, q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'}),
 	'and its workers are gone');
 
 ok(log_is_clean($node), 'the server log has no internal error');

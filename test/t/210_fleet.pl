@@ -211,7 +211,7 @@ add_server("node$_", $nodes[ $_ - 1 ]) foreach 1 .. 3;
 # cache a run ends once it has read each unit of its 64 MB target, within a second on a quiet machine)
 my ($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, 'direct', duration => '60 s')});
-$nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
+wait_until($nodes[1], q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
 $coordinator->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE query LIKE 'SELECT scope, server, status FROM ranread_fleet_run%' AND pid <> pg_backend_pid()});
 $ch->finish;
@@ -225,7 +225,7 @@ is($coordinator->safe_psql('postgres', q{SELECT status, iops > 0 FROM ranread_fl
 # ranread_stop() on the coordinator stops every server's run, each recorded as stopped with what it read
 my ($sh, $stop_out, $stop_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node2', 'node3'], 2, NULL, 'direct', duration => '60 s')});
-$_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+wait_until($_, q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
 $coordinator->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_stop TO fleeter});
 is($coordinator->safe_psql('postgres', q{SET ROLE fleeter; SELECT ranread_stop()}), '0',
@@ -245,7 +245,7 @@ is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '0', 'with no f
 # ranread_stop()'s 5 s bound ended it: review D8)
 ($sh, $stop_out, $stop_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2'], 2, NULL, 'direct', duration => '60 s')});
-$_->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+wait_until($_, q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 0, 1 ];
 my $stop_started = Time::HiRes::time();
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop() > 0'), 't', 'ranread_stop() with the coordinator among the servers');
@@ -260,7 +260,7 @@ like($$stop_out, qr/server \| node1\s+\| stopped.*server \| node2\s+\| stopped.*
 # by covering it before node3's workers are seen reading, on a busy machine)
 my ($h, $fleet_out, $fleet_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['node1', 'node2', 'node3'], 2, NULL, 'direct', duration => '8 s')});
-$nodes[2]->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
+wait_until($nodes[2], q{SELECT count(*) = 2 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'});
 $nodes[2]->stop('immediate');
 $h->finish;
 like($$fleet_out, qr/server \| node3\s+\| disconnected/, 'the stopped server is recorded as disconnected') or diag($$fleet_err);
@@ -363,7 +363,7 @@ $_->safe_psql('postgres', 'DROP TRIGGER forge ON ranread_batches; DROP FUNCTION 
 add_server('ranread_fleet_1', $nodes[1]);
 ($sh, $stop_out, $stop_err) = start_psql($coordinator,
 	q{SELECT scope, server, status FROM ranread_fleet_run(ARRAY['ranread_fleet_1', 'node3'], 1, NULL, 'direct', duration => '60 s')});
-$_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+wait_until($_, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 1, 2 ];
 is($coordinator->safe_psql('postgres', 'SELECT ranread_stop()'), '1', 'ranread_stop() asks the fleet run');
 is(join(',', map { $_->safe_psql('postgres', q{SELECT status FROM ranread_batches ORDER BY batch DESC LIMIT 1}) } @nodes[ 1, 2 ]),
@@ -373,20 +373,20 @@ $sh->finish;
 # a server that stops answering: one cancel ends the fleet run, recorded (D8)
 ($ch, $cancel_out, $cancel_err) = start_psql($coordinator,
 	q{SELECT scope, server, status, error FROM ranread_fleet_run(ARRAY['node1', 'node2'], 1, NULL, 'direct', duration => '60 s')});
-$_->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
+wait_until($_, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'})
 	foreach @nodes[ 0, 1 ];
 my $silent = $nodes[1]->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT batch FROM %ranread_run(%'});
 ok(kill('STOP', $silent), "the server's backend running the fleet's run stops answering");
 $coordinator->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE query LIKE 'SELECT scope, server, status, error FROM ranread_fleet_run%' AND pid <> pg_backend_pid()});
-ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity
+ok(wait_until($coordinator, q{SELECT count(*) = 0 FROM pg_stat_activity
 	WHERE query LIKE 'SELECT scope, server, status, error FROM ranread_fleet_run%' AND pid <> pg_backend_pid()}),
 	'one cancel ends the fleet run');
 kill('CONT', $silent);
 $ch->finish;
 like($$cancel_out, qr/server \| node1\s+\| cancelled.*server \| node2\s+\| failed\s+\| the server did not end its run within 5 s of the fleet's cancel.*fleet\s+\|\s+\| cancelled/s,
 	'the silent server is recorded as such, the other as cancelled, and the fleet as cancelled') or diag($$cancel_err);
-$nodes[1]->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
+wait_until($nodes[1], q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'});
 
 # a fleet sweep past the servers' free worker slots is cut to them and ends with its verdict (D9)
 # (32 processes on a busy machine's CPUs can pass the default stop_latency_ms of 10 ms: far away here)

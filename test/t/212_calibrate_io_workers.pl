@@ -140,7 +140,7 @@ is(io_state_becomes('unset 3'), 'unset 3', 'io_workers unset again');
 foreach my $how ('pg_cancel_backend', 'ranread_stop')
 {
 	my ($h, $o, $e) = start_psql($node, $call);
-	ok($node->poll_query_until('postgres', q{SELECT count(*) FILTER (WHERE setting IS NOT NULL) > 0
+	ok(wait_until($node, q{SELECT count(*) FILTER (WHERE setting IS NOT NULL) > 0
 		FROM pg_file_settings WHERE name = 'io_workers'}), "$how: the calibration is stepping io_workers");
 	if ($how eq 'ranread_stop')
 	{

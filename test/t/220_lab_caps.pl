@@ -298,7 +298,7 @@ foreach my $attempt (1 .. 2)
 	($h, $o, $e) = start_psql($node, "SELECT batch FROM ranread_run(4, NULL, 'lab', mode => 'direct', duration => '12 s', "
 		  . "sample_interval => '1 s', allow_rereads => true)");
 	ok(wait_for_readers($node, 4), 'the mid-run drop: the workers read');
-	ok($node->poll_query_until('postgres', 'SELECT elapsed_s >= 6 FROM ranread_running() WHERE worker IS NULL'),
+	ok(wait_until($node, 'SELECT elapsed_s >= 6 FROM ranread_running() WHERE worker IS NULL'),
 		'the run is 6 s in');
 	my $before = Time::HiRes::time();
 	lab_set_cap(iops => $low);

@@ -235,11 +235,11 @@ foreach my $how ('stopped', 'cancelled')
 	lab_fuse("reset count=$file stall=$file:8192-" . (2048 * 8192) . ' stall_s=30');
 	my $before = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
 	my ($h, $o, $e) = start_psql($node, "SELECT status FROM ranread_run(2, 100, 'lab_t', mode => 'direct')");
-	ok($node->poll_query_until('postgres', "SELECT pg_read_file('$control') ~ 'waiting_stalled=2'"),
+	ok(wait_until($node, "SELECT pg_read_file('$control') ~ 'waiting_stalled=2'"),
 		"$how: both workers' reads are stalled");
 	my $t0 = time;
 	interrupt_run($node, $h, $how, 'SELECT status FROM ranread_run');
-	$node->poll_query_until('postgres', qq{SELECT (SELECT count(*) FROM ranread_batches WHERE batch > $before) = 1
+	wait_until($node, qq{SELECT (SELECT count(*) FROM ranread_batches WHERE batch > $before) = 1
 		AND NOT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'ranread worker')});
 	my $took = time - $t0;
 	# (a third of the 30 s stall: ended by the interrupt, not by the stall's end, however busy the machine)

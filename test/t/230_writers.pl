@@ -149,11 +149,10 @@ is($node->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE checkpoint_reque
 # A cancelled run: the writers record how it ended, the write target stays whole
 my ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
 	writers => 1, write_rate_iops => 20)});
-ok($node->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer writes');
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer writes');
 sleep 1;
 interrupt_run($node, $h, 'cancelled', 'SELECT * FROM ranread_run(1, NULL');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 4 FROM ranread_write_results}), 'the writer recorded its row');
+ok(wait_until($node, q{SELECT count(*) = 4 FROM ranread_write_results}), 'the writer recorded its row');
 is($node->safe_psql('postgres', q{SELECT status FROM ranread_write_results WHERE batch = (SELECT max(batch) FROM ranread_write_results)}),
 	'cancelled', 'as cancelled');
 is($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(length(filler)) || ' ' || max(length(filler))
@@ -190,8 +189,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batche
 # CREATE TRIGGER waits for
 ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
 	writers => 1, write_rate_iops => 20)});
-ok($node->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'a run with a writer writes');
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'a run with a writer writes');
 ($state, $err) = refused(q{SET lock_timeout = '300ms';
 	CREATE TRIGGER trap BEFORE UPDATE ON ranread_write_target FOR EACH ROW EXECUTE FUNCTION public.trap()});
 is($state, '55P03', 'CREATE TRIGGER on the write target meanwhile waits for the run (here: lock timeout)');
@@ -220,7 +218,7 @@ is($state, '25006', 'writers from a read-only transaction: 25006');
 # a writer waiting for a row another session holds honours its lock_timeout
 # (10 s): the write is cancelled, the writer recorded as failed, the run ends
 my ($lh) = start_psql($node, 'BEGIN; SELECT id FROM ranread_write_target FOR UPDATE; SELECT pg_sleep(60);');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'another session holds every row of the write target');
 ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
 is($node->safe_psql('postgres', q{SELECT status, error ~ 'lock timeout' FROM ranread_write_results ORDER BY batch DESC LIMIT 1}),
@@ -234,7 +232,7 @@ $lh->kill_kill;
 # 1 s run, then releases) commits its write late and completes, but did not
 # keep its rate, and the run says so
 ($lh) = start_psql($node, 'BEGIN; SELECT id FROM ranread_write_target FOR UPDATE; SELECT pg_sleep(3); COMMIT;');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'another session holds every row of the write target for 3 s');
 my $late = shown($node, $run . q{writers => 1, write_rate_iops => 10)}, verbose => 1);
 $lh->finish;
@@ -265,7 +263,7 @@ like(slurp_file($node->logfile, $log_offset),
 # for the lock (which would hold up every session that reads the table)
 $node->safe_psql('postgres', q{GRANT EXECUTE ON FUNCTION ranread_setup_writes TO forgetful});
 my ($lockh) = start_psql($node, 'BEGIN; LOCK ranread_write_target IN ACCESS SHARE MODE; SELECT pg_sleep(60);');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'another session holds a lock on the write target');
 ($state, $err) = refused(q{SET lock_timeout = '2s'; SELECT ranread_setup_writes('2 MB')}, as => [ '-U', 'forgetful' ]);
 is($state, '42501', 'setup_writes over another role\'s write target: 42501 at once, not a lock timeout');
@@ -284,7 +282,7 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 
 # the run's first update of a row has no room on its page
 $node->safe_psql('postgres', q{SELECT ranread_setup_writes('1 MB', target => 'crowded')});
 my ($crowd) = start_psql($node, 'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM crowded; SELECT pg_sleep(60);');
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'another session holds a snapshot');
 $node->safe_psql('postgres', 'UPDATE crowded SET filler = filler') for 1 .. 14;
 ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 20, write_target => 'crowded')});
@@ -304,8 +302,7 @@ is($node->safe_psql('postgres', q{SELECT updates || ' ' || hot_updates FROM ranr
 # ranread_stop() stops the writers with the readers
 ($h, $out, $errref) = start_psql($node, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
 	writers => 1, write_rate_iops => 20)});
-ok($node->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer of a new run writes');
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%writer 1 of 1 writing'}), 'the writer of a new run writes');
 is($node->safe_psql('postgres', 'SELECT ranread_stop()'), '2', 'ranread_stop() signals its reader and its writer');
 $h->finish;
 is($node->safe_psql('postgres', q{SELECT b.status || ' ' || w.status FROM ranread_batches b JOIN ranread_write_results w USING (batch)
@@ -318,7 +315,7 @@ $write_before = $node->safe_psql('postgres', $write_md5);
 ($h, $out, $errref) = start_psql($node, q{CALL ranread_sweep(start_processes => 1, duration => '3 s', rate_iops => 20,
 	rate_step_iops => 20, max_rate_iops => 200, min_scaling_pct => 0,
 	stop_latency_ms => 1000, slo_mean_ms => 1000, slo_p99_ms => 1000)});
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND sweep IS NOT NULL AND reads > 0}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM ranread_running() WHERE worker IS NULL AND sweep IS NOT NULL AND reads > 0}),
 	'a sweep runs');
 ($state, $err) = refused($run . q{writers => 1, write_rate_iops => 10)});
 is($state, '55P03', 'a run with writers meanwhile: 55P03');

@@ -53,8 +53,7 @@ my $log_offset = -s $primary->logfile;
 
 my ($h, $outref, $errref) = start_psql($primary, q{SELECT * FROM ranread_run(1, NULL, duration => '60 s', rate_iops => 20,
 	writers => 2, write_rate_iops => 10)});
-ok($primary->poll_query_until('postgres',
-	q{SELECT count(*) = 2 FROM pg_stat_activity WHERE query LIKE 'ranread batch %: writer % of 2 writing'}),
+ok(wait_until($primary, q{SELECT count(*) = 2 FROM pg_stat_activity WHERE query LIKE 'ranread batch %: writer % of 2 writing'}),
 	'the writers write');
 my $pid = $primary->safe_psql('postgres',
 	q{SELECT pid FROM pg_stat_activity WHERE query LIKE 'ranread batch %: writer 1 of 2 writing'});
@@ -62,7 +61,7 @@ ok(kill('KILL', $pid), "writer 1 (pid $pid) killed with SIGKILL");
 $h->finish;
 like($$errref, qr/terminat|server closed the connection|connection to server was lost/,
 	'the caller loses its session to the crash');
-ok($primary->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'the server recovers and accepts connections');
+ok(wait_until($primary, 'SELECT NOT pg_is_in_recovery()'), 'the server recovers and accepts connections');
 my $log = slurp_file($primary->logfile, $log_offset);
 like($log, qr/\(PID $pid\) was terminated by signal 9.*\n.*DETAIL:  Failed process was running: ranread batch \d+: writer 1 of 2 writing/,
 	'the postmaster logged the killed writer');

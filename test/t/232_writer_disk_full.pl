@@ -56,7 +56,7 @@ my $history = $node->safe_psql('postgres', sprintf($history_sql, $first));
 # A session holding a snapshot: no version written after it can be pruned.
 my ($holder, $holder_out, $holder_err) = start_psql($node, q{SET application_name = 'snapshot_holder';
 	BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM ranread_write_target; SELECT pg_sleep(3600)});
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity
 	WHERE application_name = 'snapshot_holder' AND wait_event = 'PgSleep' AND backend_xmin IS NOT NULL}),
 	'a second session holds a snapshot');
 # Update every row, round after round, until each row's newest version is
@@ -80,7 +80,7 @@ note "every row updated $fill_updates times";
 my $updates_sql = q{SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'ranread_write_target'};
 my $updates_before = $node->safe_psql('postgres',
 	"SELECT $fill_updates * 128 + sum(writes) FROM ranread_write_results");
-ok($node->poll_query_until('postgres', $updates_sql, $updates_before),
+ok(wait_until($node, $updates_sql, $updates_before),
 	"the server counted the first batch's writes and the $fill_updates updates of every row");
 is($node->safe_psql('postgres',
 	q{SELECT n_tup_upd - n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'ranread_write_target'}),

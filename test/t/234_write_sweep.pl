@@ -219,7 +219,7 @@ is($node->safe_psql('postgres', q{SELECT NOT EXISTS (SELECT FROM ranread_write_s
 # While writers alone run, ranread_running() and ranread_progress show the
 # batch's total row, with state 'writers alone' and no reads (review D6)
 my ($wh) = start_psql($node, q{SELECT batch FROM ranread_run(0, NULL, duration => '30 s', writers => 1, write_rate_iops => 20)});
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM ranread_running() WHERE state = 'writers alone'}),
+ok(wait_until($node, q{SELECT count(*) = 1 FROM ranread_running() WHERE state = 'writers alone'}),
 	'ranread_running() shows a run of writers alone');
 like($node->safe_psql('postgres', q{SELECT count(*) || ' ' || min(state) || ', ' || min(progress)
 	FROM ranread_progress WHERE activity = 'run'}), qr/^1 writers alone, 0 reads in [0-9.]+ s$/,

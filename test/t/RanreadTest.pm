@@ -10,8 +10,9 @@ use PostgreSQL::Test::Cluster;
 use File::Path ();
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes ();
 
-our @EXPORT = qw(new_node start_psql wait_for_readers wait_for_no_workers worker_count sqlstate_of
+our @EXPORT = qw(new_node start_psql wait_until wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
   lab_missing lab_node lab_set_cap lab_set_readahead lab_run lab_done lab_fuse lab_fuse_stats
   extra_enabled timing_skip restart_denying);
@@ -96,11 +97,37 @@ sub io_worker_reads
 	return $reads;
 }
 
-# Wait (up to 30 s) until $n ranread workers are reading.
+# The one bounded wait of the suite: until $sql (a query answering one
+# boolean) answers true in database $db (postgres if not given), asked every
+# 0.1 s for at most PostgreSQL::Test::Utils's timeout_default (180 s unless
+# PG_TEST_TIMEOUT_DEFAULT says otherwise).  Returns whether it did.  A wait
+# that times out says what it waited for, for how long, and what the query
+# answered last, so that its failure explains itself.
+sub wait_until
+{
+	my ($node, $sql, $db) = @_;
+	$db //= 'postgres';
+	my $limit = $PostgreSQL::Test::Utils::timeout_default;
+	my $started = Time::HiRes::time();
+	my $last = '';
+	while (Time::HiRes::time() - $started < $limit)
+	{
+		my ($ret, $out, $err) = $node->psql($db, $sql);
+		return 1 if $ret == 0 && $out eq 't';
+		$last = $ret == 0 ? "'$out'" : "an error: $err";
+		Time::HiRes::usleep(100_000);
+	}
+	(my $what = $sql) =~ s/\s+/ /g;
+	diag(sprintf("waited %.0f s in database %s for: %s\nIts last answer: %s",
+		Time::HiRes::time() - $started, $db, $what, $last));
+	return 0;
+}
+
+# Wait until $n ranread workers are reading.
 sub wait_for_readers
 {
 	my ($node, $n) = @_;
-	return $node->poll_query_until('postgres',
+	return wait_until($node,
 		"SELECT count(*) >= $n FROM pg_stat_activity WHERE backend_type = 'ranread worker' AND query LIKE '%reading'");
 }
 
@@ -108,8 +135,7 @@ sub wait_for_readers
 sub wait_for_no_workers
 {
 	my ($node) = @_;
-	return $node->poll_query_until('postgres',
-		"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'");
+	return wait_until($node, "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'");
 }
 
 # End the run that start_psql() began with harness $h, whose query begins
