@@ -58,31 +58,55 @@ sub xml_valid
 	return system("xmllint --noout '$path' 2>/dev/null") == 0;
 }
 
-# PNG filter types 0-4 (PNG spec, section 9): undo one row's filter.
+# PNG filter types 0-4 (PNG spec, section 9): undo one row's filter, the
+# bytes of $raw against those of the row above, $previous (strings of
+# equal length); returns the row's bytes as a string.  Up (2), a chart's
+# most frequent filter, adds the row above 8 bytes at a time, each byte
+# modulo 256: (a & 0x7f..) + (b & 0x7f..) cannot carry out of a byte, and
+# the top bits are then xor-ed in.
 sub unfilter
 {
 	my ($type, $raw, $previous, $bpp) = @_;
-	my @row = unpack('C*', $raw);
-	my @up = @$previous;
-	for my $i (0 .. $#row)
+	return $raw if $type == 0;
+	if ($type == 2)
 	{
-		my $left = $i >= $bpp ? $row[ $i - $bpp ] : 0;
-		my $above = $up[$i];
-		my $corner = $i >= $bpp ? $up[ $i - $bpp ] : 0;
-		my $predictor = 0;
-		if ($type == 1) { $predictor = $left }
-		elsif ($type == 2) { $predictor = $above }
-		elsif ($type == 3) { $predictor = int(($left + $above) / 2) }
-		elsif ($type == 4)
-		{
-			my $p = $left + $above - $corner;
-			my ($pa, $pb, $pc) = (abs($p - $left), abs($p - $above), abs($p - $corner));
-			$predictor = ($pa <= $pb && $pa <= $pc) ? $left : ($pb <= $pc ? $above : $corner);
-		}
-		elsif ($type != 0) { die "PNG filter type $type does not exist" }
-		$row[$i] = ($row[$i] + $predictor) & 0xff;
+		return $previous if $raw !~ /[^\0]/;
+		my $pad = (8 - length($raw) % 8) % 8;
+		my @a = unpack('Q*', $raw . ("\0" x $pad));
+		my @b = unpack('Q*', $previous . ("\0" x $pad));
+		my ($low, $high) = (unpack('Q', "\x7f" x 8), unpack('Q', "\x80" x 8));
+		my $sum = pack('Q*', map { (($a[$_] & $low) + ($b[$_] & $low)) ^ (($a[$_] ^ $b[$_]) & $high) } 0 .. $#a);
+		return substr($sum, 0, length $raw);
 	}
-	return \@row;
+	my @row = unpack('C*', $raw);
+	if ($type == 1)
+	{
+		$row[$_] = ($row[$_] + $row[ $_ - $bpp ]) & 0xff for $bpp .. $#row;
+		return pack('C*', @row);
+	}
+	my @up = unpack('C*', $previous);
+	if ($type == 3)
+	{
+		for my $i (0 .. $#row)
+		{
+			my $left = $i >= $bpp ? $row[ $i - $bpp ] : 0;
+			$row[$i] = ($row[$i] + (($left + $up[$i]) >> 1)) & 0xff;
+		}
+	}
+	elsif ($type == 4)
+	{
+		# Paeth: of left (a), above (b) and upper left (c), the one nearest
+		# a + b - c; |p - a| = |b - c|, |p - b| = |a - c|, |p - c| = |a + b - 2c|
+		$row[$_] = ($row[$_] + $up[$_]) & 0xff for 0 .. $bpp - 1;
+		for my $i ($bpp .. $#row)
+		{
+			my ($a, $b, $c) = ($row[ $i - $bpp ], $up[$i], $up[ $i - $bpp ]);
+			my ($pa, $pb, $pc) = (abs($b - $c), abs($a - $c), abs($a + $b - 2 * $c));
+			$row[$i] = ($row[$i] + ($pa <= $pb && $pa <= $pc ? $a : $pb <= $pc ? $b : $c)) & 0xff;
+		}
+	}
+	else { die "PNG filter type $type does not exist" }
+	return pack('C*', @row);
 }
 
 # A PNG's width, height, share of non-white pixels and number of distinct
@@ -110,21 +134,27 @@ sub png_facts
 	my $bpp = $colour == 6 ? 4 : 3;
 	my $pixels = uncompress($idat) // die "$path: its image data does not inflate";
 	my $stride = $width * $bpp;
-	my $previous = [ (0) x $stride ];
-	my ($coloured, %colours) = (0);
+	die "$path: its image data holds " . length($pixels) . ' bytes, not ' . $height * ($stride + 1)
+	  unless length($pixels) == $height * ($stride + 1);
+	# each pixel not white, its red, green and blue (alpha left out), the
+	# white ones skipped by the regular expression engine
+	my $not_white = $bpp == 4 ? qr/\G(?:\xff\xff\xff.)*+(...)./s : qr/\G(?:\xff\xff\xff)*+(...)/s;
+	my ($previous, $coloured, %colours, %row_colours) = ("\0" x $stride, 0);
 	for my $y (0 .. $height - 1)
 	{
 		my $offset = $y * ($stride + 1);
 		my $row = unfilter(ord(substr($pixels, $offset, 1)), substr($pixels, $offset + 1, $stride), $previous, $bpp);
-		for (my $x = 0; $x < $stride; $x += $bpp)
+		if ($y == 0 || $row ne $previous)
 		{
-			my $pixel = join(',', @$row[ $x .. $x + 2 ]);
-			$colours{$pixel}++;
-			$coloured++ if $pixel ne '255,255,255';
+			%row_colours = ();
+			$row_colours{$1}++ while $row =~ /$not_white/g;
 		}
+		$colours{$_} += $row_colours{$_} foreach keys %row_colours;
 		$previous = $row;
 	}
-	return ($width, $height, $coloured / ($width * $height), scalar(keys %colours));
+	$coloured += $_ foreach values %colours;
+	my $white = $width * $height - $coloured;
+	return ($width, $height, $coloured / ($width * $height), scalar(keys %colours) + ($white > 0 ? 1 : 0));
 }
 
 # Check a chart: valid XML, self-contained, rendered at $width x $height,

@@ -8,12 +8,25 @@
 # records them), one case at a time replaces a column of a table's rows by
 # an extreme value of its type (or NULL, or the two overflowing fleet
 # shapes of review D2), then every reader (every function and view of the
-# extension, also from the catalog, through the recipes below) is called
-# on them as bench and as the superuser, and the case is rolled back.  A
-# reader may refuse a row or draw around a value, but no call may crash the
-# server or raise an internal error (SQLSTATE class XX).  A function of the
-# extension without a recipe, and not listed as reading no history, fails
-# the test.
+# extension, also from the catalog, through the recipes below) that reads
+# a table the case changed is called on them as bench and as the
+# superuser, and the case is rolled back.  A reader may refuse a row or draw
+# around a value, but no call may crash the server or raise an internal
+# error (SQLSTATE class XX).  A function of the extension without a recipe,
+# and not listed as reading no history, fails the test.
+#
+# Which tables a call reads is measured, not declared: on the real rows, as
+# each role, the call's scans of each table (the transaction's own
+# statistics, pg_stat_xact_user_tables: sequential and index scans) are
+# counted, and after each case's forging, the rows it inserted, updated or
+# deleted.  A call that scanned none of the tables a case changed is not
+# made on that case: it would read exactly the rows it read unforged, which
+# every call reads without error (checked below).  A call that failed on
+# the real rows would be made on every case.  Every call (but those of
+# %scans_no_table) must be seen to scan some table, or the test fails:
+# statistics that counted nothing would otherwise skip every call.  (The
+# tables that no call scans are noted: only the calls of a column's type,
+# ranread_round_ms() and the histogram functions, read their columns.)
 use strict;
 use warnings;
 use FindBin;
@@ -62,6 +75,9 @@ my %no_history = map { $_ => 1 } qw(ranread_setup ranread_setup_writes ranread_r
   ranread_fleet_run ranread_fleet_sweep ranread_fleet_connect ranread_fleet_check ranread_fleet_wait
   ranread_sweep_decide ranread_write_sweep ranread_write_sweep_decide
   ranread_history_insert ranread_history_update);   # (they write the caller's own rows)
+
+# Calls that scan no table here (each call's tables are measured: see above)
+my %scans_no_table = (ranread_progress => 'the runs in progress, none here');
 
 # Extreme values of each column type, as SQL expressions; every column is also forged NULL.
 my %extremes = (
@@ -177,9 +193,20 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE forge.cases (id serial PRIMARY KEY, tbl name, col name, typ regtype, value text, forge text[]);
 	CREATE TABLE forge.calls (id serial PRIMARY KEY, fn name, typ regtype, sql text);
 	CREATE TABLE forge.outcomes (role name, case_id int, call text, sqlstate text, message text);
+	-- the tables each call scanned on the real rows, as each role
+	CREATE TABLE forge.reads (role name, call_id int, tables regclass[]);
 	GRANT USAGE ON SCHEMA forge TO bench;
 	GRANT SELECT ON ALL TABLES IN SCHEMA forge TO bench;
-	GRANT INSERT ON forge.outcomes TO bench;
+	GRANT INSERT ON forge.outcomes, forge.reads TO bench;
+	-- this transaction's scans (element 0) and changed rows (element 1) of each table but forge's
+	CREATE FUNCTION forge.counts() RETURNS jsonb LANGUAGE sql AS $$
+		SELECT jsonb_object_agg(relid::text, jsonb_build_array(coalesce(seq_scan, 0) + coalesce(idx_scan, 0),
+		                                                       n_tup_ins + n_tup_upd + n_tup_del))
+		FROM pg_stat_xact_user_tables WHERE schemaname <> 'forge' $$;
+	-- the tables (oids, as text) whose count $3 grew from $1 to $2
+	CREATE FUNCTION forge.grown(jsonb, jsonb, int) RETURNS text[] LANGUAGE sql AS $$
+		SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM jsonb_each($2) e(k, v)
+		WHERE (v ->> $3)::bigint > coalesce(($1 -> k ->> $3)::bigint, 0) $$;
 	-- a forged row, written as the superuser (bench may write no history)
 	CREATE FUNCTION forge.apply(stmt text) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
 		SET search_path = public AS $$ BEGIN EXECUTE stmt; END $$;
@@ -236,8 +263,11 @@ $node->safe_psql('postgres', qq{INSERT INTO forge.calls (fn, sql) VALUES ('$_', 
 
 # --- the calls --------------------------------------------------------------
 
-# A DO block running cases $from to $to (case 0: the real rows, unforged):
-# each case forged, every call that applies made and its outcome kept, then
+# A DO block running cases $from to $to: first case 0, the real rows,
+# unforged, every call made and the tables it scans measured (its outcomes
+# and those tables kept in the block of the first chunk); then each case
+# forged, the tables it changed measured, every call that applies and reads
+# one of them made and its outcome kept, a row for the forging itself, then
 # the case rolled back.  Calls are made through a row-to-text conversion so
 # that every column is computed.
 sub do_block
@@ -254,12 +284,17 @@ DECLARE
 	sql text;
 	st text;
 	msg text;
+	reads jsonb := '{}';	-- call id => the tables (oids) it scanned on the real rows, '*' if it failed there
+	counted jsonb;
+	changed text[];
+	scanned text[];
 BEGIN
 	FOR c IN SELECT * FROM forge.cases WHERE id BETWEEN $from AND $to AND id <> ALL ('{$skip}')
-			 UNION ALL SELECT 0, NULL, NULL, NULL, 'real rows', '{}' WHERE $from = 0 ORDER BY 1 LOOP
+			 UNION ALL SELECT 0, NULL, NULL, NULL, 'real rows', '{}' ORDER BY 1 LOOP
 		RAISE LOG 'forged case %: %.% = %', c.id, c.tbl, c.col, left(c.value, 80);
 		calls := '{}'; states := '{}'; messages := '{}';
 		BEGIN
+			counted := forge.counts();
 			FOREACH stmt IN ARRAY c.forge LOOP
 				stmt := replace(stmt, '{F}', '$f');
 				BEGIN
@@ -268,15 +303,30 @@ BEGIN
 					PERFORM forge.apply(format(stmt, format('WHERE ctid = (SELECT min(ctid) FROM %I)', c.tbl)));
 				END;
 			END LOOP;
+			changed := forge.grown(counted, forge.counts(), 1);
+			IF c.id <> 0 THEN
+				calls := calls || ('forged: ' || coalesce((SELECT string_agg(t::oid::regclass::text, ', ') FROM unnest(changed) t), 'no row'));
+				states := states || '00000'::text; messages := messages || ''::text;
+			END IF;
 			FOR k IN SELECT * FROM forge.calls WHERE typ IS NULL OR typ = c.typ ORDER BY id LOOP
-				sql := replace(replace(replace(k.sql, '{T}', quote_ident(c.tbl)), '{C}', quote_ident(c.col)),
+				-- (a call of a column's type reads the forged column itself)
+				CONTINUE WHEN c.id <> 0 AND k.typ IS NULL AND NOT (reads -> k.id::text ?| ('*'::text || changed));
+				-- (case 0 has no table or column: replace() of a NULL would make every call NULL)
+				sql := replace(replace(replace(k.sql, '{T}', coalesce(quote_ident(c.tbl), '{T}')), '{C}', coalesce(quote_ident(c.col), '{C}')),
 							   '{DIR}', '$dir/' || c.id);
+				IF c.id = 0 THEN
+					counted := forge.counts();
+				END IF;
 				BEGIN
 					EXECUTE format('SELECT length(string_agg(r::text, %L)) FROM (%s) r', ',', sql);
 					st := '00000'; msg := '';
 				EXCEPTION WHEN OTHERS THEN
 					GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
 				END;
+				IF c.id = 0 THEN
+					scanned := CASE WHEN st = '00000' THEN forge.grown(counted, forge.counts(), 0) ELSE '{*}' END;
+					reads := reads || jsonb_build_object(k.id::text, to_jsonb(scanned));
+				END IF;
 				calls := calls || sql; states := states || st; messages := messages || left(msg, 300);
 			END LOOP;
 			RAISE EXCEPTION USING ERRCODE = 'RRRRR';
@@ -288,7 +338,13 @@ BEGIN
 				messages := messages || left(msg, 300);
 		END;
 		INSERT INTO forge.outcomes SELECT current_user, c.id, x.call, x.state, x.message
-		FROM unnest(calls, states, messages) x(call, state, message);
+		FROM unnest(calls, states, messages) x(call, state, message) WHERE c.id <> 0 OR $from = 0;
+		IF c.id = 0 AND $from = 0 THEN
+			INSERT INTO forge.reads SELECT current_user, r.key::int,
+				(SELECT coalesce(array_agg(t::oid::regclass ORDER BY t::oid::regclass::text), '{}')
+				 FROM jsonb_array_elements_text(r.value) t WHERE t <> '*')
+			FROM jsonb_each(reads) r;
+		END IF;
 	END LOOP;
 END
 \$do\$};
@@ -309,7 +365,7 @@ foreach my $from (map { $_ * $CHUNK } 0 .. int($ncases / $CHUNK))
 		while (1)
 		{
 			my $chunk_log = -s $node->logfile;
-			make_path(map { "$dir/$_" } $from .. $to);
+			make_path(map { "$dir/$_" } 0, $from .. $to);
 			my ($r, $o, $e) = $node->psql('postgres', do_block($from, $to, $dir, join(',', @skip)),
 				extra_params => $role eq 'bench' ? [ '-U', 'bench' ] : []);
 			rmtree($dir);
@@ -335,13 +391,28 @@ is(scalar(@crashed), 0, 'no case crashed the server') or diag(join("\n", map { "
 is($node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()'), $start_time, 'the postmaster never restarted');
 note($node->safe_psql('postgres', q{SELECT string_agg(format('%s %s: %s', role, sqlstate, n), ', ' ORDER BY role, sqlstate)
 	FROM (SELECT role, sqlstate, count(*) n FROM forge.outcomes GROUP BY 1, 2) s}));
-is($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT call, E'\n') FROM forge.outcomes WHERE case_id = 0 AND sqlstate <> '00000'}),
+is($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT coalesce(call, '(no call: NULL)') || ': ' || message, E'\n') FROM forge.outcomes
+	WHERE case_id = 0 AND (sqlstate <> '00000' OR call IS NULL)}),
 	'', 'every call succeeds on the real rows, as bench and as the superuser');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM forge.outcomes WHERE case_id = 0 AND call IS NOT NULL}),
+	2 * $node->safe_psql('postgres', 'SELECT count(*) FROM forge.calls WHERE typ IS NULL'),
+	'every call was made on the real rows, as each role');
 foreach my $role ('postgres', 'bench')
 {
 	is($node->safe_psql('postgres', "SELECT count(DISTINCT case_id) FROM forge.outcomes WHERE role = '$role'"), $ncases + 1,
 		"every case ran as $role");
+	# what the calls skipped on a case rest on: every call measured, each but those of %scans_no_table seen to scan
+	is($node->safe_psql('postgres', qq{SELECT count(*) FROM forge.reads WHERE role = '$role'}),
+		$node->safe_psql('postgres', 'SELECT count(*) FROM forge.calls WHERE typ IS NULL'), "as $role, the tables of every call were measured");
+	is($node->safe_psql('postgres', qq{SELECT string_agg(DISTINCT k.fn, ',' ORDER BY k.fn) FROM forge.calls k
+		JOIN forge.reads r ON r.call_id = k.id AND r.role = '$role' WHERE cardinality(r.tables) = 0}),
+		join(',', sort keys %scans_no_table), "as $role, every call but " . join(', ', sort keys %scans_no_table) . ' was seen to scan a table');
+	note("as $role, no call scans " . $node->safe_psql('postgres', qq{SELECT coalesce(string_agg(DISTINCT c.tbl, ', '), 'no table') FROM forge.cases c
+		WHERE NOT EXISTS (SELECT FROM forge.reads r WHERE r.role = '$role' AND c.tbl::regclass = ANY (r.tables))})
+		. ': only the calls of a column\'s type read those');
 }
+note($node->safe_psql('postgres', q{SELECT string_agg(format('%s made %s calls on the forged rows', role, n), ', ')
+	FROM (SELECT role, count(*) n FROM forge.outcomes WHERE case_id <> 0 AND call NOT LIKE 'forged: %' GROUP BY role) s}));
 is($node->safe_psql('postgres', q{SELECT string_agg(t.tbl, ', ') FROM (SELECT DISTINCT tbl FROM forge.cases) t
 	WHERE NOT EXISTS (SELECT FROM forge.cases c JOIN forge.outcomes o ON o.case_id = c.id
 	                  WHERE c.tbl = t.tbl AND o.role = 'bench' AND o.call NOT LIKE 'forging: %')}),
