@@ -128,7 +128,9 @@ fi
 # pg_list.h's llast_cell() asserts list != NIL before using it; cppcheck reads
 # the Assert as a condition and reports a null dereference in the header.
 # The compiler macros let s_lock.h pick its x86-64 spinlock as gcc does.
-cppcheck --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,portability \
+# Both analysers run a file a core: they take most of lint.sh's minutes.
+jobs=$(nproc)
+cppcheck -j "$jobs" --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,portability \
 	--suppress='nullPointerRedundantCheck:*/pg_list.h' \
 	--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c src/*/*.c
 
@@ -136,20 +138,25 @@ cppcheck --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,porta
 # suppressed (in PostgreSQL's headers, or from checks turned off), as
 # "27 warnings generated.", even with --quiet and nothing found; drop those
 # lines only.  Findings are errors (WarningsAsErrors), shown and failing.
-tidy_failed=0
-for f in src/*.c src/*/*.c; do
-	tidy_status=0
-	tidy_out=$(clang-tidy --quiet "$f" -- "${includes[@]}" -D_GNU_SOURCE 2>&1) || tidy_status=$?
-	tidy_out=$(printf '%s\n' "$tidy_out" | grep -Ev '^[0-9]+ warnings? generated\.$' || true)
-	if [ -n "$tidy_out" ]; then
-		printf '%s\n' "$tidy_out"
+tidy_args=$(mktemp)
+trap 'rm -f "$tidy_args"' EXIT
+printf '%s\n' "${includes[@]}" -D_GNU_SOURCE >"$tidy_args"
+tidy_one() {
+	local f=$1 out status=0 args
+	mapfile -t args <"$tidy_args"
+	out=$(clang-tidy --quiet "$f" -- "${args[@]}" 2>&1) || status=$?
+	out=$(printf '%s\n' "$out" | grep -Ev '^[0-9]+ warnings? generated\.$' || true)
+	if [ -n "$out" ]; then
+		printf '%s\n' "$out"
 	fi
-	if [ "$tidy_status" -ne 0 ]; then
+	if [ "$status" -ne 0 ]; then
 		echo "lint.sh: clang-tidy failed on $f" >&2
-		tidy_failed=1
+		return 1
 	fi
-done
-if [ "$tidy_failed" -ne 0 ]; then
+}
+export -f tidy_one
+export tidy_args
+if ! printf '%s\n' src/*.c src/*/*.c | xargs -P "$jobs" -I{} bash -c 'tidy_one "$1"' _ {}; then
 	exit 1
 fi
 # META.json: PGXN's required keys (meta-spec 1.0.0), and the version the control file installs.
