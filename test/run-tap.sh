@@ -28,7 +28,7 @@ if ! [[ $jobs =~ ^[1-9][0-9]?$ ]]; then
 fi
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
-cp -r Makefile ranread.control tested-majors README.md src test docs "$scratch/"
+cp -r Makefile ranread.control tested-majors README.md src sql test docs "$scratch/"
 # which files may run beside others (prove looks for it where it runs)
 cp test/t/testrules.yml "$scratch/"
 

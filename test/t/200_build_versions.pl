@@ -13,8 +13,10 @@ my $top = "$FindBin::RealBin/../..";
 my $real = $ENV{PG_CONFIG} // 'pg_config';
 my $dir = PostgreSQL::Test::Utils::tempdir();
 copy("$top/$_", "$dir/$_") or die "copy $_: $!" foreach ('Makefile', 'ranread.control', 'tested-majors');
+# the SQL sources the Makefile makes the install and update scripts of
+system('cp', '-r', "$top/sql", "$dir/sql") == 0 or die "copy sql: $?";
 
-# make -n in a copy of the Makefile alone, against a pg_config that says it is $version
+# make -n in a copy of the Makefile and sql/, against a pg_config that says it is $version
 sub make_for
 {
 	my ($version) = @_;

@@ -80,7 +80,7 @@ note "every row updated $fill_updates times";
 my $updates_sql = q{SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'ranread_write_target'};
 my $updates_before = $node->safe_psql('postgres',
 	"SELECT $fill_updates * 128 + sum(writes) FROM ranread_write_results");
-ok(wait_until($node, $updates_sql, $updates_before),
+ok(wait_until($node, $updates_sql, 'postgres', $updates_before),
 	"the server counted the first batch's writes and the $fill_updates updates of every row");
 is($node->safe_psql('postgres',
 	q{SELECT n_tup_upd - n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'ranread_write_target'}),

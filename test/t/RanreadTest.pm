@@ -97,29 +97,31 @@ sub io_worker_reads
 	return $reads;
 }
 
-# The one bounded wait of the suite: until $sql (a query answering one
-# boolean) answers true in database $db (postgres if not given), asked every
+# The one bounded wait of the suite: until $sql answers $expected (a query
+# answering one boolean, true if not given) in database $db (postgres if
+# not given), asked every
 # 0.1 s for at most PostgreSQL::Test::Utils's timeout_default (180 s unless
 # PG_TEST_TIMEOUT_DEFAULT says otherwise).  Returns whether it did.  A wait
 # that times out says what it waited for, for how long, and what the query
 # answered last, so that its failure explains itself.
 sub wait_until
 {
-	my ($node, $sql, $db) = @_;
+	my ($node, $sql, $db, $expected) = @_;
 	$db //= 'postgres';
+	$expected //= 't';
 	my $limit = $PostgreSQL::Test::Utils::timeout_default;
 	my $started = Time::HiRes::time();
 	my $last = '';
 	while (Time::HiRes::time() - $started < $limit)
 	{
 		my ($ret, $out, $err) = $node->psql($db, $sql);
-		return 1 if $ret == 0 && $out eq 't';
+		return 1 if $ret == 0 && $out eq $expected;
 		$last = $ret == 0 ? "'$out'" : "an error: $err";
 		Time::HiRes::usleep(100_000);
 	}
 	(my $what = $sql) =~ s/\s+/ /g;
-	diag(sprintf("waited %.0f s in database %s for: %s\nIts last answer: %s",
-		Time::HiRes::time() - $started, $db, $what, $last));
+	diag(sprintf("waited %.0f s in database %s for '%s' from: %s\nIts last answer: %s",
+		Time::HiRes::time() - $started, $db, $expected, $what, $last));
 	return 0;
 }
 
