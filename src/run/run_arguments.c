@@ -107,7 +107,7 @@ check_signature(HeapTuple tuple)
 				 errmsg("ranread_run() is declared with %d arguments, but library ranread reads %d",
 						proc->pronargs, RUN_ARG_COUNT),
 				 errhint("Update the extension to the library's version: ALTER EXTENSION ranread UPDATE.")));
-	/* get_func_arg_info() counts OUT arguments too; the IN ones come first */
+	/* get_func_arg_info() names OUT arguments too; sql/src/run.sql declares them last */
 	for (int i = 0; i < RUN_ARG_COUNT; i++)
 		if (names == NULL || i >= count || strcmp(names[i], run_argument_names[i]) != 0)
 			ereport(ERROR,

@@ -99,9 +99,8 @@ sub io_worker_reads
 
 # The one bounded wait of the suite: until $sql answers $expected (a query
 # answering one boolean, true if not given) in database $db (postgres if
-# not given), asked every
-# 0.1 s for at most PostgreSQL::Test::Utils's timeout_default (180 s unless
-# PG_TEST_TIMEOUT_DEFAULT says otherwise).  Returns whether it did.  A wait
+# not given), asked every 0.1 s for at most PostgreSQL::Test::Utils's
+# timeout_default (180 s unless PG_TEST_TIMEOUT_DEFAULT says otherwise).  Returns whether it did.  A wait
 # that times out says what it waited for, for how long, and what the query
 # answered last, so that its failure explains itself.
 sub wait_until
