@@ -47,17 +47,17 @@ TESTS = $(wildcard test/sql/*.sql)
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --inputdir=test --load-extension=ranread
 
-# The fault-injection suites (test/t/*.pl, PostgreSQL::Test::Cluster) run
+# The fault-injection suites (test/t/AREA/*.pl, PostgreSQL::Test::Cluster) run
 # through PGXS's prove_installcheck.  They make their own clusters, and
 # initdb refuses root, so they are a target of their own (test/run-tap.sh
 # runs it as the postgres user) rather than part of installcheck.
 # The files that take longest (each over half a minute alone) start first,
 # so that with several files at once (RANREAD_TAP_JOBS) none of them is
 # left to run alone at the end; the rest follow in name order.
-TAP_SLOW_FIRST = $(wildcard test/t/220_lab_caps.pl test/t/216_forged_rows.pl \
-	test/t/210_fleet.pl test/t/215_trojans.pl test/t/120_chart.pl \
-	test/t/140_sweep.pl test/t/225_lab_fuse.pl)
-PROVE_TESTS ?= $(TAP_SLOW_FIRST) $(filter-out $(TAP_SLOW_FIRST),$(sort $(wildcard test/t/*.pl)))
+TAP_SLOW_FIRST = $(wildcard test/t/lab/lab_caps.pl test/t/security/forged_rows_superuser.pl test/t/security/forged_rows_bench.pl \
+	test/t/fleet/fleet.pl test/t/security/trojans.pl test/t/history/chart.pl test/t/history/report_html.pl \
+	test/t/programs/sweep.pl test/t/lab/lab_fuse.pl test/t/lab/lab_bucket.pl)
+PROVE_TESTS ?= $(TAP_SLOW_FIRST) $(filter-out $(TAP_SLOW_FIRST),$(sort $(wildcard test/t/*/*.pl)))
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

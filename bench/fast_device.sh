@@ -23,7 +23,12 @@
 #
 # With --floor it compares direct with fio's minimal engine instead,
 # t/io_uring timing every read (-t 1, built from Debian's fio source by
-# common.sh), at iodepth 1, 8 and 32 (default 8 pairs).
+# common.sh), at iodepth 1, 8 and 32 (default 8 pairs), twice: as fio
+# builds it by default, with its buffers and file registered (-B 1 -F 1:
+# the floor), and without either (-B 0 -F 0: the floor without
+# registration, which shows what registering buys).  The three runs of a
+# depth alternate ABC, CBA, ...; each twin's ratio is printed against the
+# same ranread runs.
 #
 # The device: a zram device not in use (sized here, ext4), else a loop
 # device over a file in /dev/shm, else it says it cannot (common.sh).  The
@@ -38,13 +43,15 @@
 #   bench/fast_device.sh --floor          # direct against t/io_uring
 #
 # Options:
-#   --floor              direct against t/io_uring -t 1 at depth 1, 8, 32
+#   --floor              direct against t/io_uring -t 1 at depth 1, 8, 32,
+#                        with and without registration (-B 1 -F 1, -B 0 -F 0)
 #   --pairs N            alternated pairs per comparison (default 6, 8 with --floor)
 #   --duration SECONDS   each run (default 4)
 #
 # Needs: root (zram or a loop device, mount), PostgreSQL of PG_CONFIG, fio, python3,
 # mkfs.ext4, losetup if no zram, 4 GB of free memory.
-# Runtime: comparisons x pairs x 2 x (D + 1 s), plus setup: about 4 minutes.
+# Runtime: comparisons x pairs x 2 x (D + 1 s), plus setup: about 4 minutes
+# (--floor: 3 depths x pairs x 3 x (D + 2 s), about 10 minutes).
 
 set -euo pipefail
 
@@ -130,8 +137,24 @@ print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f
             printf '%s\t%s\t%s\n' "$name" "$a" "$b" >>"$results"
         done
     }
-    # tio_twin DEPTH -> "iops cpu_us_per_read": fio's t/io_uring, timing
-    # every read (-t 1), for DURATION whole seconds; IOPS the mean of the
+    # run_triple NAME_B NAME_C A B C: A against two twins, in ABC then CBA
+    # order; recorded as the pairs A/B (NAME_B) and A/C (NAME_C)
+    run_triple() {
+        local name_b=$1 name_c=$2 a b c p
+        shift 2
+        for (( p = 1; p <= PAIRS; p++ )); do
+            if (( p % 2 )); then
+                a=$(eval "$1"); b=$(eval "$2"); c=$(eval "$3")
+            else
+                c=$(eval "$3"); b=$(eval "$2"); a=$(eval "$1")
+            fi
+            printf '%s\t%s\t%s\n' "$name_b" "$a" "$b" >>"$results"
+            printf '%s\t%s\t%s\n' "$name_c" "$a" "$c" >>"$results"
+        done
+    }
+    # tio_twin DEPTH REGISTERED -> "iops cpu_us_per_read": fio's t/io_uring,
+    # timing every read (-t 1), its buffers and file registered (-B and -F
+    # REGISTERED: 1 or 0), for DURATION whole seconds; IOPS the mean of the
     # seconds it prints, CPU per read its getrusage over the reads the device
     # counted
     tio_twin() {
@@ -141,7 +164,7 @@ print(f'{iops:.0f} {1e6 * ($t1 - $t0 + max(0, $w1 - $w0)) / $clk_tck / reads:.2f
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
 sys.stdout.write(p.stdout + "cpu %f\n" % (u.ru_utime + u.ru_stime))
-sys.exit(p.returncode)' "$tio_uring" -d "$1" -s "$1" -c "$1" -b 8192 -p 0 -t 1 -n 1 -O 1 \
+sys.exit(p.returncode)' "$tio_uring" -d "$1" -s "$1" -c "$1" -b 8192 -p 0 -t 1 -n 1 -O 1 -B "$2" -F "$2" \
             -r $(( DURATION + 1 )) "${segs[0]}" >"$work/tio.out" 2>&1 ||
             { cat "$work/tio.out" >&2; die "t/io_uring failed"; }
         r1=$(device_reads "$FAST_DEVICE")
@@ -159,7 +182,9 @@ PY
     if (( FLOOR )); then
         local d
         for d in 1 8 32; do
-            run_pair "direct, iodepth $d / t/io_uring -d $d -t 1" "ranread direct $d" "tio_twin $d"
+            run_triple "direct, iodepth $d / t/io_uring -d $d -t 1" \
+                "direct, iodepth $d / t/io_uring -d $d -t 1 -B 0 -F 0" \
+                "ranread direct $d" "tio_twin $d 1" "tio_twin $d 0"
         done
         print_pairs
         return

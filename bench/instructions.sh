@@ -55,12 +55,17 @@
 # Options:
 #   --short N   reads in the short run (default 2000)
 #   --long N    reads in the long run (default 22000)
-#   --cases L   which cases, from: direct1 direct32 smgr buffer stream
-#               stream-seq prewarm fio-psync fio-uring tio1 tio32
+#   --cases L   which cases, from: direct1 direct8 direct32 smgr buffer
+#               stream stream-seq prewarm fio-psync fio-uring tio1 tio8 tio32
 #               (default all)
 #   --repeat K  measure each case K times (the spread of the count)
 #   --io-method M  io_method of the server on 18: sync (default), worker
 #               (io_workers = 3) or io_uring
+#   --worker-only  count the ranread worker alone, without the rows of the
+#               server's other processes (CASE/io, CASE/other, CASE/all),
+#               so that one server under callgrind serves every run rather
+#               than one started and stopped around each (the guard's way:
+#               a third of the time)
 #   --keep DIR  keep the callgrind files in DIR (CASE.K.short, CASE.K.long;
 #               the other processes' CASE.K.short.io.N, CASE.K.short.other.N
 #               and the same for long), for bench/callgrind_groups.py and
@@ -80,9 +85,10 @@ die() { echo "instructions: $*" >&2; exit 1; }
 
 SHORT=2000
 LONG=22000
-CASES="direct1 direct32 smgr buffer stream stream-seq prewarm fio-psync fio-uring tio1 tio32"
+CASES="direct1 direct8 direct32 smgr buffer stream stream-seq prewarm fio-psync fio-uring tio1 tio8 tio32"
 REPEAT=1
 KEEP=
+WORKER_ONLY=0
 IO_METHOD=sync
 CASES_ALL=$CASES
 while [[ $# -gt 0 ]]; do
@@ -93,6 +99,7 @@ while [[ $# -gt 0 ]]; do
         --cases) CASES=${2:?}; shift 2 ;;
         --repeat) REPEAT=${2:?}; shift 2 ;;
         --keep) KEEP=${2:?}; shift 2 ;;
+        --worker-only) WORKER_ONLY=1; shift ;;
         --io-method) IO_METHOD=${2:?}; shift 2 ;;
         *) echo "instructions: unknown argument $1" >&2; bench_usage 1 ;;
     esac
@@ -196,6 +203,8 @@ new_profile() {
 # the others' into auxf[RUN.other] (comma-separated).
 declare -A auxf
 aux_begin() {
+    # --worker-only: one server for every run, started at the first
+    if (( WORKER_ONLY )) && [[ -f $work/data/postmaster.pid ]]; then return 0; fi
     aux_before=$(ls "$cg")
     cluster_start "$work" "${CALLGRIND[@]}" --callgrind-out-file="$cg/%p.out" --toggle-collect=read_random_units \
         --toggle-collect=pg_prewarm --toggle-collect=IoWorkerMain --toggle-collect=CheckpointerMain \
@@ -203,8 +212,9 @@ aux_begin() {
 }
 aux_end() {
     local run=$1 f kind ios=0 others=0
-    cluster_stop "$work"
     auxf[$run.io]='' auxf[$run.other]=''
+    (( ! WORKER_ONLY )) || return 0
+    cluster_stop "$work"
     for f in "$cg"/*; do
         [[ $'\n'$aux_before$'\n' != *$'\n'${f##*/}$'\n'* ]] && grep -q '^totals:' "$f" || continue
         if grep -Eq '^c?fn=(\([0-9]+\) )?IoWorkerMain$' "$f"; then
@@ -255,7 +265,7 @@ measure() {
             aux_begin; s=$(prewarm_profile "$SHORT"); aux_end short
             aux_begin; l=$(prewarm_profile "$LONG"); aux_end long
             ;;
-        direct1|direct32|smgr|buffer|stream)
+        direct1|direct8|direct32|smgr|buffer|stream)
             local mode=${c%%[0-9]*} depth=${c#"${c%%[0-9]*}"}
             [[ -n $depth ]] || depth=1
             [[ $c != stream ]] || depth=32
@@ -270,7 +280,7 @@ measure() {
             l=$(tool_profile "$work/fio.l" fio --name=twin --thread --rw=randread --bs=8k --direct=1 \
                 --norandommap --randrepeat=0 --filename="$file" --number_ios="$LONG" "${eng[@]}")
             ;;
-        tio1|tio32)
+        tio1|tio8|tio32)
             local d=${c#tio}
             # t/io_uring runs for whole seconds: the device counts its reads
             s=$(tool_profile "$work/tio.s" --toggle-collect=submitter_uring_fn "$tio_uring" -d "$d" -s "$d" -c "$d" -b 8192 -p 0 -t 1 -n 1 -O 1 -r 2 "$file")
@@ -282,6 +292,7 @@ measure() {
     [[ -z $KEEP ]] || { cp "$1" "$KEEP/$c.$k.short"; cp "$3" "$KEEP/$c.$k.long"; }
     python3 "$(dirname "$SELF")/callgrind_split.py" "$1" "$3" $(( $4 - $2 )) "$c" >>"$results"
     [[ $c == fio-* || $c == tio* ]] && return 0
+    (( ! WORKER_ONLY )) || return 0
     local kind run i f all_s=$1 all_l=$3
     for kind in io other; do
         [[ -n ${auxf[short.$kind]} ]] || continue

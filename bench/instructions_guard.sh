@@ -9,11 +9,11 @@
 # this is a test, not a benchmark; the margin is set from the spread measured
 # over repeated runs (docs/benchmarks.md, "Instructions per read").
 #
-# Opt-in (it needs root and valgrind; the server runs under callgrind):
-# not part of scripts/test.sh.  One run took 57 s on 18 and 35 s on 15 on
-# the 2-vCPU development VM under a load of 8 to 12.  After a change that is
-# meant to cost more, or less, record the new figure in the file, with the
-# commit that measured it.
+# It needs root and valgrind (the server runs under callgrind).
+# scripts/test.sh runs it in its valgrind step, on the first host major, so
+# that a regression fails the matrix.  After a change that is meant to cost
+# more, or less, record the new figure in the file, with the commit that
+# measured it.
 #
 # Usage:
 #   PG_CONFIG=... bench/instructions_guard.sh
@@ -31,7 +31,7 @@ grep -q "^$major	" "$floor" ||
     { echo "instructions_guard: no figure recorded for PostgreSQL $major in $floor" >&2; exit 2; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$here/instructions.sh" --cases "direct1 direct32" | tee "$out"
+"$here/instructions.sh" --cases "direct1 direct32" --worker-only --short 1000 --long 3000 | tee "$out"
 fail=0
 while IFS=$'\t' read -r m c figure margin _; do
     [[ $m == "$major" ]] || continue

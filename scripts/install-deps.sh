@@ -23,23 +23,28 @@ build_packages=(
 )
 test_packages=(
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-	# test/t/081_plpgsql_check.pl: the PL/pgSQL programs through plpgsql_check
+	# test/t/extension/plpgsql_check.pl: the PL/pgSQL programs through plpgsql_check
 	postgresql-15-plpgsql-check
 	libipc-run-perl
-	# bench/*.sh, and test/t/220_lab_caps.pl: fio beside ranread on the capped lab device
+	# bench/*.sh, and test/t/lab/lab_caps.pl: fio beside ranread on the capped lab device
 	fio
 	cppcheck clang-tidy valgrind
 	# test/run-tap.sh: a loop-mounted ext4 for the disk-full test, and ext4 on the capped
 	# lab device (test/lab/capped_zram.sh; also needs util-linux's findmnt and unshare)
 	e2fsprogs util-linux
-	# test/t/120_chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
+	# test/t/history/chart.pl: renders the SVG charts (rsvg-convert) and checks them as XML (xmllint)
 	librsvg2-bin libxml2-utils
-	# test/t/210_fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)
+	# test/t/history/report_html.pl: opens each kind of HTML report in headless Chromium
+	# (its DOM, console, requests, a PDF and screenshots; the PNGs are decoded in Perl)
+	chromium
+	# test/t/fleet/fleet.pl: a server whose clock is off (its postmaster under LD_PRELOAD=libfaketime)
 	libfaketime
-	# test/lab/labfs.sh: the FUSE laboratory file system (test/t/225_lab_fuse.pl), built and mounted by test/run-tap.sh
+	# test/lab/labfs.sh: the FUSE laboratory file system (test/t/lab/lab_fuse.pl), built and mounted by test/run-tap.sh
 	libfuse3-dev fuse3
 	# scripts/test-under-load.sh: the CPU and I/O load the suite runs beside
 	stress-ng
+	# test/t/run/iodepth_refill.pl and bench/syscalls.sh: a worker's system calls
+	strace
 	# scripts/package.sh: dpkg-buildpackage with debian/rules (dh --with pgxs_loop, pg_buildext);
 	# postgresql-all is debian/control's Build-Depends for the build-time installcheck
 	debhelper postgresql-server-dev-all postgresql-all

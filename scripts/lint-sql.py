@@ -27,7 +27,7 @@ In those regions, outside comments and string literals:
     then refuses schemas whose names hold " $ ' or \.)  SQL's own
     constructs (coalesce, NULLIF, GREATEST, LEAST, ARRAY, EXISTS, IN, ANY,
     ...) and column alias lists (AS x(a, b)) are not calls.
-test/t/218_trojans_at_install.pl proves the same at run time, with
+test/t/security/trojans_at_install.pl proves the same at run time, with
 look-alikes planted before CREATE EXTENSION and before every update.
 Prints each finding as FILE:LINE: message and exits 1 on any.
 """

@@ -2,11 +2,17 @@
 # lint.sh: static analysis of src/ with cppcheck and clang-tidy (config in
 # .clang-tidy) against the headers of $PG_CONFIG (default pg_config), checks
 # that only src/compat.h knows PostgreSQL's versions, the layer rules of
-# src/'s folders stated as paths (docs/architecture.md), and a check of
+# src/'s folders stated as paths (docs/architecture.md), no C function's
+# body over 200 lines, and a check of
 # META.json and of debian/pgversions against tested-majors.  Fails on any
 # finding; scripts/lint-sql.py checks the install and update scripts.  Needs cppcheck, clang-tidy and postgresql-server-dev-15
 # (scripts/install-deps.sh installs them).  lint.sh --layout runs the
-# checks of paths alone, in a second, with nothing but python3.
+# checks of paths alone, in a second, with nothing but python3;
+# lint.sh --no-analysers all but cppcheck and clang-tidy (scripts/test.sh
+# runs the analysers on one host major, the newest, where every read path
+# compiles: on the other they read the same functions, less the read paths
+# of 18, and on 2 cores they cost the matrix minutes; the -Werror build
+# checks each major's side of src/compat.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pg_config=${PG_CONFIG:-pg_config}
@@ -36,7 +42,7 @@ floor_of = {folder: n for n, folders in enumerate(FLOORS) for folder in folders}
 # (_PG_init), may include any folder.
 ROOT_ENTRY = {"src/init.c"}
 # What rules/ may include besides rules/: it is pure, and test/unit builds
-# each of its files alone (test/t/005_unit.pl).
+# each of its files alone (test/t/extension/unit.pl).
 PURE = re.compile(r"(postgres\.h|c\.h|port/.*|common/.*)$")
 
 problems = []
@@ -99,11 +105,35 @@ for path, text in sorted(sources.items()):
             line = text.count("\n", 0, m.start()) + 1
             problems.append(f"{path}:{line}: SPI_get{m.group(1)}() reads a column by number: read it by name through src/spi_columns.h")
 
+# No C function's body is over 200 lines, as no SQL routine's is
+# (test/t/docs/comments.pl): a function's body opens with "{" alone on the
+# line after its parameter list and closes with the next "}" at a line's
+# start, as pgindent lays them out.
+MAX_BODY_LINES = 200
+for path, text in sorted(sources.items()):
+    if not path.endswith(".c"):
+        continue
+    lines = text.split("\n")
+    opened = None
+    for n, line in enumerate(lines):
+        if line == "{" and n > 0 and lines[n - 1].rstrip().endswith(")"):
+            k = n - 1
+            while k > 0 and "(" not in lines[k]:
+                k -= 1
+            name = re.search(r"(\w+)\s*\(", lines[k])
+            opened = (n, name.group(1) if name else lines[k].strip(), k + 1)
+        elif line.startswith("}") and opened is not None:
+            body = n - opened[0] - 1
+            if body > MAX_BODY_LINES:
+                problems.append(f"{path}:{opened[2]}: {opened[1]}() has {body} lines between its braces, more than "
+                                f"{MAX_BODY_LINES}: give a phase of it a function of its own")
+            opened = None
+
 # A unit test tests a pure rule of the same name.
 for test in sorted(glob.glob("test/unit/*_test.c")):
     name = os.path.basename(test)[:-len("_test.c")]
     if not os.path.exists(f"src/rules/{name}.c"):
-        problems.append(f"{test}: test/t/005_unit.pl builds it with src/rules/{name}.c, which does not exist")
+        problems.append(f"{test}: test/t/extension/unit.pl builds it with src/rules/{name}.c, which does not exist")
 
 if problems:
     print("\n".join(problems))
@@ -113,7 +143,7 @@ PY
 # pg_catalog's or ranread's own (scripts/lint-sql.py says where it looks).
 python3 scripts/lint-sql.py
 if [ "${1:-}" = --layout ]; then
-	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name; sql/ qualifies its operators and calls"
+	echo "lint.sh: src/ keeps its layer rules: rules/ is pure, includes go down the floors, read paths live in readpath/, chart kinds in history/chart_<kind>.c, columns are read by name, no C function is over 200 lines; sql/ qualifies its operators and calls"
 	exit 0
 fi
 
@@ -130,9 +160,14 @@ fi
 # The compiler macros let s_lock.h pick its x86-64 spinlock as gcc does.
 # Both analysers run a file a core: they take most of lint.sh's minutes.
 jobs=$(nproc)
-cppcheck -j "$jobs" --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,portability \
-	--suppress='nullPointerRedundantCheck:*/pg_list.h' \
-	--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c src/*/*.c
+analysers="cppcheck and clang-tidy"
+if [ "${1:-}" = --no-analysers ]; then
+	analysers=
+else
+	cppcheck -j "$jobs" --error-exitcode=1 --quiet --std=c99 --enable=warning,performance,portability \
+		--suppress='nullPointerRedundantCheck:*/pg_list.h' \
+		--platform=unix64 -D__GNUC__=12 -D__x86_64__ "${includes[@]}" -D_GNU_SOURCE src/*.c src/*/*.c
+fi
 
 # clang-tidy reports on stderr how many warnings it generated and then
 # suppressed (in PostgreSQL's headers, or from checks turned off), as
@@ -156,7 +191,7 @@ tidy_one() {
 }
 export -f tidy_one
 export tidy_args
-if ! printf '%s\n' src/*.c src/*/*.c | xargs -P "$jobs" -I{} bash -c 'tidy_one "$1"' _ {}; then
+if [ -n "$analysers" ] && ! printf '%s\n' src/*.c src/*/*.c | xargs -P "$jobs" -I{} bash -c 'tidy_one "$1"' _ {}; then
 	exit 1
 fi
 # META.json: PGXN's required keys (meta-spec 1.0.0), and the version the control file installs.
@@ -182,4 +217,9 @@ if packaged != tested:
 if problems:
     sys.exit("lint.sh: " + "; ".join(problems))
 PY
-echo "lint.sh: cppcheck and clang-tidy found nothing against $($pg_config --version); sql/ qualifies its operators and calls; only src/compat.h tests versions; src/ keeps its layer rules; META.json has PGXN's required keys; debian/pgversions is tested-majors"
+if [ -n "$analysers" ]; then
+	analysed="$analysers found nothing against $($pg_config --version)"
+else
+	analysed="no analyser ran (--no-analysers)"
+fi
+echo "lint.sh: $analysed; sql/ qualifies its operators and calls; only src/compat.h tests versions; src/ keeps its layer rules and no C function over 200 lines; META.json has PGXN's required keys; debian/pgversions is tested-majors"

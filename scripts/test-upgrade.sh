@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-upgrade.sh OLD NEW [--suite SUITE --debs DIR]: pg_upgrade from
-# PostgreSQL OLD to NEW with ranread's history (test/t/190_pg_upgrade.pl),
+# PostgreSQL OLD to NEW with ranread's history (test/t/extension/pg_upgrade.pl),
 # as root, for one pair of tested-upgrades.
 #
 # On this machine it uses the ranread that `make install` put into both
@@ -74,7 +74,7 @@ run_pair() {
 			not_available "ranread is not installed for PostgreSQL $m"
 	done
 	PG_CONFIG=/usr/lib/postgresql/$new/bin/pg_config RANREAD_UPGRADE_FROM=/usr/lib/postgresql/$old \
-		test/run-tap.sh test/t/190_pg_upgrade.pl || status=$?
+		test/run-tap.sh test/t/extension/pg_upgrade.pl || status=$?
 	return "$status"
 }
 

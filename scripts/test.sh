@@ -5,22 +5,26 @@
 # For each major (RANREAD_PG_VERSIONS, default tested-majors), the suites of
 # scripts/test-major.sh against that major's pg_config:
 #   build  make COPT=-Werror, make install
-#   lint   scripts/lint.sh (cppcheck, clang-tidy, the one version boundary),
-#          with the host's compilers (15 and 18)
+#   lint   scripts/lint.sh (the one version boundary, the layers, the SQL's
+#          qualification), on the host's majors (15 and 18; cppcheck and
+#          clang-tidy on 18), beside the tests
 #   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
 #          by pg_virtualenv, without and then with data checksums
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
 #          clusters (the extension's upgrade tests among them; pg_upgrade
 #          between majors runs apart, below); its longest checks, against
-#          the capped lab device (220 to 227: 5 minutes a major), on the
-#          host's majors (15 and 18) only, so that the matrix fits in 40
-#          minutes with warm caches
+#          the capped lab device (test/t/lab/: 5 minutes a major), on the
+#          host's majors (15 and 18) only
+# The host's majors run one after the other, and beside them, in a copy of
+# the tree, the chroots' (below).
 # 15 comes from Debian 12's packages and 18 is built from Debian's source
 # package (scripts/install-postgres.sh, cached); 17 (trixie) and 19
 # (experimental) run in a chroot of the suite that serves them, with
 # Debian's own binary packages (scripts/chroot.sh, cached).  16 is served by
 # no suite this machine reaches and is reported so.  Then the main paths
-# under valgrind on the first host major (scripts/valgrind.sh); the Debian
+# under valgrind on the first host major (scripts/valgrind.sh), and there
+# the regression guard on ranread's own instructions per read on `direct`
+# (bench/instructions_guard.sh, under callgrind: under a minute); the Debian
 # package of each major, built in the suite that packages it (bookworm here
 # for 15, trixie for 17, sid for 18 and 19: scripts/package.sh --suite;
 # build, install, pg_buildext installcheck, purge); and pg_upgrade for each
@@ -31,7 +35,7 @@
 # failed.  RANREAD_TEST_STEPS (default "majors valgrind packages upgrades")
 # runs only the steps it names: "packages upgrades" checks the packaging and
 # the upgrades alone, the host pairs then with whatever ranread is installed.
-# RANREAD_TAP_JOBS=N runs N TAP files at once (test/run-tap.sh; default 3).
+# RANREAD_TAP_JOBS=N runs N TAP files at once (test/run-tap.sh; default 4).
 # RANREAD_TEST_EXTRA (e.g. "timing") passes through to the TAP suite: it
 # opts in to the tests that assert this machine's speed rather than the code
 # (see docs/reliability.md, "On a busy machine"); scripts/test-under-load.sh
@@ -57,9 +61,10 @@ fi
 export RANREAD_SUMMARY=test-summary.tsv
 rm -f "$RANREAD_SUMMARY"
 
-# record MAJOR SUITE RESULT: a row of the summary table (as test-major.sh writes them).
+# record MAJOR SUITE RESULT [SINCE]: a row of the summary table (as
+# test-major.sh writes them), with the seconds since SINCE (a $SECONDS).
 record() {
-	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RANREAD_SUMMARY"
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:+$((SECONDS - ${4:-0}))}" >>"$RANREAD_SUMMARY"
 }
 
 steps=" ${RANREAD_TEST_STEPS:-majors valgrind packages upgrades} "
@@ -82,26 +87,64 @@ chroot_ready() {
 	[ "${chroot_state[$suite]}" = ready ]
 }
 
+# The majors run in two lanes at once: the host's majors here, and the
+# chroots' majors in a copy of the tree (each lane builds in its own), whose
+# output follows the host lane's and whose rows join the table after them.
+# Their tests wait on their servers far more than they compute, and the
+# chroots have their own network namespace and mounts; the capped lab
+# device is the host lane's alone.
 host_built=()
 if [[ $steps == *" majors "* ]]; then
+	chroot_majors=() host_majors=()
 	for major in $versions; do
-		if suite=$(scripts/chroot.sh suite "$major"); then
-			if chroot_ready "$suite"; then
-				scripts/chroot.sh run "$suite" /src/scripts/test-major.sh "$major" --no-lint --no-capped-lab || true
-			else
-				record "$major" "server ($suite)" "${chroot_state[$suite]}"
-			fi
-			continue
+		if scripts/chroot.sh suite "$major" >/dev/null; then chroot_majors+=("$major"); else host_majors+=("$major"); fi
+	done
+	# the chroots are made first, here: making one may install packages on the host
+	lane_majors=()
+	for major in "${chroot_majors[@]}"; do
+		suite=$(scripts/chroot.sh suite "$major")
+		if chroot_ready "$suite"; then
+			lane_majors+=("$major")
+		else
+			record "$major" "server ($suite)" "${chroot_state[$suite]}"
 		fi
+	done
+	lane=
+	if [ ${#lane_majors[@]} -gt 0 ]; then
+		lane=$(mktemp -d /tmp/ranread-lane.XXXXXX)
+		trap 'rm -rf "$lane" "$lane.log"' EXIT
+		tar -c --exclude=./.git --exclude="./$RANREAD_SUMMARY" . | tar -x -C "$lane"
+		echo "test.sh: PostgreSQL ${lane_majors[*]} run in their chroots beside the host's majors (their output follows)"
+		(
+			for major in "${lane_majors[@]}"; do
+				RANREAD_CHROOT_SRC=$lane scripts/chroot.sh run "$(scripts/chroot.sh suite "$major")" \
+					/src/scripts/test-major.sh "$major" --no-lint --no-capped-lab || true
+			done
+		) >"$lane.log" 2>&1 &
+		lane_pid=$!
+	fi
+	for major in "${host_majors[@]}"; do
 		if ! scripts/install-postgres.sh "$major"; then
 			record "$major" server failed
 			continue
 		fi
-		scripts/test-major.sh "$major" || true
-		if grep -qx "$(printf '%s\tbuild\tpassed' "$major")" "$RANREAD_SUMMARY"; then
+		# cppcheck and clang-tidy on the last host major only (scripts/lint.sh says why)
+		if [ "$major" = "${host_majors[-1]}" ]; then analysers=(); else analysers=(--no-analysers); fi
+		scripts/test-major.sh "$major" "${analysers[@]}" || true
+		if grep -qx "$(printf '%s\tbuild\tpassed\t[0-9]*' "$major")" "$RANREAD_SUMMARY"; then
 			host_built+=("$major")
 		fi
 	done
+	if [ -n "$lane" ]; then
+		wait "$lane_pid" || true
+		echo "=== PostgreSQL ${lane_majors[*]}, in their chroots (run beside the above) ==="
+		cat "$lane.log"
+		cat "$lane/$RANREAD_SUMMARY" >>"$RANREAD_SUMMARY" 2>/dev/null || true
+		for major in "${lane_majors[@]}"; do
+			grep -q "^$major"$'\t' "$RANREAD_SUMMARY" || record "$major" "server (chroot)" failed
+		done
+		rm -rf "$lane" "$lane.log"
+	fi
 	for major in $not_served; do
 		record "$major" server "not served by Debian's archive"
 	done
@@ -112,14 +155,22 @@ if [[ $steps == *" valgrind "* ]] && [ ${#host_built[@]} -gt 0 ]; then
 	first=${host_built[0]}
 	export PG_CONFIG=/usr/lib/postgresql/$first/bin/pg_config
 	make -s && make -s install
-	if scripts/valgrind.sh; then record "$first" valgrind passed; else record "$first" valgrind failed; fi
+	since=$SECONDS
+	if scripts/valgrind.sh; then record "$first" valgrind passed $since; else record "$first" valgrind failed $since; fi
+	# the regression guard on ranread's own instructions per read, under callgrind too
+	since=$SECONDS
+	if bench/instructions_guard.sh; then
+		record "$first" "instructions guard" passed $since
+	else
+		record "$first" "instructions guard" failed $since
+	fi
 	unset PG_CONFIG
 fi
 
 # The packages, kept for the upgrades: each major's in the suite that
 # packages it ("host" for this machine), one build per suite.
 debs=$(mktemp -d /tmp/ranread-debs.XXXXXX)
-trap 'rm -rf "$debs"' EXIT
+trap 'rm -rf "$debs" "${lane:-/nonexistent}" "${lane:-/nonexistent}.log"' EXIT
 if [[ $steps == *" packages "* ]]; then
 	declare -A suite_majors=()
 	suites=()
@@ -160,12 +211,13 @@ if [[ $steps == *" upgrades "* ]]; then
 fi
 
 echo
-printf '%-10s  %-22s  %s\n' PostgreSQL suite result
+printf '%-10s  %-22s  %-8s  %s\n' PostgreSQL suite seconds result
 failed=0
-while IFS=$'\t' read -r major suite result; do
-	printf '%-10s  %-22s  %s\n' "$major" "$suite" "$result"
+while IFS=$'\t' read -r major suite result seconds; do
+	printf '%-10s  %-22s  %8s  %s\n' "$major" "$suite" "$seconds" "$result"
 	[ "$result" = failed ] && failed=1
 done <"$RANREAD_SUMMARY"
+echo "test.sh: the whole matrix took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 if [ "$failed" -ne 0 ]; then
 	echo "ranread: some test suites failed" >&2
 	exit 1

@@ -223,7 +223,9 @@ typedef struct RanreadParams
 	double		rate_iops;		/* 0: closed loop; else reads/s, all workers */
 	bool		poisson;		/* open loop: exponential gaps, not uniform */
 	int64		sweep;			/* the sweep this batch is a step of; 0: none */
-	int			sweep_step;
+	int			sweep_step;		/* 0 in a sweep: its drain (sweep.c) */
+	bool		drain;			/* steady state counts only after a burst
+								 * bucket ran empty (a sweep's drain) */
 	int			iodepth;		/* reads in flight per worker */
 	bool		allow_rereads;	/* read on after every unit was read once */
 	int			prefetch;		/* units advised ahead of each read (smgrprefetch); 0: none */

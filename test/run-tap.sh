@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# run-tap.sh: the fault-injection TAP suite (test/t/*.pl), which drives its own
+# run-tap.sh: the fault-injection TAP suite (test/t/AREA/*.pl), which drives its own
 # clusters with PostgreSQL::Test::Cluster, through PGXS's prove_installcheck
 # (`make tapcheck`).  initdb refuses root, so the tests run as the postgres OS
 # user in a scratch copy of the tree it owns.  Run as root after
 # `make install`; scripts/test.sh calls it.  Arguments name test files
-# (test/t/070_maintenance.pl ...); without any, all run.
+# (test/t/extension/maintenance.pl ...); without any, all run.
 set -euo pipefail
 # The mounts below live in a mount namespace of the run's own: a process that
 # unshares its mounts meanwhile (another run's stress load, say) would
@@ -17,23 +17,24 @@ if [ -z "${RANREAD_TAP_NS:-}" ] && unshare --mount --propagation private true 2>
 fi
 cd "$(dirname "$0")/.."
 
-# RANREAD_TAP_JOBS=N runs N test files at once (prove -j; default 3: the
-# files wait on their servers far more than they compute, and on 2 cores
-# three at once nearly halve the suite's time; 1 runs them one after
+# RANREAD_TAP_JOBS=N runs N test files at once (prove -j; default 4: the
+# files wait on their servers far more than they compute, so on 2 cores
+# several at once shorten the suite; 1 runs them one after
 # another; test/t/testrules.yml says which files must not run beside others).
-jobs=${RANREAD_TAP_JOBS:-3}
+jobs=${RANREAD_TAP_JOBS:-4}
 if ! [[ $jobs =~ ^[1-9][0-9]?$ ]]; then
 	echo "run-tap.sh: RANREAD_TAP_JOBS must be a number of files from 1 to 99, not '$jobs'" >&2
 	exit 2
 fi
 
 scratch=$(mktemp -d /tmp/ranread_tap.XXXXXX)
-cp -r Makefile ranread.control tested-majors README.md src sql test docs "$scratch/"
+# (scripts/lint.sh too: docs/architecture.pl reads its floors)
+cp -r Makefile ranread.control tested-majors README.md src sql test docs scripts "$scratch/"
 # which files may run beside others (prove looks for it where it runs)
 cp test/t/testrules.yml "$scratch/"
 
-# A small file system for the disk-full tests (t/020_disk_full.pl and
-# t/232_writer_disk_full.pl skip without one; test/t/testrules.yml runs them
+# A small file system for the disk-full tests (t/faults/disk_full.pl and
+# t/writers/writer_disk_full.pl skip without one; test/t/testrules.yml runs them
 # one after the other): 512 MB of ext4 on a loop device.
 smallfs="$scratch/smallfs"
 mkdir -p "$smallfs"
@@ -44,7 +45,7 @@ if truncate -s 512M "$scratch/smallfs.img" && mkfs.ext4 -q "$scratch/smallfs.img
 else
 	echo "run-tap.sh: could not mount a loop file system; the disk-full test will skip" >&2
 fi
-# A ramfs, which refuses O_DIRECT, for test/t/035_physical.pl (skips without one).
+# A ramfs, which refuses O_DIRECT, for test/t/run/physical.pl (skips without one).
 ramfs="$scratch/ramfs"
 mkdir -p "$ramfs"
 if mount -t ramfs ramfs "$ramfs" 2>/dev/null; then
@@ -59,7 +60,7 @@ lab_fuse_down() {
 		test/lab/labfs.sh umount "$lab_fuse" || true
 	fi
 }
-# A capped laboratory device for test/t/220_lab_caps.pl (test/lab/capped_zram.sh):
+# A capped laboratory device for test/t/lab/lab_caps.pl (test/lab/capped_zram.sh):
 # a zram device of its own behind the block throttle, in a cgroup delegated to
 # postgres.  It exports RANREAD_LAB_NAME, _CAP_DIR, _MOUNT, _DEVICE (MAJ:MIN),
 # _DEVICE_NAME, _CGROUP, _CGROUP_KIND, _SCRIPT; without it RANREAD_LAB_CAP_MISSING
@@ -82,7 +83,7 @@ elif lab_out=$("$lab" make --name "$lab_name" 2>"$scratch/lab.err"); then
 	# (v2 only) the runner's tree goes into the lab's uncapped group, whence
 	# postgres may move its own processes into the capped one
 	"$lab" adopt "$lab_name" $$ ||
-		echo "run-tap.sh: could not put the runner in the lab's uncapped group; test/t/220_lab_caps.pl cannot start its server" >&2
+		echo "run-tap.sh: could not put the runner in the lab's uncapped group; test/t/lab/lab_caps.pl cannot start its server" >&2
 else
 	lab_vars+=("RANREAD_LAB_CAP_MISSING=$(head -n 1 "$scratch/lab.err")")
 	echo "run-tap.sh: no capped lab device ($(head -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
@@ -97,7 +98,7 @@ trap cleanup EXIT
 chown -R postgres: "$scratch"
 
 # The FUSE laboratory (test/lab/labfs.sh), a file system whose reads have a
-# delay, a queue, errors and stalls the tests set, for test/t/225_lab_fuse.pl
+# delay, a queue, errors and stalls the tests set, for test/t/lab/lab_fuse.pl
 # (skips without it).  It exports RANREAD_LAB_FUSE_DIR, a directory the
 # postgres user owns on it, and RANREAD_LAB_FUSE_CONTROL, its control file
 # (writable by every user; commands and counters in test/lab/labfs.c).

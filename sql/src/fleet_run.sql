@@ -1,29 +1,29 @@
 -- fleet_run.sql: ranread_fleet_run(), one benchmark across several servers
 -- on shared storage, released together through dblink and gathered here
--- (docs/fleet.md).
+-- (docs/fleet.md), and two of its phases: ranread_fleet_open(), its checks,
+-- and ranread_fleet_gather(), a server's row.  The phases compute and return
+-- what the fleet run records; only the fleet run writes.
 
 -- Its rows are recorded through ranread_history_insert() and
 -- ranread_history_update() (run.sql), as the extension's owner.  A record
 -- read by dynamic SQL has its type given to plpgsql_check by a PRAGMA
--- (test/t/081_plpgsql_check.pl); at run time that PERFORM does nothing.
-CREATE OR REPLACE FUNCTION ranread_fleet_run(servers name[],
-								 processes int DEFAULT 4,
-								 iterations bigint DEFAULT NULL,
-								 mode text DEFAULT 'smgr',
-								 target name DEFAULT 'ranread_target',
-								 duration interval DEFAULT NULL,
-								 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
-								 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
-RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
-			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
-			  clock_offset_ms float8, overlap_pct float8, error text)
+-- (test/t/extension/plpgsql_check.pl); at run time that PERFORM does nothing.
+
+-- The fleet run's checks, all made before any server starts: its arguments,
+-- then every server connected (ranread_fleet_connect) and checked; each
+-- connection is left open for the run, or all are closed on a problem.
+-- Writes nothing: what it does, the caller could do through dblink.
+CREATE OR REPLACE FUNCTION ranread_fleet_open(servers name[], processes int, iterations bigint, mode text,
+								  target name, duration interval, max_clock_offset_ms float8,
+								  start_delay interval, OUT connections text[], OUT schemas name[],
+								  OUT clock_offsets_ms float8[])
+RETURNS record
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-SET datestyle = 'ISO, YMD'				-- start_at's text, as every server reads it
-AS $fleet$
+SET datestyle = 'ISO, YMD'				-- the servers' clocks, as ranread_fleet_run reads them
+AS $open$
 DECLARE
 	n int := coalesce(cardinality(servers), 0);
-	began timestamptz := clock_timestamp();
 	-- from check_arguments
 	link name;							-- dblink's schema
 	own name;							-- ranread's schema, looked up: its name may hold a quote
@@ -32,11 +32,6 @@ DECLARE
 	conns text[] := '{}'::text[];				-- dblink's connection names
 	remote_schemas name[] := '{}'::name[];		-- ranread's schema there
 	offsets float8[] := '{}'::float8[];			-- its clock's offset from the coordinator's, in ms
-	-- from start_and_wait
-	fleet_no bigint;
-	common_start timestamptz;			-- on the coordinator's clock
-	cancelled boolean := false;
-	stopped boolean := false;
 BEGIN
 	-- The arguments, and what the coordinator needs, before any server is
 	-- asked.  Hands on link, own and own_version.
@@ -122,7 +117,7 @@ BEGIN
 					EXECUTE format('SELECT %I.dblink_disconnect($1::text)', link) USING conn;
 				END IF;
 				EXECUTE format('SELECT %I.ranread_fleet_connect($1::text, $2::name)', own) USING conn, srv;
-				PERFORM 'PRAGMA:TYPE:r (s name, v text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
+				PERFORM 'PRAGMA:TYPE:r (s name, v text)';	-- for plpgsql_check (test/t/extension/plpgsql_check.pl)
 				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(s name, v text)', link) INTO r
 					USING conn, 'SELECT n.nspname, e.extversion FROM pg_catalog.pg_extension e '
 								'JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace '
@@ -190,6 +185,212 @@ BEGIN
 		END IF;
 	END check_servers;
 
+	connections := conns;
+	schemas := remote_schemas;
+	clock_offsets_ms := offsets;
+END
+$open$;
+COMMENT ON FUNCTION ranread_fleet_open(name[],integer,bigint,text,name,interval,double precision,interval) IS 'the fleet run''s checks, before any server starts
+servers: foreign servers (dblink), each with ranread and a user mapping
+processes: processes on each server
+iterations: as ranread_run''s, on each server
+mode: as ranread_run''s, on each server
+target: as ranread_run''s, on each server
+duration: as ranread_run''s, on each server
+max_clock_offset_ms: refuse a server whose clock is further off than this
+start_delay: the common start, this long after the checks';
+
+-- A server's row of the fleet, gathered after its run: the batch its run
+-- returned, or after a cancel the one with its start_at, read over its
+-- connection and checked before it counts (what a server sends is input);
+-- returned as the row of ranread_fleet_servers to record, completed (or
+-- whatever the server's row says), failed or disconnected, with the error
+-- that made it so.  Writes nothing.
+CREATE OR REPLACE FUNCTION ranread_fleet_gather(fleet bigint, server name, connection text, remote_schema name,
+									start_at timestamptz, clock_offset_ms float8,
+									OUT server_row jsonb, OUT error text)
+RETURNS record
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'				-- start_at's text, as the server reads it
+AS $gather$
+DECLARE
+	link name;							-- dblink's schema
+	own name;							-- ranread's schema
+	r record;
+	err text;
+	err_state text;
+	returned bigint;
+	one_busy boolean := false;
+	found_row boolean := false;
+BEGIN
+	SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'dblink';
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	BEGIN
+		EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING connection;
+		IF one_busy THEN
+			err := 'the server did not end its run within 5 s of the fleet''s cancel';
+		ELSE
+			EXECUTE format('SELECT * FROM %I.dblink_get_result($1::text) AS t(b bigint)', link)
+				INTO returned USING connection;
+		END IF;
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		err := SQLERRM;
+		err_state := SQLSTATE;
+	END;
+	IF NOT one_busy THEN
+		BEGIN
+			-- the empty result that ends the asynchronous query
+			EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1::text, false) AS t(b bigint)', link)
+				USING connection;
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			NULL;
+		END;
+	END IF;
+	BEGIN
+		-- the batch its run returned; a run that failed made none, except a
+		-- cancelled one, whose workers record it just after the leader returns
+		IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
+			FOR attempt IN 1 .. 50 LOOP
+				PERFORM 'PRAGMA:TYPE:r (batch bigint, status text, iops float8, mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, mean_band_pct float8, p99_band_pct float8)';
+				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
+							   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
+							   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
+							   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
+					USING connection, format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
+										   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
+										   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
+										   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schema,
+										   CASE WHEN returned IS NOT NULL
+												THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
+												ELSE format('start_at OPERATOR(pg_catalog.=) %L::timestamptz',
+															start_at) END);
+				found_row := r.batch IS NOT NULL;
+				EXIT WHEN found_row OR err IS NULL;
+				PERFORM pg_sleep(0.1);
+			END LOOP;
+		END IF;
+		-- What a server sends is input: a row ranread could not sum,
+		-- merge or read makes that server failed, and the others are
+		-- kept.  Hands on found_row, and err saying why a row found
+		-- does not count.
+		<<check_row>>
+		DECLARE
+			unusable text;
+		BEGIN
+			IF found_row THEN
+				unusable := CASE
+					WHEN r.status IS NULL OR length(r.status) > 64 THEN 'status'
+					WHEN NOT (r.iops >= 0 AND r.iops < 1e12) THEN 'iops'
+					WHEN NOT (r.wall_s >= 0 AND r.wall_s < 1e7) THEN 'wall_s'
+					WHEN NOT (r.reads >= 0) THEN 'reads'
+					WHEN NOT (coalesce(r.mean_ms, 0) >= 0 AND coalesce(r.mean_ms, 0) < 1e9) THEN 'mean_ms'
+					WHEN NOT (coalesce(r.p99_ms, 0) >= 0 AND coalesce(r.p99_ms, 0) < 1e9) THEN 'p99_ms'
+					WHEN NOT (coalesce(r.max_ms, 0) >= 0 AND coalesce(r.max_ms, 0) < 1e9) THEN 'max_ms'
+					WHEN NOT (r.started_at > '-infinity'::timestamptz AND r.started_at < 'infinity'::timestamptz) THEN 'started_at'
+					WHEN NOT (coalesce(abs(r.start_skew_ms), 0) < 1e9) THEN 'start_skew_ms'
+					WHEN NOT (coalesce(r.iops_band_pct, 0) >= 0 AND coalesce(r.iops_band_pct, 0) < 1e6) THEN 'iops_band_pct'
+					WHEN NOT (coalesce(r.mean_band_pct, 0) >= 0 AND coalesce(r.mean_band_pct, 0) < 1e6) THEN 'mean_band_pct'
+					WHEN NOT (coalesce(r.p99_band_pct, 0) >= 0 AND coalesce(r.p99_band_pct, 0) < 1e6) THEN 'p99_band_pct'
+					END;
+				IF unusable IS NULL AND r.histogram IS NOT NULL THEN
+					BEGIN
+						EXECUTE format('SELECT %I.ranread_histogram_check($1::bigint[])', own) USING r.histogram;
+						IF (SELECT sum(h::numeric) FROM unnest(r.histogram) h) > 1e15 THEN
+							unusable := 'histogram (more than 10^15 reads)';
+						END IF;
+					EXCEPTION WHEN OTHERS THEN
+						unusable := 'histogram (' || SQLERRM || ')';
+					END;
+				END IF;
+				IF unusable IS NOT NULL THEN
+					err := format('the server''s row of batch %s has a %s ranread cannot use', r.batch, unusable);
+					found_row := false;
+				END IF;
+			END IF;
+		END check_row;
+		IF found_row THEN
+			server_row := jsonb_build_object('fleet', fleet, 'server', server, 'batch', r.batch,
+											 'status', r.status, 'error', err, 'iops', r.iops, 'mean_ms', r.mean_ms,
+											 'p99_ms', r.p99_ms, 'max_ms', r.max_ms, 'reads', r.reads,
+											 'started_at', r.started_at - clock_offset_ms * interval '1 ms',
+											 'wall_s', r.wall_s, 'start_skew_ms', r.start_skew_ms,
+											 'clock_offset_ms', clock_offset_ms, 'histogram', r.histogram,
+											 'iops_band_pct', r.iops_band_pct, 'mean_band_pct', r.mean_band_pct,
+											 'p99_band_pct', r.p99_band_pct);
+		ELSE
+			server_row := jsonb_build_object('fleet', fleet, 'server', server,
+											 'status', CASE WHEN err_state LIKE '08%' OR err_state = 'XX000'
+															THEN 'disconnected' ELSE 'failed' END,
+											 'error', coalesce(err, 'the server''s run recorded no batch'),
+											 'clock_offset_ms', clock_offset_ms);
+		END IF;
+		error := err;
+	EXCEPTION WHEN OTHERS OR query_canceled THEN
+		-- dblink raises a lost connection as class 08 or XX000 (libpq's
+		-- words), an error of the server's with the server's SQLSTATE
+		error := coalesce(err, SQLERRM);
+		server_row := jsonb_build_object('fleet', fleet, 'server', server,
+										 'status', CASE WHEN SQLSTATE LIKE '08%' OR SQLSTATE = 'XX000'
+														THEN 'disconnected' ELSE 'failed' END,
+										 'error', coalesce(err, SQLERRM), 'clock_offset_ms', clock_offset_ms);
+	END;
+END
+$gather$;
+COMMENT ON FUNCTION ranread_fleet_gather(bigint,name,text,name,timestamp with time zone,double precision) IS 'the fleet run''s row of a server, read and checked
+fleet: the fleet run
+server: the server
+connection: its dblink connection
+remote_schema: ranread''s schema on the server
+start_at: the run''s start_at, on the server''s clock
+clock_offset_ms: the server''s clock offset, in ms';
+
+CREATE OR REPLACE FUNCTION ranread_fleet_run(servers name[],
+								 processes int DEFAULT 4,
+								 iterations bigint DEFAULT NULL,
+								 mode text DEFAULT 'smgr',
+								 target name DEFAULT 'ranread_target',
+								 duration interval DEFAULT NULL,
+								 max_clock_offset_ms float8 DEFAULT 50,	-- refuse a server whose clock is further off
+								 start_delay interval DEFAULT '2 s')	-- from the checks to the common start
+RETURNS TABLE(scope text, fleet bigint, server name, batch bigint, status text, iops float8,
+			  mean_ms float8, p99_ms float8, max_ms float8, start_skew_ms float8,
+			  clock_offset_ms float8, overlap_pct float8, error text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET datestyle = 'ISO, YMD'				-- start_at's text, as every server reads it
+AS $fleet$
+DECLARE
+	n int := coalesce(cardinality(servers), 0);
+	began timestamptz := clock_timestamp();
+	link name;							-- dblink's schema
+	own name;							-- ranread's schema, looked up: its name may hold a quote
+	-- from ranread_fleet_open, each by the server's position in servers
+	conns text[];						-- dblink's connection names, each open
+	remote_schemas name[];				-- ranread's schema there
+	offsets float8[];					-- its clock's offset from the coordinator's, in ms
+	-- from start_and_wait
+	fleet_no bigint;
+	common_start timestamptz;			-- on the coordinator's clock
+	cancelled boolean := false;
+	stopped boolean := false;
+	-- from each server's ranread_fleet_gather
+	server_row jsonb;					-- its row of ranread_fleet_servers
+	err text;							-- why that row is not the server's batch
+BEGIN
+	-- The arguments and every server checked (ranread_fleet_open): all
+	-- problems said together, and then nothing started.  Hands on conns
+	-- (each open), remote_schemas and offsets.
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	EXECUTE format('SELECT * FROM %I.ranread_fleet_open($1::name[], $2::int, $3::bigint, $4::text, $5::name, '
+				   '$6::interval, $7::float8, $8::interval)', own) INTO conns, remote_schemas, offsets
+		USING servers, processes, iterations, mode, target, duration, max_clock_offset_ms, start_delay;
+	SELECT ns.nspname INTO link FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'dblink';
+
 	-- Every run started with one start_at, on each server's own clock, and
 	-- waited for: ranread_stop() finds the wait and stops every server, a
 	-- cancel cancels every server's run.  Starting and waiting share one
@@ -245,129 +446,21 @@ BEGIN
 		END LOOP;
 	END start_and_wait;
 
-	-- Each server's batch gathered: the one its run returned, or after a
-	-- cancel the one with its start_at; each row checked before it counts,
-	-- and recorded in ranread_fleet_servers, as completed (or whatever the
-	-- server's row says), failed or disconnected.  Then every connection is
-	-- closed.  Hands on the fleet's rows in ranread_fleet_servers.
+	-- Each server's row gathered (ranread_fleet_gather) and recorded in
+	-- ranread_fleet_servers; one that cannot be is recorded failed or
+	-- disconnected.  Then every connection is closed.  Hands on the fleet's
+	-- rows in ranread_fleet_servers.
 	<<gather>>
-	DECLARE
-		r record;
-		err text;
-		err_state text;
-		returned bigint;
-		one_busy boolean;
-		found_row boolean;
 	BEGIN
 		FOR i IN 1 .. n LOOP
+			server_row := NULL;
 			err := NULL;
-			err_state := NULL;
-			returned := NULL;
-			one_busy := false;
-			found_row := false;
 			BEGIN
-				EXECUTE format('SELECT %I.dblink_is_busy($1::text) = 1', link) INTO one_busy USING conns[i];
-				IF one_busy THEN
-					err := 'the server did not end its run within 5 s of the fleet''s cancel';
-				ELSE
-					EXECUTE format('SELECT * FROM %I.dblink_get_result($1::text) AS t(b bigint)', link)
-						INTO returned USING conns[i];
-				END IF;
-			EXCEPTION WHEN OTHERS OR query_canceled THEN
-				err := SQLERRM;
-				err_state := SQLSTATE;
-			END;
-			IF NOT one_busy THEN
-				BEGIN
-					-- the empty result that ends the asynchronous query
-					EXECUTE format('SELECT count(*) FROM %I.dblink_get_result($1::text, false) AS t(b bigint)', link)
-						USING conns[i];
-				EXCEPTION WHEN OTHERS OR query_canceled THEN
-					NULL;
-				END;
-			END IF;
-			BEGIN
-				-- the batch its run returned; a run that failed made none, except a
-				-- cancelled one, whose workers record it just after the leader returns
-				IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
-					FOR attempt IN 1 .. 50 LOOP
-						PERFORM 'PRAGMA:TYPE:r (batch bigint, status text, iops float8, mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, mean_band_pct float8, p99_band_pct float8)';
-						EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
-									   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
-									   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
-									   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
-							USING conns[i], format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
-												   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
-												   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
-												   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schemas[i],
-												   CASE WHEN returned IS NOT NULL
-														THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
-														ELSE format('start_at OPERATOR(pg_catalog.=) %L::timestamptz',
-																	common_start + offsets[i] * interval '1 ms') END);
-						found_row := r.batch IS NOT NULL;
-						EXIT WHEN found_row OR err IS NULL;
-						PERFORM pg_sleep(0.1);
-					END LOOP;
-				END IF;
-				-- What a server sends is input: a row ranread could not sum,
-				-- merge or read makes that server failed, and the others are
-				-- kept.  Hands on found_row, and err saying why a row found
-				-- does not count.
-				<<check_row>>
-				DECLARE
-					unusable text;
-				BEGIN
-					IF found_row THEN
-						unusable := CASE
-							WHEN r.status IS NULL OR length(r.status) > 64 THEN 'status'
-							WHEN NOT (r.iops >= 0 AND r.iops < 1e12) THEN 'iops'
-							WHEN NOT (r.wall_s >= 0 AND r.wall_s < 1e7) THEN 'wall_s'
-							WHEN NOT (r.reads >= 0) THEN 'reads'
-							WHEN NOT (coalesce(r.mean_ms, 0) >= 0 AND coalesce(r.mean_ms, 0) < 1e9) THEN 'mean_ms'
-							WHEN NOT (coalesce(r.p99_ms, 0) >= 0 AND coalesce(r.p99_ms, 0) < 1e9) THEN 'p99_ms'
-							WHEN NOT (coalesce(r.max_ms, 0) >= 0 AND coalesce(r.max_ms, 0) < 1e9) THEN 'max_ms'
-							WHEN NOT (r.started_at > '-infinity'::timestamptz AND r.started_at < 'infinity'::timestamptz) THEN 'started_at'
-							WHEN NOT (coalesce(abs(r.start_skew_ms), 0) < 1e9) THEN 'start_skew_ms'
-							WHEN NOT (coalesce(r.iops_band_pct, 0) >= 0 AND coalesce(r.iops_band_pct, 0) < 1e6) THEN 'iops_band_pct'
-							WHEN NOT (coalesce(r.mean_band_pct, 0) >= 0 AND coalesce(r.mean_band_pct, 0) < 1e6) THEN 'mean_band_pct'
-							WHEN NOT (coalesce(r.p99_band_pct, 0) >= 0 AND coalesce(r.p99_band_pct, 0) < 1e6) THEN 'p99_band_pct'
-							END;
-						IF unusable IS NULL AND r.histogram IS NOT NULL THEN
-							BEGIN
-								EXECUTE format('SELECT %I.ranread_histogram_check($1::bigint[])', own) USING r.histogram;
-								IF (SELECT sum(h::numeric) FROM unnest(r.histogram) h) > 1e15 THEN
-									unusable := 'histogram (more than 10^15 reads)';
-								END IF;
-							EXCEPTION WHEN OTHERS THEN
-								unusable := 'histogram (' || SQLERRM || ')';
-							END;
-						END IF;
-						IF unusable IS NOT NULL THEN
-							err := format('the server''s row of batch %s has a %s ranread cannot use', r.batch, unusable);
-							found_row := false;
-						END IF;
-					END IF;
-				END check_row;
-				IF found_row THEN
-					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
-						USING 'ranread_fleet_servers',
-							  jsonb_build_object('fleet', fleet_no, 'server', servers[i], 'batch', r.batch,
-												 'status', r.status, 'error', err, 'iops', r.iops, 'mean_ms', r.mean_ms,
-												 'p99_ms', r.p99_ms, 'max_ms', r.max_ms, 'reads', r.reads,
-												 'started_at', r.started_at - offsets[i] * interval '1 ms',
-												 'wall_s', r.wall_s, 'start_skew_ms', r.start_skew_ms,
-												 'clock_offset_ms', offsets[i], 'histogram', r.histogram,
-												 'iops_band_pct', r.iops_band_pct, 'mean_band_pct', r.mean_band_pct,
-												 'p99_band_pct', r.p99_band_pct);
-				ELSE
-					EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
-						USING 'ranread_fleet_servers',
-							  jsonb_build_object('fleet', fleet_no, 'server', servers[i],
-												 'status', CASE WHEN err_state LIKE '08%' OR err_state = 'XX000'
-																THEN 'disconnected' ELSE 'failed' END,
-												 'error', coalesce(err, 'the server''s run recorded no batch'),
-												 'clock_offset_ms', offsets[i]);
-				END IF;
+				EXECUTE format('SELECT * FROM %I.ranread_fleet_gather($1::bigint, $2::name, $3::text, $4::name, '
+							   '$5::timestamptz, $6::float8)', own) INTO server_row, err
+					USING fleet_no, servers[i], conns[i], remote_schemas[i], common_start + offsets[i] * interval '1 ms', offsets[i];
+				EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
+					USING 'ranread_fleet_servers', server_row;
 			EXCEPTION WHEN OTHERS OR query_canceled THEN
 				-- dblink raises a lost connection as class 08 or XX000 (libpq's
 				-- words), an error of the server's with the server's SQLSTATE
@@ -398,10 +491,13 @@ BEGIN
 	<<record_fleet>>
 	DECLARE
 		fleet_fields jsonb;
-		percentiles jsonb;
 	BEGIN
 		EXECUTE format(
-			'SELECT pg_catalog.jsonb_build_object(''fleet'', $1, ''started_at'', $2, ''start_at'', $3, ''servers'', $4, '
+			'SELECT f.fields || pg_catalog.jsonb_build_object('
+			'	''p50_ms'', %1$I.ranread_histogram_percentile(f.merged, 0.5::float8), '
+			'	''p99_ms'', %1$I.ranread_histogram_percentile(f.merged, 0.99::float8), '
+			'	''p999_ms'', %1$I.ranread_histogram_percentile(f.merged, 0.999::float8)) '
+			'FROM (SELECT pg_catalog.jsonb_build_object(''fleet'', $1, ''started_at'', $2, ''start_at'', $3, ''servers'', $4, '
 			'	''processes'', $5, ''iterations'', $6, ''duration_s'', extract(epoch FROM $7), ''mode'', $8, '
 			'	''target'', $9, ''status'', '
 			'	CASE WHEN $10 THEN ''cancelled'' WHEN $12 THEN ''stopped'' '
@@ -421,21 +517,11 @@ BEGIN
 			'	''mean_band_pct'', CASE WHEN bool_and(s.mean_band_pct IS NOT NULL) FILTER (WHERE s.mean_ms IS NOT NULL) THEN '
 			'		100 * sqrt(sum((s.reads * s.mean_ms * s.mean_band_pct / 100) ^ 2)) / nullif(sum(s.reads * s.mean_ms), 0) END, '
 			'	''p99_band_pct'', CASE WHEN bool_and(s.p99_band_pct IS NOT NULL) FILTER (WHERE s.p99_ms IS NOT NULL) '
-			'		THEN max(s.p99_band_pct) END) '
-			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1', own)
+			'		THEN max(s.p99_band_pct) END) AS fields, %1$I.ranread_histogram_merge(s.histogram) AS merged '
+			'FROM %1$I.ranread_fleet_servers s WHERE s.fleet = $1) f', own)
 			INTO fleet_fields
 			USING fleet_no, began, common_start, servers, processes, iterations, duration, mode, target, cancelled, n, stopped;
 		EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own) USING 'ranread_fleet_runs', fleet_fields;
-		EXECUTE format(
-			'SELECT pg_catalog.jsonb_build_object('
-			'	''p50_ms'', %1$I.ranread_histogram_percentile(histogram, 0.5::float8), '
-			'	''p99_ms'', %1$I.ranread_histogram_percentile(histogram, 0.99::float8), '
-			'	''p999_ms'', %1$I.ranread_histogram_percentile(histogram, 0.999::float8)) '
-			'FROM %1$I.ranread_fleet_runs WHERE fleet = $1 AND histogram IS NOT NULL', own)
-			INTO percentiles USING fleet_no;
-		IF percentiles IS NOT NULL THEN
-			EXECUTE format('SELECT %I.ranread_history_update($1::text, $2::jsonb, $3::jsonb)', own) USING 'ranread_fleet_runs', percentiles, '{}'::jsonb;
-		END IF;
 	END record_fleet;
 
 	-- What the fleet run did: a NOTICE if a server completed, a WARNING

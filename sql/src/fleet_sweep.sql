@@ -129,7 +129,7 @@ BEGIN
 				USING 'ranread_fleet_runs', jsonb_build_object('fleet_sweep', sweep_no, 'sweep_step', step), '{}'::jsonb;
 			ran := processes;
 			-- the rule book, on every run of the sweeps so far
-			PERFORM 'PRAGMA:TYPE:d (decision text, stop_rule text, next_processes int, step_text text, step_detail text, repeat_text text, repeat_detail text, verdict text, sweeps_text text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
+			PERFORM 'PRAGMA:TYPE:d (decision text, stop_rule text, next_processes int, step_text text, step_detail text, repeat_text text, repeat_detail text, verdict text, sweeps_text text)';	-- for plpgsql_check (test/t/extension/plpgsql_check.pl)
 			EXECUTE rule_book INTO d USING sweeps, slo_mean_ms, slo_p99_ms, cap, cap_by, stop_latency_ms, min_scaling_pct,
 				NULL::text;
 			RAISE NOTICE 'fleet sweep % % (fleet run %)', sweep_no, d.step_text, fleet_id

@@ -1,6 +1,6 @@
 -- history_comments.sql: what each history table and column holds, as psql's
 -- \d+ shows it.  docs/reference.md's column tables say the same, which
--- test/t/178_comments.pl checks.  Run by the install script after the
+-- test/t/docs/comments.pl checks.  Run by the install script after the
 -- tables, and by an update (the tables stay; their comments are made again).
 
 COMMENT ON TABLE ranread_targets IS 'Targets made by ranread_setup(): one row per target relation.';
@@ -92,8 +92,8 @@ COMMENT ON COLUMN ranread_batches.service_mean_ms IS 'ms: open loop: from issuin
 COMMENT ON COLUMN ranread_batches.service_p50_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.service_p99_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.service_p999_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
-COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step; NULL for a plain run';
-COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step; NULL for a plain run';
+COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step (0: its drain); NULL for a plain run';
+COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step (0: its drain); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.iodepth IS 'reads: reads in flight per worker (1 for batches recorded before it existed)';
 COMMENT ON COLUMN ranread_batches.registered_buffers IS 'iodepth above 1: true if every worker''s io_uring buffers were registered, false if any worker''s were refused';
 COMMENT ON COLUMN ranread_batches.ended_by IS 'what ended a completed batch: ''iterations'', ''duration'', ''steady state'' (the steady_state rule), or ''coverage'' (a timed run had read every unit once); NULL when the batch did not complete';
@@ -116,6 +116,11 @@ COMMENT ON COLUMN ranread_batches.distribution IS 'which units it read (distribu
 COMMENT ON COLUMN ranread_batches.start_at IS 'the wall-clock time its workers were to be released (start_at of ranread_run); NULL: released once ready';
 COMMENT ON COLUMN ranread_batches.start_skew_ms IS 'ms: started_at less start_at: how late the release came';
 COMMENT ON COLUMN ranread_batches.run_by IS 'the role that ran it (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_batches.kernel IS 'the kernel''s release (uname -r) the batch ran on (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_batches.data_checksums IS 'whether the cluster had data checksums (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_batches.file_system IS 'the file system of the target''s first segment, as /proc/self/mountinfo names it: ext4, xfs, fuse.labfs ... (NULL: recorded before 1.4, or not found)';
+COMMENT ON COLUMN ranread_batches.ranread_version IS 'the version of the ranread library that ran the batch (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_batches.warnings IS 'the run''s WARNINGs, each its message and DETAIL as psql shows them; ''{}'': none (NULL: before 1.4, or the run''s transaction did not commit)';
 
 COMMENT ON TABLE ranread_intervals IS 'One row per batch and sample interval: the batch over time.';
 COMMENT ON COLUMN ranread_intervals.batch IS 'the batch, and the interval''s number from 1 (the primary key)';
@@ -173,6 +178,7 @@ COMMENT ON COLUMN ranread_sweep_runs.max_iodepth IS 'stepping reads in flight: t
 COMMENT ON COLUMN ranread_sweep_runs.prefetch IS 'stepping prefetch: the first step''s (NULL: not stepped)';
 COMMENT ON COLUMN ranread_sweep_runs.max_prefetch IS 'stepping prefetch: the last step''s at most';
 COMMENT ON COLUMN ranread_sweep_runs.run_by IS 'the role that ran it (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_sweep_runs.drain_s IS 's: the drain''s bound before step 1 (NULL: no drain)';
 
 COMMENT ON TABLE ranread_fleet_runs IS 'One row per fleet run (ranread_fleet_run()): the servers'' batches, gathered here.';
 COMMENT ON COLUMN ranread_fleet_runs.fleet IS 'fleet run number (ranread_fleet_seq)';

@@ -107,7 +107,7 @@ CREATE TABLE ranread_batches (
 	service_p99_ms float8,
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
-	sweep_step int,
+	sweep_step int,				-- 0: the sweep's drain, before step 1
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
 	registered_buffers boolean,	-- every worker's io_uring buffers registered (NULL: no io_uring)
 	ended_by text,				-- completed: 'iterations', 'duration', 'steady state' or 'coverage' (NULL: not completed, or before 1.2)
@@ -132,7 +132,13 @@ CREATE TABLE ranread_batches (
 	distribution text,			-- which units it read: uniform, zipf:theta, hotset:P%/Q%, sequential (NULL: before it existed)
 	start_at timestamptz,		-- the wall-clock time its workers were to be released (NULL: once ready)
 	start_skew_ms float8,	-- started_at less start_at
-	run_by name	-- the role that ran it (NULL: recorded before 1.4)
+	run_by name,	-- the role that ran it (NULL: recorded before 1.4)
+	-- what shaped it besides the server's settings (NULL: recorded before 1.4)
+	kernel text,				-- the kernel's release (uname -r)
+	data_checksums boolean,
+	file_system text,			-- the target's, as the kernel's mount table names it
+	ranread_version text,		-- of the library that ran it
+	warnings text[]				-- the WARNINGs its run raised ('{}': none)
 );
 
 -- One row per batch and sample interval: the batch over time.
@@ -197,7 +203,8 @@ CREATE TABLE ranread_sweep_runs (
 	max_iodepth int,			-- stepping reads in flight: the last step's at most
 	prefetch int,				-- stepping prefetch: the first step's (NULL: not stepped)
 	max_prefetch int,	-- stepping prefetch: the last step's at most
-	run_by name	-- the role that ran it (NULL: recorded before 1.4)
+	run_by name,	-- the role that ran it (NULL: recorded before 1.4)
+	drain_s float8	-- the drain's bound before step 1, its batch sweep_step 0 (NULL: no drain)
 );
 
 -- fleet: one benchmark across several servers on shared storage, started

@@ -93,3 +93,26 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION ranread_compare_sweeps(bigint,bigint) IS 'two sweeps side by side, against the noise band
 sweep_a: the sweep A, the baseline
 sweep_b: the sweep B, compared with A';
+
+-- A report to share: one self-contained HTML page (inline CSS and SVG, no
+-- script, nothing loaded) of a sweep, a batch, a fleet run, a fleet sweep,
+-- a write sweep or two sweeps compared: the verdict, the charts, the steps,
+-- the proofs and warnings, the settings (docs/reference.md, "Report").
+-- Saved by psql: \pset format unaligned, \pset tuples_only on, \o file.
+CREATE OR REPLACE FUNCTION ranread_report_html(sweep bigint DEFAULT NULL,
+										   batch bigint DEFAULT NULL,
+										   fleet bigint DEFAULT NULL,
+										   fleet_sweep bigint DEFAULT NULL,
+										   write_sweep bigint DEFAULT NULL,
+										   compare_to bigint DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'ranread_report_html'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_report_html(bigint,bigint,bigint,bigint,bigint,bigint) IS 'one HTML page of a sweep, batch, fleet run or sweep, write sweep, or two sweeps
+sweep: the sweep (NULL, and no other subject: the latest)
+batch: the batch
+fleet: the fleet run
+fleet_sweep: the fleet sweep
+write_sweep: the write sweep
+compare_to: a second sweep, compared with sweep (B against A)';

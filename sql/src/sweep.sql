@@ -78,10 +78,11 @@ CREATE OR REPLACE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   max_iodepth int DEFAULT NULL,
 							   repeat int DEFAULT 1,	-- whole sweeps to run, 1 to 10
 							   prefetch int DEFAULT NULL,	-- stepping prefetch (mode smgr): the first step's
-							   max_prefetch int DEFAULT NULL)
+							   max_prefetch int DEFAULT NULL,
+							   drain interval DEFAULT NULL)	-- read until a burst bucket ran empty, first
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
-COMMENT ON PROCEDURE ranread_sweep(integer,integer,integer,bigint,interval,name,text,integer,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,interval,integer,integer,integer,integer,integer) IS 'RanRead''s methodology: a committed batch per step until a stop rule; the verdict
+COMMENT ON PROCEDURE ranread_sweep(integer,integer,integer,bigint,interval,name,text,integer,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,interval,integer,integer,integer,integer,integer,interval) IS 'RanRead''s methodology: a committed batch per step until a stop rule; the verdict
 start_processes: processes of the first step
 step_processes: add this many a step; NULL: double
 max_processes: the most processes; NULL: the free worker slots
@@ -104,4 +105,5 @@ iodepth: a queue-depth sweep: one process, this depth first
 max_iodepth: the deepest queue (1024 by default)
 repeat: run the whole sweep this many times, 1 to 10
 prefetch: a prefetch sweep (smgr): this distance first
-max_prefetch: the longest distance (1024 by default)';
+max_prefetch: the longest distance (1024 by default)
+drain: before step 1, read at its load until a burst bucket ran empty and held steady, at most this long';

@@ -1,6 +1,7 @@
 -- write_sweep.sql: CALL ranread_write_sweep(), the write rate stepped up
--- beside readers until the SLO or the storage stops it, and its rule book
--- (ranread_write_sweep_decide()).
+-- beside readers until the SLO or the storage stops it, its rule book
+-- (ranread_write_sweep_decide()), and two of its phases that compute and
+-- return: its arguments checked and a step's batches pooled.
 
 -- The write sweep's rule book (src/rules/write_sweep_rules.c) for one step,
 -- so that ranread_write_sweep() decides in C (src/sweep/write_sweep_decide.c).
@@ -28,48 +29,18 @@ slo_write_mean_ms: as ranread_write_sweep''s
 slo_write_p99_ms: as ranread_write_sweep''s
 slo_p99_ms: as ranread_write_sweep''s';
 
-CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
-									 start_write_rate_iops float8 DEFAULT 100,
-									 max_write_rate_iops float8 DEFAULT 1600,
-									 write_rate_step float8 DEFAULT NULL,	-- added each step (NULL: doubled)
-									 duration interval DEFAULT '10 s',	-- each step's batch
-									 processes int DEFAULT 0,	-- readers beside the writers
-									 rate_iops float8 DEFAULT NULL,	-- the readers' (NULL: closed loop)
-									 slo_write_p99_ms float8 DEFAULT 10,
-									 slo_write_mean_ms float8 DEFAULT NULL,
-									 slo_p99_ms float8 DEFAULT NULL,	-- the readers' (needs processes)
-									 mode text DEFAULT 'smgr',
-									 target name DEFAULT 'ranread_target',
-									 write_target name DEFAULT 'ranread_write_target')
-LANGUAGE plpgsql
-AS $write_sweep$
-DECLARE
-	own name;
-	sweep_no bigint;
-	rate float8;
-	step int := 0;
-	runs int;
-	early boolean;
-	step_fields jsonb;
-	changed bigint;
-	-- a step's batch that a cancel or an error ended, after a step committed:
-	-- the sweep is recorded as that, then the error raised again
-	ended_by text;
-	err_state text;
-	err_message text;
-	err_detail text;
-	err_hint text;
-	batches bigint[];
-	ran record;
-	pooled record;
-	d record;
-	best record;
-	last_rate float8;
-	words text;
-	slo_words text;
-	messages text := pg_catalog.current_setting('client_min_messages');
+-- A write sweep's arguments checked: the errors ranread_write_sweep()
+-- raises before it starts.  A pure computation on its arguments.
+CREATE OR REPLACE FUNCTION ranread_write_sweep_check(writers int, start_write_rate_iops float8,
+										  max_write_rate_iops float8, write_rate_step float8,
+										  duration interval, processes int, rate_iops float8,
+										  slo_write_p99_ms float8, slo_write_mean_ms float8,
+										  slo_p99_ms float8, mode text, target name, write_target name)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $check$
 BEGIN
-	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 	IF writers IS NULL OR start_write_rate_iops IS NULL OR max_write_rate_iops IS NULL OR duration IS NULL
 	   OR processes IS NULL OR mode IS NULL OR target IS NULL OR write_target IS NULL THEN
 		RAISE EXCEPTION 'writers, start_write_rate_iops, max_write_rate_iops, duration, processes, mode, target and write_target must not be null'
@@ -117,8 +88,118 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Give processes => N for readers beside the writers, or leave it out for writers alone.';
 	END IF;
+END
+$check$;
+COMMENT ON FUNCTION ranread_write_sweep_check(integer,double precision,double precision,double precision,interval,integer,double precision,double precision,double precision,double precision,text,name,name) IS 'a write sweep''s arguments checked, before it starts
+writers: writers in every step, 1 to 1024
+start_write_rate_iops: the first step''s writes/s, all writers together
+max_write_rate_iops: the last rate, at least the first, at most 10,000,000
+write_rate_step: writes/s added each step, at least 0.1; NULL doubles the rate (the last step is cut to the max)
+duration: each step''s batch
+processes: readers beside the writers; 0: writers alone
+rate_iops: the readers'' open-loop rate; NULL: closed loop (needs processes)
+slo_write_p99_ms: the writers'' p99 commit latency bound; NULL: none
+slo_write_mean_ms: the writers'' mean commit latency bound; NULL: none
+slo_p99_ms: the readers'' p99 bound; required with processes, refused without
+mode: the readers'' read path
+target: the read target (named in the batch rows with writers alone too)
+write_target: made by ranread_setup_writes';
+
+-- A write sweep's step: its batches pooled, writes over the batches' spans,
+-- latencies from the merged histograms.  Reads the batches' rows; writes
+-- nothing.
+CREATE OR REPLACE FUNCTION ranread_write_sweep_pool(batches bigint[], processes int,
+										 OUT write_iops float8, OUT write_mean_ms float8,
+										 OUT write_p99_ms float8, OUT writers_completed boolean,
+										 OUT shortest_span_s float8, OUT batches_completed boolean,
+										 OUT read_p99_ms float8, OUT read_p99_band_pct float8)
+RETURNS record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $pool$
+DECLARE
+	own name;
+BEGIN
 	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
 	WHERE e.extname = 'ranread';
+	EXECUTE format(
+		'SELECT coalesce(pg_catalog.sum(w.writes)::float8 / NULLIF((SELECT pg_catalog.sum(s.span) FROM '
+		'		(SELECT pg_catalog.max(x.elapsed_s) AS span FROM %1$I.ranread_write_results x '
+		'		 WHERE x.batch = ANY ($1) GROUP BY x.batch) s), 0), 0) AS write_iops, '
+		'	pg_catalog.sum(w.mean_ms * w.writes) / NULLIF(pg_catalog.sum(w.writes), 0) AS write_mean_ms, '
+		'	CASE WHEN pg_catalog.sum(w.writes) > 0 THEN %1$I.ranread_histogram_percentile('
+		'		%1$I.ranread_histogram_merge(w.histogram), 0.99::pg_catalog.float8) END AS write_p99_ms, '
+		'	pg_catalog.bool_and(w.status = ''completed'') AS writers_completed, '
+		-- the shortest batch''s writing span, which ends when the batch does
+		'	(SELECT pg_catalog.min(s.span) FROM (SELECT pg_catalog.max(x.elapsed_s) AS span '
+		'		FROM %1$I.ranread_write_results x WHERE x.batch = ANY ($1) GROUP BY x.batch) s) AS shortest_span_s, '
+		'	(SELECT pg_catalog.bool_and(b.status = ''completed'') FROM %1$I.ranread_batches b '
+		'	 WHERE b.batch = ANY ($1)) AS batches_completed, '
+		'	(SELECT CASE WHEN pg_catalog.sum(b.reads) > 0 THEN %1$I.ranread_histogram_percentile('
+		'		%1$I.ranread_histogram_merge(b.histogram), 0.99::pg_catalog.float8) END '
+		'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_ms, '
+		-- the pooled p99''s band: the batches'' median band over the square root of their number
+		'	(SELECT pg_catalog.percentile_cont(0.5) WITHIN GROUP (ORDER BY b.p99_band_pct) '
+		'		/ pg_catalog.sqrt(pg_catalog.count(*)) '
+		'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_band_pct '
+		'FROM %1$I.ranread_write_results w WHERE w.batch = ANY ($1)', own)
+		INTO write_iops, write_mean_ms, write_p99_ms, writers_completed, shortest_span_s, batches_completed,
+			 read_p99_ms, read_p99_band_pct
+		USING batches, processes;
+END
+$pool$;
+COMMENT ON FUNCTION ranread_write_sweep_pool(bigint[],integer) IS 'a write sweep''s step: its batches pooled
+batches: the step''s batches
+processes: the readers beside the writers; 0: no read figures';
+
+CREATE OR REPLACE PROCEDURE ranread_write_sweep(writers int DEFAULT 2,
+									 start_write_rate_iops float8 DEFAULT 100,
+									 max_write_rate_iops float8 DEFAULT 1600,
+									 write_rate_step float8 DEFAULT NULL,	-- added each step (NULL: doubled)
+									 duration interval DEFAULT '10 s',	-- each step's batch
+									 processes int DEFAULT 0,	-- readers beside the writers
+									 rate_iops float8 DEFAULT NULL,	-- the readers' (NULL: closed loop)
+									 slo_write_p99_ms float8 DEFAULT 10,
+									 slo_write_mean_ms float8 DEFAULT NULL,
+									 slo_p99_ms float8 DEFAULT NULL,	-- the readers' (needs processes)
+									 mode text DEFAULT 'smgr',
+									 target name DEFAULT 'ranread_target',
+									 write_target name DEFAULT 'ranread_write_target')
+LANGUAGE plpgsql
+AS $write_sweep$
+DECLARE
+	own name;
+	sweep_no bigint;
+	rate float8;
+	step int := 0;
+	runs int;
+	early boolean;
+	step_fields jsonb;
+	changed bigint;
+	-- a step's batch that a cancel or an error ended, after a step committed:
+	-- the sweep is recorded as that, then the error raised again
+	ended_by text;
+	err_state text;
+	err_message text;
+	err_detail text;
+	err_hint text;
+	batches bigint[];
+	ran record;
+	pooled record;
+	d record;
+	best record;
+	last_rate float8;
+	words text;
+	slo_words text;
+	messages text := pg_catalog.current_setting('client_min_messages');
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	SELECT ns.nspname INTO own FROM pg_extension e JOIN pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'ranread';
+	EXECUTE format('SELECT %I.ranread_write_sweep_check($1::int, $2::float8, $3::float8, $4::float8, $5::interval, '
+				   '$6::int, $7::float8, $8::float8, $9::float8, $10::float8, $11::text, $12::name, $13::name)', own)
+		USING writers, start_write_rate_iops, max_write_rate_iops, write_rate_step, duration, processes, rate_iops,
+			  slo_write_p99_ms, slo_write_mean_ms, slo_p99_ms, mode, target, write_target;
 	EXECUTE format('SELECT pg_catalog.nextval(%L)', own || '.ranread_write_sweep_seq') INTO sweep_no;
 	EXECUTE format('SELECT %I.ranread_history_insert($1::text, $2::jsonb)', own)
 		USING 'ranread_write_sweeps',
@@ -139,7 +220,7 @@ BEGIN
 			-- one NOTICE a step, the sweep's: the batch's own NOTICEs are hushed (its WARNINGs are not)
 			PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
 			BEGIN
-				PERFORM 'PRAGMA:TYPE:ran (batch bigint, status text)';	-- for plpgsql_check (test/t/081_plpgsql_check.pl)
+				PERFORM 'PRAGMA:TYPE:ran (batch bigint, status text)';	-- for plpgsql_check (test/t/extension/plpgsql_check.pl)
 				EXECUTE format('SELECT r.batch, r.status FROM %I.ranread_run(processes => $1, iterations => NULL::int8, '
 							   'target => $2, mode => $3, duration => $4, rate_iops => $5, writers => $6, '
 							   'write_rate_iops => $7, write_target => $8) r', own)
@@ -162,29 +243,9 @@ BEGIN
 			END IF;
 			runs := runs + 1;
 			batches := batches || ran.batch;
-			-- the step's batches pooled: writes over the batches' spans, latencies from the merged histograms
+			-- the step's batches pooled (ranread_write_sweep_pool)
 			PERFORM 'PRAGMA:TYPE:pooled (write_iops float8, write_mean_ms float8, write_p99_ms float8, writers_completed boolean, shortest_span_s float8, batches_completed boolean, read_p99_ms float8, read_p99_band_pct float8)';
-			EXECUTE format(
-				'SELECT coalesce(pg_catalog.sum(w.writes)::float8 / NULLIF((SELECT pg_catalog.sum(s.span) FROM '
-				'		(SELECT pg_catalog.max(x.elapsed_s) AS span FROM %1$I.ranread_write_results x '
-				'		 WHERE x.batch = ANY ($1) GROUP BY x.batch) s), 0), 0) AS write_iops, '
-				'	pg_catalog.sum(w.mean_ms * w.writes) / NULLIF(pg_catalog.sum(w.writes), 0) AS write_mean_ms, '
-				'	CASE WHEN pg_catalog.sum(w.writes) > 0 THEN %1$I.ranread_histogram_percentile('
-				'		%1$I.ranread_histogram_merge(w.histogram), 0.99::pg_catalog.float8) END AS write_p99_ms, '
-				'	pg_catalog.bool_and(w.status = ''completed'') AS writers_completed, '
-				-- the shortest batch''s writing span, which ends when the batch does
-				'	(SELECT pg_catalog.min(s.span) FROM (SELECT pg_catalog.max(x.elapsed_s) AS span '
-				'		FROM %1$I.ranread_write_results x WHERE x.batch = ANY ($1) GROUP BY x.batch) s) AS shortest_span_s, '
-				'	(SELECT pg_catalog.bool_and(b.status = ''completed'') FROM %1$I.ranread_batches b '
-				'	 WHERE b.batch = ANY ($1)) AS batches_completed, '
-				'	(SELECT CASE WHEN pg_catalog.sum(b.reads) > 0 THEN %1$I.ranread_histogram_percentile('
-				'		%1$I.ranread_histogram_merge(b.histogram), 0.99::pg_catalog.float8) END '
-				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_ms, '
-				-- the pooled p99''s band: the batches'' median band over the square root of their number
-				'	(SELECT pg_catalog.percentile_cont(0.5) WITHIN GROUP (ORDER BY b.p99_band_pct) '
-				'		/ pg_catalog.sqrt(pg_catalog.count(*)) '
-				'	 FROM %1$I.ranread_batches b WHERE b.batch = ANY ($1) AND $2 > 0) AS read_p99_band_pct '
-				'FROM %1$I.ranread_write_results w WHERE w.batch = ANY ($1)', own)
+			EXECUTE format('SELECT * FROM %I.ranread_write_sweep_pool($1::bigint[], $2::int)', own)
 				INTO pooled USING batches, processes;
 			-- a batch that ended long before its duration (its readers done early)
 			-- measured no rate: the step did not complete, and says why

@@ -1,8 +1,9 @@
 -- update/ranread--1.3--1.4.after.sql: the last statements of the update to
 -- 1.4, once sql/src has made every routine and view: the grants on the
--- history taken away, and the grants on the objects made again
--- (ranread_progress, ranread_run(), ranread_layers()), as
--- update/ranread--1.3--1.4.before.sql kept them.
+-- history taken away, the grants on the objects made again
+-- (ranread_progress, ranread_run(), ranread_layers(), ranread_sweep()), as
+-- update/ranread--1.3--1.4.before.sql kept them, and the phases the fleet
+-- run and the write sweep call granted to the roles that may call them.
 
 -- The grants of 1.3's GRANT block moved over: a role that could record
 -- fleets or write sweeps (INSERT on their tables) may call the two
@@ -61,7 +62,7 @@ BEGIN
 		object_name := pg_catalog.split_part(regrant, '|', 2);
 		privilege := pg_catalog.split_part(regrant, '|', 3);
 		target := object_name;
-		IF kind OPERATOR(pg_catalog.=) 'FUNCTION' THEN
+		IF kind OPERATOR(pg_catalog.=) ANY (ARRAY['FUNCTION', 'PROCEDURE']) THEN
 			-- the routine sql/src made, found by name among the extension's
 			-- members: its argument types are the current version's
 			SELECT p.oid::pg_catalog.regprocedure::text INTO STRICT target
@@ -76,6 +77,38 @@ BEGIN
 								  pg_catalog.substr(regrant, pg_catalog.length(kind) OPERATOR(pg_catalog.+)
 													pg_catalog.length(object_name) OPERATOR(pg_catalog.+)
 													pg_catalog.length(privilege) OPERATOR(pg_catalog.+) 4));
+	END LOOP;
+END
+$$;
+
+-- 1.4 splits ranread_fleet_run() and ranread_write_sweep() into phases,
+-- functions they call as their caller: a role that may run either may call
+-- its phases (and PUBLIC none).
+DO $$
+DECLARE
+	grantee record;
+BEGIN
+	FOR grantee IN
+		SELECT CASE WHEN p.proname OPERATOR(pg_catalog.=) 'ranread_fleet_run'
+					THEN 'ranread_fleet_open(name[], int, bigint, text, name, interval, float8, interval), '
+						 'ranread_fleet_gather(bigint, name, text, name, timestamptz, float8)'
+					ELSE 'ranread_write_sweep_check(int, float8, float8, float8, interval, int, float8, float8, float8, '
+						 'float8, text, name, name), ranread_write_sweep_pool(bigint[], int)' END AS phases,
+			   pg_catalog.quote_ident(r.rolname) AS name
+		FROM pg_catalog.pg_proc p
+		CROSS JOIN LATERAL pg_catalog.aclexplode(p.proacl) a
+		JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+		WHERE p.pronamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n
+													 WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema())
+		  AND p.proname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_run', 'ranread_write_sweep']::pg_catalog.name[])
+		  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
+		  AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
+		  AND EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+					  WHERE d.objid OPERATOR(pg_catalog.=) p.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'
+						AND e.extname OPERATOR(pg_catalog.=) 'ranread')
+		ORDER BY 2, 1
+	LOOP
+		EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s', grantee.phases, grantee.name);
 	END LOOP;
 END
 $$;

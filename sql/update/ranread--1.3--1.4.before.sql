@@ -1,6 +1,6 @@
 -- update/ranread--1.3--1.4.before.sql: what 1.4 changes that the sources
--- (sql/src) cannot say by being run again: new columns, and the three
--- objects whose result columns changed, dropped here.  The
+-- (sql/src) cannot say by being run again: new columns, and the four
+-- objects whose result columns or arguments changed, dropped here.  The
 -- Makefile runs sql/src/guard.sql before it; after it, every routine and
 -- view of sql/src made again (CREATE OR REPLACE), sql/src/grants.sql, and
 -- update/ranread--1.3--1.4.after.sql.
@@ -22,10 +22,19 @@ ALTER TABLE ranread_db_activity ADD COLUMN run_by name;
 ALTER TABLE ranread_write_sweeps ADD COLUMN run_by name;
 ALTER TABLE ranread_write_sweep_steps ADD COLUMN run_by name;
 
+-- What shaped a batch besides the server's settings, recorded from 1.4 on
+-- (NULL in older rows: not recorded).
+ALTER TABLE ranread_batches ADD COLUMN kernel text, ADD COLUMN data_checksums boolean, ADD COLUMN file_system text,
+	ADD COLUMN ranread_version text, ADD COLUMN warnings text[];
+
+-- A sweep's drain before step 1 (its batch is sweep_step 0).
+ALTER TABLE ranread_sweep_runs ADD COLUMN drain_s float8;
+
 -- ranread_progress (a row per batch, words for its progress),
 -- ranread_run() (one line: batch, status, IOPS, mean, p99) and
 -- ranread_layers() (a row a layer within 120 columns) answer in other
--- columns, so they are dropped and made again.  Their grants are kept here,
+-- columns, and ranread_sweep() takes one more argument (drain), so they
+-- are dropped and made again.  Their grants are kept here,
 -- each as "kind|name|privilege|grantee", for
 -- update/ranread--1.3--1.4.after.sql to grant again on what sql/src made.
 SELECT pg_catalog.set_config('ranread_update.regrants',
@@ -40,7 +49,11 @@ FROM (SELECT 'TABLE'::text, c.relname::text, c.relacl, c.relowner
 	  SELECT 'FUNCTION', p.proname::text, p.proacl, p.proowner
 	  FROM pg_catalog.pg_proc p
 	  WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text)',
-												   'ranread_layers(int, bigint, name, interval, int, float8)']::pg_catalog.regprocedure[]::pg_catalog.oid[])) AS o(kind, name, acl, owner)
+												   'ranread_layers(int, bigint, name, interval, int, float8)']::pg_catalog.regprocedure[]::pg_catalog.oid[])
+	  UNION ALL
+	  SELECT 'PROCEDURE', p.proname::text, p.proacl, p.proowner
+	  FROM pg_catalog.pg_proc p
+	  WHERE p.oid OPERATOR(pg_catalog.=) 'ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int)'::pg_catalog.regprocedure::pg_catalog.oid) AS o(kind, name, acl, owner)
 	 CROSS JOIN LATERAL pg_catalog.aclexplode(o.acl) a
 	 LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
 WHERE a.grantee OPERATOR(pg_catalog.<>) o.owner;
@@ -48,3 +61,4 @@ WHERE a.grantee OPERATOR(pg_catalog.<>) o.owner;
 DROP VIEW ranread_progress;
 DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text);
 DROP FUNCTION ranread_layers(int, bigint, name, interval, int, float8);
+DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int);

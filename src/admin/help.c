@@ -21,10 +21,10 @@ PG_FUNCTION_INFO_V1(ranread_help);
 /*
  * ranread_help(): one line per entry point, each a short usage and what it
  * is for (at most 118 characters, so that psql prints it within 120 columns:
- * test/t/176_signatures.pl); the read paths follow, one line each from their
+ * test/t/docs/signatures.pl); the read paths follow, one line each from their
  * table, at the marker.  Arguments are written as docs/reference.md
  * ("Functions") says: names in order, "[" before the first with a default,
- * "..." for the rest (test/t/176_signatures.pl).
+ * "..." for the rest (test/t/docs/signatures.pl).
  */
 #define HELP_MODES	NULL
 
@@ -38,7 +38,7 @@ static const char *const help_lines[] = {
 	"checkpoint => 'during' (with writers, pg_checkpoint): a checkpoint a third in; read p99 inside it and outside",
 	"processes => 0 (with writers and duration): writers alone (RanWrite), no reads; see ranread_write_summary",
 	"CALL ranread_write_sweep([writers, ...]): step write_rate_iops until writes or reads leave the SLO, a verdict",
-	"CALL ranread_sweep([start_processes, ...]): step until a stop rule, a verdict with bands (between N sweeps too)",
+	"CALL ranread_sweep([start_processes, ...]): step until a stop rule; a verdict with bands, burst apart, of N sweeps",
 	"ranread_verdict([sweep]): a sweep's verdict (default: the latest), a sentence a line",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
 	"ranread_summary: view, every column of every batch, RanRead's seven first (for export or \\x)",
@@ -49,6 +49,7 @@ static const char *const help_lines[] = {
 	"ranread_running(), ranread_setup_running(): what ranread_progress reads, per worker, every figure a number",
 	"ranread_chart([sweep, ...]), ranread_chart_latency(VARIADIC batches), ranread_chart_intervals([batch, ...]): as SVG",
 	"ranread_compare(batch_a, batch_b), ranread_compare_sweeps(sweep_a, sweep_b): side by side, against the noise",
+	"ranread_report_html([sweep, batch, fleet, fleet_sweep, write_sweep, compare_to]): one of them, one HTML page to share",
 	"ranread_layers([processes, iterations, ...]): the same units through each read path, each layer's share with its band",
 	"ranread_calibrate([target, ...]): random_page_cost, effective_io_concurrency with bands; io_workers on 18",
 	"ranread_fleet_run(servers [, processes, iterations, ...]): one run on many servers at once (dblink), gathered here",

@@ -150,6 +150,40 @@ draw_chart(FunctionCallInfo fcinfo, const char *name)
 }
 
 /*
+ * The chart of kind `name` into out, for a caller connected to SPI that
+ * draws several (the report, report_html.c): a numbered kind's chart of
+ * numbers[0], or the latency chart of the count batches of numbers (at
+ * most as many as it draws); false if that number does not exist.  Its
+ * width and height are the caller's, within the bounds of a chart's.
+ */
+bool
+ranread_chart_draw(StringInfo out, const char *name, const char *schema, const int64 *numbers, int count,
+				   int width, int height)
+{
+	RanreadChartCall call = {NULL};
+
+	Assert(count >= 1 && width >= CHART_MIN_SIZE && width <= CHART_MAX_SIZE &&
+		   height >= CHART_MIN_SIZE && height <= CHART_MAX_SIZE);
+	call.schema = schema;
+	call.width = width;
+	call.height = height;
+	for (int i = 0; i < lengthof(charts); i++)
+		if (strcmp(charts[i]->name, name) == 0)
+		{
+			if (charts[i]->numbered)
+				call.number = numbers;
+			else
+			{
+				call.batches = numbers;
+				call.batch_count = count;
+			}
+			return charts[i]->draw(out, &call);
+		}
+	elog(ERROR, "unknown chart kind \"%s\"", name);
+	return false;
+}
+
+/*
  * ranread_chart(sweep bigint DEFAULT NULL, width int DEFAULT 960,
  * height int DEFAULT 540): chart_sweep.c.
  */

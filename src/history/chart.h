@@ -24,6 +24,9 @@ typedef struct RanreadChartCall
 	const int64 *number;		/* what to draw; NULL: none given and none recorded */
 	int			width;
 	int			height;
+	/* a chart that reads its own arguments, called without them: its batches */
+	const int64 *batches;
+	int			batch_count;
 } RanreadChartCall;
 
 typedef struct RanreadChart
@@ -56,5 +59,7 @@ extern const RanreadChart ranread_chart_kind_intervals;
 extern const RanreadChart ranread_chart_kind_fleet;
 
 extern char *ranread_chart_processes_text(int processes, int iodepth);
+extern bool ranread_chart_draw(StringInfo out, const char *name, const char *schema, const int64 *numbers,
+							   int count, int width, int height);
 
 #endif							/* RANREAD_CHART_H */

@@ -279,12 +279,12 @@ render_latency_chart(StringInfo out, const char *title, const Curve *curves, int
 	appendStringInfoString(out, "</svg>\n");
 }
 
-/* The batches of the call's array, a curve each. */
+/* The batches of the call's array (or, called from C, its batches), a curve each. */
 static bool
 draw_latency(StringInfo out, const RanreadChartCall *call)
 {
-	int			n;
-	int64	   *batches = latency_batches(call->fcinfo, &n);
+	int			n = Min(call->batch_count, MAX_CURVES);
+	const int64 *batches = call->fcinfo ? latency_batches(call->fcinfo, &n) : call->batches;
 	Curve	   *curves = palloc0(sizeof(Curve) * n);
 
 	for (int i = 0; i < n; i++)

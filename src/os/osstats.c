@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/statvfs.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "storage/fd.h"
@@ -211,7 +212,40 @@ read_diskstats(unsigned int major, unsigned int minor, RanreadDiskStats *stats,
 	return found;
 }
 
-/* Find the block device of the file system holding path. */
+/*
+ * The type of the file system mounted from device major:minor, as
+ * /proc/self/mountinfo names it after its " - " ("ext4", "xfs",
+ * "fuse.labfs"); "" if no line names that device.
+ */
+static void
+read_file_system(unsigned int major, unsigned int minor, char *type, size_t type_size)
+{
+	FILE	   *file = AllocateFile("/proc/self/mountinfo", "r");
+	char		line[8192];
+
+	type[0] = '\0';
+	if (file == NULL)
+		return;
+	while (fgets(line, sizeof(line), file) != NULL)
+	{
+		unsigned int line_major;
+		unsigned int line_minor;
+		char		line_type[32];
+		const char *separator;
+
+		/* mount-id parent-id major:minor root mount-point options [optional ...] - type source super-options */
+		if (sscanf(line, "%*d %*d %u:%u", &line_major, &line_minor) != 2 ||
+			line_major != major || line_minor != minor ||
+			(separator = strstr(line, " - ")) == NULL ||
+			sscanf(separator + 3, "%31s", line_type) != 1)
+			continue;
+		strlcpy(type, line_type, type_size);
+		break;
+	}
+	FreeFile(file);
+}
+
+/* Find the block device of the file system holding path, and that file system's type. */
 void
 ranread_device_of(const char *path, RanreadDevice *device)
 {
@@ -225,6 +259,18 @@ ranread_device_of(const char *path, RanreadDevice *device)
 	device->minor = minor(st.st_dev);
 	device->found = read_diskstats(device->major, device->minor, &ignored,
 								   device->name, sizeof(device->name));
+	read_file_system(device->major, device->minor, device->file_system, sizeof(device->file_system));
+}
+
+/* The running kernel's release, as uname -r says it; "" if uname() fails. */
+void
+ranread_kernel_release(char *release, size_t size)
+{
+	struct utsname names;
+
+	release[0] = '\0';
+	if (uname(&names) == 0)
+		strlcpy(release, names.release, size);
 }
 
 bool

@@ -2,8 +2,8 @@
  *
  * osstats.h
  *		What ranread asks of the operating system: memory size, free space,
- *		page-cache eviction, per-thread I/O accounting and block-device
- *		statistics.
+ *		page-cache eviction, per-thread I/O accounting, block-device
+ *		statistics, the file system holding a file and the kernel's release.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +30,11 @@ typedef struct RanreadDevice
 	unsigned int major;
 	unsigned int minor;
 	char		name[32];
+	char		file_system[32];	/* its type in the mount table; "" if not found */
 } RanreadDevice;
+
+/* Room for the kernel's release: struct utsname's field, with its terminator, on Linux. */
+#define RANREAD_KERNEL_RELEASE_SIZE	65
 
 /* Sizes and rates are reported in MB of 2^20 bytes. */
 #define BYTES_PER_MB	(1024.0 * 1024.0)
@@ -47,5 +51,6 @@ extern bool ranread_process_read_bytes(pid_t pid, uint64 *bytes);
 extern int	ranread_device_read_ahead_kb(const char *name);
 extern void ranread_device_of(const char *path, RanreadDevice *device);
 extern bool ranread_device_stats(const RanreadDevice *device, RanreadDiskStats *stats);
+extern void ranread_kernel_release(char *release, size_t size);
 
 #endif							/* RANREAD_OSSTATS_H */

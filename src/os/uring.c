@@ -3,13 +3,15 @@
  * uring.c
  *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
  *
- * The worker submits each read as soon as it picks it
- * (ranread_uring_submit), as fio's io_uring engine does by default
- * (iodepth_batch_submit=1), collecting the completions ready meanwhile in
- * the same system call, and then takes them (ranread_uring_reap), entering
- * the kernel only when none is ready yet.
- * Submitting a batch of reads in one system call instead saved CPU but lost
- * 6 to 20 % of the IOPS on the virtio-blk disk of docs/benchmarks.md.  The
+ * The worker queues a read in the ring as soon as it picks it
+ * (ranread_uring_prepare), and whenever reads complete it refills every
+ * freed slot at once: ranread_uring_reap() then submits all the reads
+ * queued since the last reap and waits for the next completion in one
+ * system call, as t/io_uring does (1.3 submitted each read by a system
+ * call of its own).  No read waits for others to be picked: a
+ * refill queues only reads whose slots are free now, and none waits for a
+ * batch to fill (fio's iodepth_batch_submit above 1 did, which lost 6 to
+ * 20 % of the IOPS on the virtio-blk disk of docs/benchmarks.md).  The
  * segment files are registered with the ring (fio's registerfiles): a read
  * names a file by its index, and the ring keeps its own reference to each
  * file, so the worker holds no descriptor per segment (a 1 TB target has
@@ -71,8 +73,8 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 }
 
 void
-ranread_uring_submit(RanreadUring *ring, int tag, int file, off_t offset, size_t len,
-					 size_t buffer_offset)
+ranread_uring_prepare(RanreadUring *ring, int tag, int file, off_t offset, size_t len,
+					  size_t buffer_offset)
 {
 	refuse_without_liburing();
 }
@@ -177,6 +179,9 @@ report_setup_failure(int err, int iodepth)
 	ereport(ERROR,
 			(errcode(err == ENOMEM ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
 			 errmsg("could not create an io_uring for %d reads in flight: %m", iodepth),
+			 err == ENOMEM ?
+			 errdetail("The kernel counts a ring's memory against the locked-memory limit together with what every other process of the server's OS user \"%s\" holds locked, other servers' io_uring rings included.",
+					   user) : 0,
 			 err == ENOMEM ?
 			 errhint("Raise the server's locked-memory limit (ulimit -l), or use a smaller iodepth.") :
 			 errhint(URING_HINT)));
@@ -317,15 +322,17 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 	return u;
 }
 
-/* Submit a read of len bytes at offset of file into tag's buffer, at buffer_offset. */
+/*
+ * Queue a read of len bytes at offset of file into tag's buffer, at
+ * buffer_offset; the next ranread_uring_reap() submits it.
+ */
 void
-ranread_uring_submit(RanreadUring *u, int tag, int file, off_t offset, size_t len,
-					 size_t buffer_offset)
+ranread_uring_prepare(RanreadUring *u, int tag, int file, off_t offset, size_t len,
+					  size_t buffer_offset)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 	int			piece = tag * PIECES_PER_READ + u->pending[tag];
 	char	   *dest = u->buffers + (size_t) tag * u->block_size + buffer_offset;
-	int			ret;
 
 	Assert(u->pending[tag] < PIECES_PER_READ);
 	if (sqe == NULL)
@@ -339,23 +346,40 @@ ranread_uring_submit(RanreadUring *u, int tag, int file, off_t offset, size_t le
 		io_uring_prep_read(sqe, file, dest, len, offset);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, (uint64) piece);
-	do
-		ret = io_uring_submit_and_get_events(&u->ring);
-	while (ret == -EINTR);
-	if (ret < 0)
-	{
-		errno = -ret;
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("could not submit a read to io_uring: %m")));
-	}
 	u->pending[tag]++;
 	u->in_flight++;
 }
 
 /*
- * Wait until at least one read has completed (every piece of it), entering
- * the kernel only if no completion is ready.  Puts the tags of the completed
+ * Submit the reads queued and, unless a completion is ready already, wait
+ * for one, in one system call.  A signal ends the wait early (-EINTR): the
+ * caller waits again.
+ */
+static void
+submit_and_wait(RanreadUring *u)
+{
+	bool		queued = io_uring_sq_ready(&u->ring) > 0;
+	int			ret;
+
+	if (io_uring_cq_ready(&u->ring) > 0)
+		ret = queued ? io_uring_submit(&u->ring) : 0;
+	else
+		ret = io_uring_submit_and_wait(&u->ring, 1);
+	if (ret < 0 && ret != -EINTR)
+	{
+		errno = -ret;
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 queued ?
+				 errmsg("could not submit reads to io_uring: %m") :
+				 errmsg("could not wait for reads from io_uring: %m")));
+	}
+}
+
+/*
+ * Submit the reads queued since the last call, and wait until at least one
+ * read has completed (every piece of it): one system call, none if nothing
+ * is queued and a completion is ready.  Puts the tags of the completed
  * reads in tags and returns how many there are.  A signal does not end the
  * wait: the reads in flight end it soon enough.
  */
@@ -369,15 +393,8 @@ ranread_uring_reap(RanreadUring *u, int *tags, int max_tags)
 		struct io_uring_cqe *cqe;
 		unsigned	head;
 		unsigned	seen = 0;
-		int			ret = io_uring_cq_ready(&u->ring) > 0 ? 0 : io_uring_wait_cqe(&u->ring, &cqe);
 
-		if (ret < 0 && ret != -EINTR)
-		{
-			errno = -ret;
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("could not wait for reads from io_uring: %m")));
-		}
+		submit_and_wait(u);
 		io_uring_for_each_cqe(&u->ring, head, cqe)
 		{
 			int			piece = (int) io_uring_cqe_get_data64(cqe);
@@ -419,6 +436,10 @@ ranread_uring_reap(RanreadUring *u, int *tags, int max_tags)
 void
 ranread_uring_close(RanreadUring *u)
 {
+	/* reads queued but not submitted (an error before the reap) will never complete */
+	if (io_uring_sq_ready(&u->ring) > 0)
+		(void) io_uring_submit(&u->ring);
+	u->in_flight -= (int) io_uring_sq_ready(&u->ring);
 	while (u->in_flight > 0)
 	{
 		struct io_uring_cqe *cqe;
@@ -458,7 +479,7 @@ ranread_uring_check(const char *path, int iodepth, int block_size)
 	/* the leader's session lives on: give the ring back whatever happens */
 	PG_TRY();
 	{
-		ranread_uring_submit(u, 0, 0, 0, BLCKSZ, 0);
+		ranread_uring_prepare(u, 0, 0, 0, BLCKSZ, 0);
 		(void) ranread_uring_reap(u, &tag, 1);
 	}
 	PG_FINALLY();

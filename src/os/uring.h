@@ -24,8 +24,8 @@ extern void ranread_uring_check(const char *path, int iodepth, int block_size);
 /* worker */
 extern RanreadUring *ranread_uring_open(char *const *paths, int nfiles, int iodepth,
 										int block_size);
-extern void ranread_uring_submit(RanreadUring *ring, int tag, int file, off_t offset,
-								 size_t len, size_t buffer_offset);
+extern void ranread_uring_prepare(RanreadUring *ring, int tag, int file, off_t offset,
+								  size_t len, size_t buffer_offset);
 extern int	ranread_uring_reap(RanreadUring *ring, int *tags, int max_tags);
 extern void ranread_uring_close(RanreadUring *ring);
 extern int	ranread_uring_registration(const RanreadUring *ring);

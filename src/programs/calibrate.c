@@ -28,9 +28,20 @@
  *		ends give the same random_page_cost), or max_pairs or max_duration
  *		is reached.
  *
- * A page's cost is the time one process takes per page (1 / IOPS), so the
- * random/sequential ratio of a pair is the sequential batch's IOPS over the
- * random one's.  The rules (src/rules/calibrate_rules.c): random_page_cost
+ * A pair's batch reads up to half a second before it counts (a ramp, as a
+ * run's): a throttle spends at once what the batch before left unspent.  As
+ * a ramp reads units the batch then cannot count (none is read twice), it
+ * is no longer than half the units the batch leaves unread would last at
+ * a few times the fastest rate the look-ahead series read at
+ * (set_pair_ramps()).
+ *
+ * A page's cost is the time its read took: a batch's mean response time,
+ * which holds the device's wait and PostgreSQL's read path but not what
+ * the process did between two reads (1 / IOPS holds that too, and a busy
+ * machine stretches it: beside a load of 11 on two cores, the lab's random
+ * batches read 386 reads/s at a mean of 2.4977 ms under a cap of 400, the
+ * wakeup after each wait costing the rest).  The random/sequential ratio of
+ * a pair is the random batch's mean over the sequential one's.  The rules (src/rules/calibrate_rules.c): random_page_cost
  * is recommended from a steady ratio only (or a band whose every ratio
  * gives the same value), with the range its band gives;
  * effective_io_concurrency (and io_workers) is the least setting within
@@ -97,6 +108,20 @@ PG_FUNCTION_INFO_V1(ranread_calibrate);
 /* The I/O worker counts stepped, up to io_workers' maximum; up, down, up, down. */
 #define CALIBRATE_IO_WORKER_PASSES		4
 #define CALIBRATE_COLUMNS				25
+/*
+ * A pair's batch reads up to this long before it counts: what a throttle
+ * left unspent in the batch before (a sequential batch uses few of a
+ * volume's IOPS) is spent at once when the next begins, and would be counted
+ * as the device's.
+ */
+#define CALIBRATE_RAMP_MS				500
+/*
+ * A ramp's reads are bounded by this many times the fastest rate the
+ * look-ahead series read at, and a sequential batch's by as many times that
+ * again as a readahead of 128 kB brings pages a read.
+ */
+#define CALIBRATE_RAMP_RATE_MARGIN		4.0
+#define CALIBRATE_RAMP_SEQUENTIAL_PAGES	16.0
 
 static const int io_worker_counts[] = {1, 2, 3, 4, 6, 8, 12, 16, 32};
 
@@ -135,6 +160,15 @@ typedef struct DepthSeries
 	int			pick_low;
 	int			pick_high;
 } DepthSeries;
+
+/* The pairs' medians: a page's mean read time and one process's IOPS. */
+typedef struct PairMedians
+{
+	double		random_ms;
+	double		sequential_ms;
+	double		random_iops;
+	double		sequential_iops;
+} PairMedians;
 
 /* The I/O worker counts stepped, their IOPS (median of the passes), the pick. */
 typedef struct IoWorkerSteps
@@ -241,11 +275,13 @@ batch_params(RanreadRunArgs *args, const char *mode, int64 iterations, int depth
 }
 
 /*
- * Run one batch of the calibration; its IOPS.  Errors out if it did not
- * complete, or if ranread_stop() came before it.
+ * Run one batch of the calibration; its IOPS, and its mean response time in
+ * *mean_ms unless that is NULL.  Errors out if it did not complete, or if
+ * ranread_stop() came before it.
  */
 static double
-run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateBatches *batches)
+run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateBatches *batches,
+					  double *mean_ms)
 {
 	RanreadBatchOutcome outcome;
 	RanreadBatchFigures figures;
@@ -259,7 +295,8 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateB
 	ranread_run_batch(params, &ranread_program_stop_requested, &outcome);
 	batches->batches[batches->count++] = outcome.batch;
 	if (!outcome.recorded || !ranread_group_read_batch(outcome.batch, &figures) ||
-		!ranread_group_batch_completed(&figures) || figures.iops <= 0)
+		!ranread_group_batch_completed(&figures) || figures.iops <= 0 ||
+		(mean_ms != NULL && figures.mean_ms <= 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("calibration " INT64_FORMAT " ended at batch " INT64_FORMAT ", which did not complete",
@@ -273,6 +310,8 @@ run_calibration_batch(const RanreadParams *params, int64 calibration, CalibrateB
 		batches->least_physical_batch = outcome.batch;
 		batches->least_physical_pct = figures.physical_pct;
 	}
+	if (mean_ms != NULL)
+		*mean_ms = figures.mean_ms;
 	return figures.iops;
 }
 
@@ -295,6 +334,42 @@ warn_reads_from_memory(int64 calibration, const CalibrateBatches *batches)
 			 ranread_io_method_is_worker() ?
 			 errhint("Under io_method = worker the I/O workers' reads take the device's readahead: set its read_ahead_kb to 0 and restart the server, or set io_method = io_uring, and calibrate again.") :
 			 errhint("Use a target at least twice the server's memory (ranread_setup), and calibrate again.")));
+}
+
+/*
+ * The ramp of a pair's batch that counts units of the target's blocks:
+ * CALIBRATE_RAMP_MS, or as long as half the units it leaves unread would
+ * last at max_rate units a second, if that is shorter.
+ */
+static uint64
+pair_ramp_ns(BlockNumber blocks, int64 units, double max_rate)
+{
+	double		spare = (double) blocks - (double) units;
+
+	if (spare <= 0 || max_rate <= 0)
+		return 0;
+	return (uint64) (Min(CALIBRATE_RAMP_MS / 1000.0, spare / 2 / max_rate) * 1e9);
+}
+
+/*
+ * The ramps of a pair's random and sequential batches, bounded by the
+ * fastest rate the look-ahead series read at: CALIBRATE_RAMP_RATE_MARGIN
+ * times it for a random batch, and CALIBRATE_RAMP_SEQUENTIAL_PAGES times
+ * that for a sequential one.
+ */
+static void
+set_pair_ramps(const DepthSeries *series, BlockNumber blocks, RanreadParams *random,
+			   RanreadParams *sequential)
+{
+	double		fastest = 0;
+	double		max_rate;
+
+	for (int pass = 0; pass < CALIBRATE_DEPTH_PASSES; pass++)
+		for (int i = 0; i < series->count; i++)
+			fastest = Max(fastest, series->iops[pass][i]);
+	max_rate = CALIBRATE_RAMP_RATE_MARGIN * fastest;
+	random->ramp_ns = pair_ramp_ns(blocks, random->iterations, max_rate);
+	sequential->ramp_ns = pair_ramp_ns(blocks, sequential->iterations, CALIBRATE_RAMP_SEQUENTIAL_PAGES * max_rate);
 }
 
 /* "1: 2,000, 2: 3,900, ..." for a NOTICE's DETAIL. */
@@ -355,7 +430,7 @@ run_depth_series(const RanreadParams *params, bool stream, int64 calibration,
 		{
 			int			i = pass % 2 == 0 ? n : series->count - 1 - n;
 
-			series->iops[pass][i] = run_calibration_batch(&params[i], calibration, batches);
+			series->iops[pass][i] = run_calibration_batch(&params[i], calibration, batches, NULL);
 		}
 		best = ranread_least_within(series->iops[pass], series->count, 0);
 		picks[pass] = series->depths[ranread_least_within(series->iops[pass], series->count,
@@ -402,7 +477,7 @@ step_io_workers(RanreadRunArgs *run_args, int64 iterations, int depth, int64 cal
 			int			i = pass % 2 == 0 ? n : steps->count - 1 - n;
 
 			ranread_io_workers_set(&steps->state, steps->counts[i]);
-			steps->pass_iops[i][pass] = run_calibration_batch(&params, calibration, batches);
+			steps->pass_iops[i][pass] = run_calibration_batch(&params, calibration, batches, NULL);
 			step_notice(calibration,
 						psprintf("io_workers = %d, pass %d of %d: %s IOPS of one read stream at look-ahead %d",
 								 steps->counts[i], pass + 1, CALIBRATE_IO_WORKER_PASSES,
@@ -486,7 +561,7 @@ io_workers_notice(int64 calibration, const CalibrateArgs *args, const DepthSerie
 /* The ratio's NOTICE: with its band and the recommendation, or why there is none. */
 static void
 ratio_notice(int64 calibration, const CalibrateArgs *args, const RanreadRatioBand *band, bool decided,
-			 int pairs, const char *why_stopped, double random_iops, double sequential_iops, double page_cost,
+			 int pairs, const char *why_stopped, const PairMedians *medians, double page_cost,
 			 const char *statement)
 {
 	char	   *message;
@@ -505,9 +580,10 @@ ratio_notice(int64 calibration, const CalibrateArgs *args, const RanreadRatioBan
 						   band->median, pairs, CALIBRATE_MIN_PAIRS);
 	ereport(NOTICE,
 			(errmsg("calibration " INT64_FORMAT ": %s", calibration, message),
-			 errdetail("The pairs stopped %s. A random page took %s ms and a sequential one %s ms (median IOPS of one process: %s and %s). The recommendation assumes %g%% of random reads cached, as PostgreSQL's default of 4 assumes 90%% of a ratio of 40.",
-					   why_stopped, ranread_format_ms(1000.0 / random_iops), ranread_format_ms(1000.0 / sequential_iops),
-					   ranread_format_rate(random_iops), ranread_format_rate(sequential_iops), args->cached_pct),
+			 errdetail("The pairs stopped %s. A random page's read took %s ms and a sequential one's %s ms (median IOPS of one process: %s and %s). The recommendation assumes %g%% of random reads cached, as PostgreSQL's default of 4 assumes 90%% of a ratio of 40.",
+					   why_stopped, ranread_format_ms(medians->random_ms), ranread_format_ms(medians->sequential_ms),
+					   ranread_format_rate(medians->random_iops), ranread_format_rate(medians->sequential_iops),
+					   args->cached_pct),
 			 errhint("Nothing was changed. To apply: %s", statement)));
 }
 
@@ -563,6 +639,8 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	double	   *ratios;
 	double	   *sequential_iops;
 	double	   *random_iops;
+	double	   *sequential_ms;
+	double	   *random_ms;
 	CalibrateBatches batches = {0};
 	int64		calibration;
 	TimestampTz started;
@@ -574,8 +652,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	int			pairs = 0;
 	const char *why_stopped;
 	double		page_cost;
-	double		random_median,
-				sequential_median;
+	PairMedians medians;
 	char	   *statement;
 	CalibrateProgress progress;
 	ErrorContextCallback context;
@@ -628,6 +705,8 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 		ratios = palloc(sizeof(double) * args.max_pairs);
 		sequential_iops = palloc(sizeof(double) * args.max_pairs);
 		random_iops = palloc(sizeof(double) * args.max_pairs);
+		sequential_ms = palloc(sizeof(double) * args.max_pairs);
+		random_ms = palloc(sizeof(double) * args.max_pairs);
 
 		progress.calibration = calibration;
 		progress.step = "in its look-ahead series";
@@ -636,6 +715,7 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 		context.previous = error_context_stack;
 		error_context_stack = &context;
 		run_depth_series(depth_params, stream, calibration, &batches, &series);
+		set_pair_ramps(&series, blocks, &random_params, &sequential_params);
 		if (args.io_workers && args.io_part == RANREAD_IO_WORKERS_STEP)
 		{
 			progress.step = "while it stepped io_workers (put back as it was)";
@@ -647,11 +727,13 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 			progress.step = psprintf("in pair %d", pairs + 1);
 			/* ABBA: sequential first in even pairs, random first in odd ones */
 			if (pairs % 2 == 0)
-				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-			random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches);
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches,
+															   &sequential_ms[pairs]);
+			random_iops[pairs] = run_calibration_batch(&random_params, calibration, &batches, &random_ms[pairs]);
 			if (pairs % 2 == 1)
-				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches);
-			ratios[pairs] = sequential_iops[pairs] / random_iops[pairs];
+				sequential_iops[pairs] = run_calibration_batch(&sequential_params, calibration, &batches,
+															   &sequential_ms[pairs]);
+			ratios[pairs] = random_ms[pairs] / sequential_ms[pairs];
 			pairs++;
 			ranread_ratio_band(ratios, pairs, args.band_pct, &band);
 			step_notice(calibration,
@@ -687,8 +769,10 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 
-	random_median = ranread_median(random_iops, pairs);
-	sequential_median = ranread_median(sequential_iops, pairs);
+	medians.random_ms = ranread_median(random_ms, pairs);
+	medians.sequential_ms = ranread_median(sequential_ms, pairs);
+	medians.random_iops = ranread_median(random_iops, pairs);
+	medians.sequential_iops = ranread_median(sequential_iops, pairs);
 	page_cost = ranread_page_cost(band.median, args.cached_pct);
 	statement = decided ?
 		psprintf("ALTER TABLESPACE %s SET (random_page_cost = %.1f, effective_io_concurrency = %d);",
@@ -704,13 +788,13 @@ ranread_calibrate(PG_FUNCTION_ARGS)
 					   settings_text(series.depths, series.median_iops, series.count))));
 	if (args.io_workers)
 		io_workers_notice(calibration, &args, &series, &steps);
-	ratio_notice(calibration, &args, &band, decided, pairs, why_stopped, random_median, sequential_median,
+	ratio_notice(calibration, &args, &band, decided, pairs, why_stopped, &medians,
 				 page_cost, statement);
 	warn_reads_from_memory(calibration, &batches);
 
 	values[0] = Int64GetDatum(calibration);
-	values[1] = Float8GetDatum(ranread_round(1000.0 / random_median, RESULT_MS_DECIMALS));
-	values[2] = Float8GetDatum(ranread_round(1000.0 / sequential_median, RESULT_MS_DECIMALS));
+	values[1] = Float8GetDatum(ranread_round(medians.random_ms, RESULT_MS_DECIMALS));
+	values[2] = Float8GetDatum(ranread_round(medians.sequential_ms, RESULT_MS_DECIMALS));
 	values[3] = Float8GetDatum(ranread_round(band.median, 2));
 	values[4] = Float8GetDatum(ranread_round(band.low, 2));
 	values[5] = Float8GetDatum(ranread_round(band.high, 2));

@@ -13,9 +13,10 @@
  * path documents how it issues it.
  *
  * A path flagged RANREAD_PATH_QUEUES can also keep several reads in flight
- * (iodepth > 1), the way fio's io_uring engine does: submit starts the read
- * of a unit into the buffer named by tag (0 to iodepth - 1), reap waits
- * until at least one read has completed and says which, and close waits for
+ * (iodepth > 1), the way fio's io_uring engine does: queue prepares the
+ * read of a unit into the buffer named by tag (0 to iodepth - 1), reap
+ * submits every read queued since the last reap, together, and waits until
+ * at least one read has completed and says which, and close waits for
  * every read still in flight.  buffer_registration, if the path has it, says
  * whether the kernel accepted its buffers (recorded as registered_buffers).
  * A path flagged RANREAD_PATH_PRIVATE_BUFFERS reads into iodepth x
@@ -53,7 +54,7 @@
 /* RanreadReadPath.flags */
 #define RANREAD_PATH_BYPASSES_PAGE_CACHE	0x01	/* reads never come from the OS page cache */
 #define RANREAD_PATH_COUNTS_BUFFER_HITS		0x02	/* reads go through shared buffers */
-#define RANREAD_PATH_QUEUES					0x04	/* submit and reap: iodepth > 1 */
+#define RANREAD_PATH_QUEUES					0x04	/* queue and reap: iodepth > 1 */
 #define RANREAD_PATH_PRIVATE_BUFFERS		0x08	/* reads into iodepth x block_size of its own */
 #define RANREAD_PATH_AIO					0x10	/* reads through io_method (18) */
 #define RANREAD_PATH_PREFETCHES				0x20	/* has prefetch: prefetch => N */
@@ -99,9 +100,12 @@ typedef struct RanreadReadPath
 	bool		(*read_unit) (void *state, BlockNumber first_block);
 	/* worker, prefetch > 0: advise that the unit from first_block on will be read soon */
 	void		(*prefetch) (void *state, BlockNumber first_block);
-	/* worker, iodepth > 1: start reading a unit from first_block on */
-	void		(*submit) (void *state, int tag, BlockNumber first_block);
-	/* worker, iodepth > 1: wait for completions; fills tags, returns how many */
+	/* worker, iodepth > 1: queue the read of a unit from first_block on (reap submits it) */
+	void		(*queue) (void *state, int tag, BlockNumber first_block);
+	/*
+	 * worker, iodepth > 1: submit the reads queued, together, and wait for
+	 * completions; fills tags, returns how many
+	 */
 	int			(*reap) (void *state, int *tags, int max_tags);
 	/*
 	 * worker, after open: -1 if it registered no buffers with the kernel

@@ -21,7 +21,8 @@
  *
  * With iodepth > 1 it keeps that many reads in flight through io_uring
  * (uring.c), like `fio --direct=1 --ioengine=io_uring --iodepth=N`: the same
- * reads at the same offsets, one unit into each of iodepth buffers.
+ * reads at the same offsets, one unit into each of iodepth buffers; the
+ * reads queued whenever slots free up are submitted together by the reap.
  *
  *-------------------------------------------------------------------------
  */
@@ -197,7 +198,7 @@ direct_read_unit(void *state, BlockNumber first_block)
 
 /* Queue the read of a unit into tag's buffer: one read per segment it spans. */
 static void
-direct_submit(void *state, int tag, BlockNumber first_block)
+direct_queue(void *state, int tag, BlockNumber first_block)
 {
 	DirectReadState *s = (DirectReadState *) state;
 	BlockNumber block = first_block;
@@ -208,14 +209,15 @@ direct_submit(void *state, int tag, BlockNumber first_block)
 	{
 		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
 
-		ranread_uring_submit(s->ring, tag, block / RELSEG_SIZE,
-							 (off_t) (block % RELSEG_SIZE) * BLCKSZ, (size_t) n * BLCKSZ, done);
+		ranread_uring_prepare(s->ring, tag, block / RELSEG_SIZE,
+							  (off_t) (block % RELSEG_SIZE) * BLCKSZ, (size_t) n * BLCKSZ, done);
 		block += n;
 		remaining -= n;
 		done += (size_t) n * BLCKSZ;
 	}
 }
 
+/* Submit the reads queued, together, and wait for at least one to complete. */
 static int
 direct_reap(void *state, int *tags, int max_tags)
 {
@@ -252,7 +254,7 @@ const RanreadReadPath ranread_readpath_direct = {
 	.check = direct_check,
 	.open = direct_open,
 	.read_unit = direct_read_unit,
-	.submit = direct_submit,
+	.queue = direct_queue,
 	.reap = direct_reap,
 	.buffer_registration = direct_buffer_registration,
 	.close = direct_close,

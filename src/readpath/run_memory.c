@@ -26,6 +26,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "batch_warnings.h"
 #include "readpath/run_memory.h"
 
 /* The default bound: this share of physical memory (1/16). */
@@ -144,7 +145,7 @@ ranread_warn_about_unregistered_buffers(const RanreadShared *shared)
 	if (refused == 0)
 		return;
 	errno = err;
-	ereport(WARNING,
+	RANREAD_BATCH_WARNING(
 			(errmsg("%d of %d ranread workers of batch " INT64_FORMAT " read into unregistered io_uring buffers",
 					refused, opened, shared->batch),
 			 errdetail("Registering iodepth x block_size = %d x %d bytes per worker failed: %m. Unregistered buffers cost more CPU per read; registered_buffers in ranread_results and ranread_batches records it.",

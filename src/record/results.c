@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -549,7 +550,8 @@ add_int_setting(RanreadRow *row, const char *column, const char *name)
 }
 
 /*
- * The server the batch ran on: its version and, since 18, its I/O settings
+ * The server the batch ran on: its version, data checksums, the kernel's
+ * release and ranread's own version, and, since 18, its I/O settings
  * (the read paths that do not use AIO read the same whatever they say, but
  * a report must show them), as the server has them: a read stream's
  * look-ahead is iodepth, whatever effective_io_concurrency says;
@@ -560,8 +562,14 @@ add_server_columns(RanreadRow *row)
 {
 	const char *version = GetConfigOption("server_version_num", false, false);
 	const char *io_method = GetConfigOption("io_method", true, false);
+	const char *checksums = GetConfigOption("data_checksums", false, false);
+	char		kernel[RANREAD_KERNEL_RELEASE_SIZE];
 
 	ranread_row_add(row, "server_version_num", INT4OID, Int32GetDatum(pg_strtoint32(version)), false);
+	ranread_row_add(row, "data_checksums", BOOLOID, BoolGetDatum(strcmp(checksums, "on") == 0), false);
+	ranread_kernel_release(kernel, sizeof(kernel));
+	ranread_row_add(row, "kernel", TEXTOID, CStringGetTextDatum(kernel), kernel[0] == '\0');
+	ranread_row_add(row, "ranread_version", TEXTOID, CStringGetTextDatum(RANREAD_VERSION), false);
 	ranread_row_add(row, "io_method", TEXTOID,
 			   io_method != NULL ? CStringGetTextDatum(io_method) : (Datum) 0, io_method == NULL);
 	if (io_method == NULL)
@@ -682,6 +690,8 @@ ranread_record_batch(RanreadShared *shared)
 	add_measure(&row, "kb_per_read", summary.kb_per_read);
 	add_buffer_columns(&row, shared, summary.buffer_hits, summary.buffer_misses);
 	ranread_row_add(&row, "device", TEXTOID, CStringGetTextDatum(shared->device.name), no_device);
+	ranread_row_add(&row, "file_system", TEXTOID, CStringGetTextDatum(shared->device.file_system),
+					shared->device.file_system[0] == '\0');
 	ranread_row_add(&row, "device_reads_per_s", FLOAT8OID, Float8GetDatum(summary.device_reads_per_s), no_device);
 	ranread_row_add(&row, "device_read_wait_ms", FLOAT8OID, Float8GetDatum(summary.device_read_wait_ms), no_device);
 	ranread_row_add(&row, "device_util_pct", FLOAT8OID, Float8GetDatum(summary.device_util_pct), no_device);
@@ -712,4 +722,36 @@ ranread_record_batch(RanreadShared *shared)
 		if (!shared->activity_recorded)
 			ranread_db_activity_log(shared);
 	}
+}
+
+/*
+ * Keep the WARNINGs the leader raised for the batch (batch_warnings.c) in
+ * its row, ranread_batches.warnings (an empty array: none), in the caller's
+ * transaction: the workers recorded and committed the row before.  Nothing
+ * where no history is written: the row not recorded, a standby, a read-only
+ * transaction.
+ */
+void
+ranread_record_warnings(const RanreadShared *shared, List *warnings)
+{
+	int			n = list_length(warnings);
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	Oid			types[2] = {INT8OID, TEXTARRAYOID};
+	Datum		values[2];
+	int			i = 0;
+	ListCell   *lc;
+
+	if (!shared->batch_recorded || RecoveryInProgress() || XactReadOnly)
+		return;
+	foreach(lc, warnings)
+		elems[i++] = CStringGetTextDatum((char *) lfirst(lc));
+	values[0] = Int64GetDatum(shared->batch);
+	values[1] = n > 0 ? PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT)) :
+		PointerGetDatum(construct_empty_array(TEXTOID));
+	SPI_connect();
+	if (ranread_history_execute(psprintf("UPDATE %s.ranread_batches SET warnings = $2 WHERE batch OPERATOR(pg_catalog.=) $1",
+										 quote_identifier(shared->schema_name)),
+								2, types, values, NULL) != SPI_OK_UPDATE)
+		elog(ERROR, "could not record the warnings of batch " INT64_FORMAT, shared->batch);
+	SPI_finish();
 }

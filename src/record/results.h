@@ -9,6 +9,8 @@
 #ifndef RANREAD_RESULTS_H
 #define RANREAD_RESULTS_H
 
+#include "nodes/pg_list.h"
+
 #include "ranread.h"
 
 /* The HINT of a row a run could not record (report.c, sweep.c). */
@@ -21,5 +23,6 @@ extern void ranread_record_worker(const RanreadShared *shared, int worker);
 extern double ranread_writer_elapsed_s(const RanreadShared *shared, int writer);
 extern void ranread_record_writer(const RanreadShared *shared, int writer);
 extern void ranread_record_batch(RanreadShared *shared);
+extern void ranread_record_warnings(const RanreadShared *shared, List *warnings);
 
 #endif							/* RANREAD_RESULTS_H */

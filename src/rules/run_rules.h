@@ -29,7 +29,7 @@
  * ... and its reads waited (response less service) at least this long on
  * average: on a device that answers in microseconds, the worker's own wake-up
  * from its sleep until a read was due (0.05 to 0.17 ms on a busy 2-vCPU VM,
- * test/t/220_lab_caps.pl) is ten times the service time with no queue at all,
+ * test/t/lab/lab_caps.pl) is ten times the service time with no queue at all,
  * while a rate the storage cannot serve builds a backlog of many ms within a
  * second.
  */

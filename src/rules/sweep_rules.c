@@ -55,6 +55,17 @@
  * the SLO" rests on the runs combined; still near the bound after that, the
  * combined point estimate decides and the sweep goes on.
  *
+ * A volume with a burst bucket (AWS gp2, Azure Premium SSD) serves a sweep
+ * that starts on a full bucket at its burst rate until the bucket runs
+ * empty, then at its baseline: read as the steps' averages, that is a knee
+ * (IOPS flat or falling as processes grow) that is the bucket, not the
+ * volume.  So a step whose series shows the shift (bucket_rules.c, the rule
+ * of the batch's WARNING) counts at the baseline after it
+ * (ranread_sweep_step_bucket()), and the steps before it, read on the
+ * bucket, are neither compared with nor counted (ranread_sweep_mark_burst()):
+ * the rules and the verdict go by the sustained level, and the burst is
+ * stated apart.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -140,12 +151,18 @@ ranread_sweep_scaling_pct(const RanreadSweepStep *before, const RanreadSweepStep
 	return 100 * (after->iops - before->iops) / linear_gain;
 }
 
-/* The last valid step before steps[last], or -1. */
+/*
+ * The last valid step before steps[last], or -1; never one read on a burst
+ * bucket that ran empty later: a step is compared with the sustained level,
+ * not with the burst.
+ */
 int
 ranread_sweep_valid_before(const RanreadSweepStep *steps, int last)
 {
 	for (int i = last - 1; i >= 0; i--)
 	{
+		if (steps[i].burst_era)
+			return -1;
 		if (ranread_sweep_step_valid(&steps[i]))
 			return i;
 	}
@@ -460,12 +477,19 @@ ranread_sweep_judge(const RanreadSweepStep *steps, int count, const RanreadSweep
 {
 	double		best_power = 0;
 
-	verdict->max_step = verdict->slo_step = verdict->knee_step = -1;
-	verdict->memory_steps = verdict->partial_steps = 0;
+	verdict->max_step = verdict->slo_step = verdict->knee_step = verdict->bucket_step = -1;
+	verdict->memory_steps = verdict->partial_steps = verdict->burst_steps = 0;
 	for (int i = 0; i < count; i++)
 	{
 		const RanreadSweepStep *step = &steps[i];
 
+		if (step->bucket && verdict->bucket_step < 0)
+			verdict->bucket_step = i;
+		if (step->burst_era)
+		{
+			verdict->burst_steps++;
+			continue;
+		}
 		if (!step->completed)
 		{
 			verdict->partial_steps++;
@@ -487,6 +511,48 @@ ranread_sweep_judge(const RanreadSweepStep *steps, int count, const RanreadSweep
 			verdict->knee_step = i;
 		}
 	}
+}
+
+/*
+ * A burst bucket ran empty within a run of a step (bucket_rules.c found it
+ * in the run's series): the run's IOPS become the baseline after the shift,
+ * the rate the volume sustains, with its band; the average over both levels
+ * and the burst are kept beside them.
+ */
+void
+ranread_sweep_step_bucket(RanreadSweepStep *step, const RanreadBucket *bucket)
+{
+	if (bucket->verdict != RANREAD_BUCKET_FOUND || !(bucket->baseline_iops > 0))
+		return;
+	step->bucket = true;
+	step->average_iops = step->iops;
+	step->iops = bucket->baseline_iops;
+	step->iops_band_pct = 100 * bucket->baseline_band / bucket->baseline_iops;
+	step->burst_iops = bucket->burst_iops;
+	step->burst_band_pct = bucket->burst_iops > 0 ? 100 * bucket->burst_band / bucket->burst_iops : -1;
+	step->bucket_reads = bucket->bucket_reads;
+	step->bucket_band = bucket->bucket_band;
+	step->shift_s = bucket->shift_s;
+}
+
+/*
+ * Mark the steps read on a burst bucket: those before the first step in
+ * which one ran empty (returned; -1: none), whose IOPS were the burst's.
+ * The stop rules, the SLO and the knee then go by the sustained level from
+ * that step on (ranread_sweep_valid_before(), ranread_sweep_judge()), so
+ * that the bucket running empty is not read as the volume's knee.
+ */
+int
+ranread_sweep_mark_burst(RanreadSweepStep *steps, int count)
+{
+	int			first = -1;
+
+	for (int i = 0; i < count && first < 0; i++)
+		if (steps[i].bucket)
+			first = i;
+	for (int i = 0; i < count; i++)
+		steps[i].burst_era = i < first;
+	return first;
 }
 
 /*

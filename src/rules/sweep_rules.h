@@ -11,6 +11,8 @@
 #ifndef RANREAD_SWEEP_RULES_H
 #define RANREAD_SWEEP_RULES_H
 
+#include "rules/bucket_rules.h"
+
 /* A step's physical-read proof holds when the device answered this share of reads. */
 #define RANREAD_SWEEP_MIN_PHYSICAL_PCT	99.0
 
@@ -55,6 +57,21 @@ typedef struct RanreadSweepStep
 	int			runs;			/* completed batches combined: 1, or more once repeated */
 	bool		part_outside_slo;	/* a part of the step (a fleet's server) was
 									 * outside the SLO, so the step is too */
+	/*
+	 * A burst bucket that ran empty within the step (bucket_rules.c, set by
+	 * ranread_sweep_step_bucket()): iops and iops_band_pct are then the
+	 * baseline after it, the volume's sustained rate, and these the rest.
+	 */
+	bool		bucket;
+	double		average_iops;	/* the batch's own average, over both levels */
+	double		burst_iops;		/* the rate while the bucket lasted, and its band */
+	double		burst_band_pct;
+	double		bucket_reads;	/* the reads the bucket held when counting began */
+	double		bucket_band;
+	double		shift_s;		/* when it ran empty, after counting began */
+	bool		burst_era;		/* read before the step in which a bucket ran
+								 * empty: its IOPS are the bucket's, not the
+								 * volume's sustained rate (never counted) */
 } RanreadSweepStep;
 
 /* The sweep's rules, as its arguments set them; a bound <= 0 is not checked. */
@@ -102,6 +119,8 @@ typedef struct RanreadSweepVerdict
 	int			knee_step;		/* highest IOPS per ms of mean latency (Kleinrock's power) */
 	int			memory_steps;	/* steps whose physical-read proof failed */
 	int			partial_steps;	/* steps that did not complete */
+	int			bucket_step;	/* the first step in which a burst bucket ran empty */
+	int			burst_steps;	/* steps before it, read on the bucket (not counted) */
 } RanreadSweepVerdict;
 
 /*
@@ -142,6 +161,8 @@ extern int	ranread_sweep_next_processes(int processes, int step_processes, int m
 extern double ranread_sweep_next_rate(double rate, double rate_step, double max_rate);
 extern void ranread_sweep_judge(const RanreadSweepStep *steps, int count,
 								const RanreadSweepRules *rules, RanreadSweepVerdict *verdict);
+extern void ranread_sweep_step_bucket(RanreadSweepStep *step, const RanreadBucket *bucket);
+extern int	ranread_sweep_mark_burst(RanreadSweepStep *steps, int count);
 extern void ranread_sweep_spread(double *values, double *bands, int n, RanreadSweepSpread *spread);
 
 #endif							/* RANREAD_SWEEP_RULES_H */

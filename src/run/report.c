@@ -2,7 +2,8 @@
  *
  * report.c
  *		What the leader tells its caller: a warning before a run that will
- *		re-read blocks, RanRead's NOTICEs and the warnings after it, and the
+ *		re-read blocks, RanRead's NOTICEs and the warnings after it (each
+ *		WARNING also kept for the batch's row: batch_warnings.c), and the
  *		row ranread_run() returns.
  *
  *-------------------------------------------------------------------------
@@ -24,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "batch_warnings.h"
 #include "extension.h"
 #include "format.h"
 #include "ranread.h"
@@ -33,6 +35,7 @@
 #include "record/results.h"
 #include "rules/run_rules.h"
 #include "record/series.h"
+#include "rules/bucket_rules.h"
 #include "rules/series_rules.h"
 #include "record/stat_io.h"
 
@@ -134,7 +137,7 @@ ranread_warn_about_rereads(const RanreadShared *shared)
 	if ((ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE) ||
 		ranread_distribution_skewed(&shared->params.distribution) || rereads == 0)
 		return;
-	ereport(WARNING,
+	RANREAD_BATCH_WARNING(
 			(errmsg("%.0f%% of this run's reads will re-read a unit read earlier in the run",
 					100.0 * (double) rereads / (double) reads),
 			 errdetail("The run asks for " INT64_FORMAT " reads of a target of " INT64_FORMAT " read units: it reads every unit once before any again, and the last " INT64_FORMAT " reads can be answered by the OS page cache instead of the device.",
@@ -158,8 +161,9 @@ report_level(const RanreadShared *shared)
 
 /*
  * What the batch's series and schedule say: the steady state, a sharp fall
- * in IOPS partway, and for an open loop its service times and whether it
- * kept its rate.
+ * in IOPS partway or a level shift down that fits a burst bucket running
+ * empty (bucket_rules.c), and for an open loop its service times and whether
+ * it kept its rate.
  */
 static void
 report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary)
@@ -168,6 +172,20 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 	const RanreadSeries *series = ranread_series_of(shared);
 	int			notice = report_level(shared);
 	RanreadDrop drop;
+	RanreadBucket bucket;
+	bool		bucket_found;
+	char	   *bucket_text = NULL;
+
+	/* a bucket is the device's: not where memory answered the reads (the CPU's share moves) */
+	bucket_found = (summary->physical_pct < 0 || summary->physical_pct >= RANREAD_BUCKET_MIN_PHYSICAL_PCT) &&
+		ranread_series_find_bucket(series->intervals, series->count, params->processes,
+								   &bucket) == RANREAD_BUCKET_FOUND;
+	if (bucket_found)
+		bucket_text = psprintf("As a burst bucket: a burst of %s ± %.1f reads/s, a baseline of %s ± %.1f reads/s, "
+							   "a bucket of %.0f ± %.0f reads when counting began, empty after %.1f s and %.0f reads.",
+							   ranread_format_rate(bucket.burst_iops), bucket.burst_band,
+							   ranread_format_rate(bucket.baseline_iops), bucket.baseline_band,
+							   bucket.bucket_reads, bucket.bucket_band, bucket.shift_s, bucket.reads_to_shift);
 
 	if (params->steady_window_ns > 0 && series->steady_at_s >= 0)
 		ereport(notice,
@@ -179,11 +197,19 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 						params->steady_band_pct, (double) params->steady_window_ns / 1e9),
 				 errhint("See ranread_series for batch " INT64_FORMAT ".", shared->batch)));
 	if (ranread_series_find_drop(series->intervals, series->count, params->processes, &drop))
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("IOPS fell from %s to %s after %.0f s: a burst allowance or a throttle?",
 						ranread_format_rate(drop.from_iops), ranread_format_rate(drop.to_iops), drop.after_s),
-				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.",
-						   shared->batch),
+				 errdetail("The last third of batch " INT64_FORMAT " averaged less than half the IOPS of its first third; its average IOPS describe neither.%s%s",
+						   shared->batch, bucket_found ? " " : "", bucket_found ? bucket_text : ""),
+				 errhint("See ranread_series for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
+						 shared->batch)));
+	else if (bucket_found)
+		RANREAD_BATCH_WARNING(
+				(errmsg("IOPS shifted down from %s to %s reads/s after %.1f s: a burst bucket ran empty?",
+						ranread_format_rate(bucket.burst_iops), ranread_format_rate(bucket.baseline_iops),
+						bucket.shift_s),
+				 errdetail("%s Its average IOPS describe neither level.", bucket_text),
 				 errhint("See ranread_series for batch " INT64_FORMAT ", and run longer to measure the rate the storage sustains.",
 						 shared->batch)));
 	if (series->full)
@@ -200,14 +226,14 @@ report_over_time(const RanreadShared *shared, const RanreadBatchSummary *summary
 			 errdetail("The response times above count from when each read was due, at %s reads/s.",
 					   ranread_format_rate(params->rate_iops))));
 	if (summary->iops < OPEN_LOOP_KEPT_SHARE * params->rate_iops)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("batch " INT64_FORMAT " did not keep its rate: %s reads/s asked, %s achieved (%.0f%%)",
 						shared->batch, ranread_format_rate(params->rate_iops), ranread_format_rate(summary->iops),
 						100.0 * summary->iops / params->rate_iops),
 				 errdetail("Reads fell behind their schedule; their response times include the wait."),
 				 errhint("Use more processes, or a lower rate_iops: the storage or the workers are saturated.")));
 	if (ranread_open_loop_queued(summary->latency.mean_ms, summary->service.mean_ms))
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("batch " INT64_FORMAT " was queueing: its mean response time of %sms is %.0f times its mean service time of %sms",
 						shared->batch, ranread_format_ms(summary->latency.mean_ms),
 						summary->latency.mean_ms / summary->service.mean_ms,
@@ -247,7 +273,7 @@ report_distribution(const RanreadShared *shared, const RanreadBatchSummary *summ
 				(errmsg("distribution sequential: the kernel fetched %.1f kB from storage per read of %d kB, with its readahead",
 						summary->kb_per_read, shared->params.block_size / 1024)));
 	else
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the kernel fetched only %.1f kB from storage per sequential read of %d kB in batch " INT64_FORMAT,
 						summary->kb_per_read, shared->params.block_size / 1024, shared->batch),
 				 errdetail("The rest was in memory before the batch read it, so its reads are not the device's."),
@@ -286,7 +312,7 @@ report_io_worker_readahead(const RanreadShared *shared, const RanreadBatchSummar
 	char	   *fetched = psprintf("The I/O workers fetched %.1f kB per read%s.", summary->kb_per_read,
 								   device_reads >= 0 ? psprintf(", in %.2f device reads per read", device_reads) : "");
 
-	ereport(shared->params.layers != 0 ? DEBUG1 : WARNING,
+	RANREAD_BATCH_REPORT(shared->params.layers != 0 ? DEBUG1 : WARNING,
 			(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device: the kernel's readahead for PostgreSQL's I/O workers read the rest in before them",
 					summary->physical_pct, shared->batch),
 			 read_ahead_kb != 0 ?
@@ -338,18 +364,18 @@ report_writers(const RanreadShared *shared)
 		const RanreadWriterSlot *slot = ranread_writer_slot(shared, i);
 
 		if (slot->status == RANREAD_STATUS_RUNNING)
-			ereport(WARNING,
+			RANREAD_BATCH_WARNING(
 					(errmsg("ranread writer %d of batch " INT64_FORMAT " exited without reporting its writes",
 							i + 1, shared->batch),
 					 errdetail("The reads after it ran beside fewer writes than asked."),
 					 errhint("See the server log.")));
 		else if (slot->status == RANREAD_STATUS_FAILED)
-			ereport(WARNING,
+			RANREAD_BATCH_WARNING(
 					(errmsg("ranread writer %d of batch " INT64_FORMAT " failed after " UINT64_FORMAT " writes: %s",
 							i + 1, shared->batch, slot->hist.count, slot->error_message),
 					 errdetail("The reads after it ran beside fewer writes than asked; ranread_write_results records its writes with status \"failed\".")));
 		if (!slot->recorded && slot->status != RANREAD_STATUS_RUNNING)
-			ereport(WARNING,
+			RANREAD_BATCH_WARNING(
 					(errmsg("results of ranread writer %d of batch " INT64_FORMAT " were not recorded",
 							i + 1, shared->batch),
 					 errdetail("The server log has what it measured."),
@@ -358,7 +384,7 @@ report_writers(const RanreadShared *shared)
 	if (shared->params.writers > 0 && shared->activity_start.taken && shared->activity_end.taken &&
 		shared->activity_end.hot_updates - shared->activity_start.hot_updates <
 		shared->activity_end.updates - shared->activity_start.updates)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg(INT64_FORMAT " of the " INT64_FORMAT " updates of ranread write target \"%s\" during batch " INT64_FORMAT " left their row's page",
 						(shared->activity_end.updates - shared->activity_start.updates) -
 						(shared->activity_end.hot_updates - shared->activity_start.hot_updates),
@@ -367,7 +393,7 @@ report_writers(const RanreadShared *shared)
 				 errdetail("Such an update writes a second page and an index entry, and grows the write target: those writes cost more than the one-page writes the batch means."),
 				 errhint("Use fewer writes a row (write_rate_iops and duration against the write target's rows), or a larger write target (ranread_setup_writes).")));
 	if (shared->params.writers > 0 && !shared->activity_recorded)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the ranread_db_activity row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 errdetail("The server log has its figures."),
 				 errhint(RANREAD_NOT_RECORDED_HINT)));
@@ -401,7 +427,7 @@ report_write_rate(const RanreadShared *shared)
 		return;
 	achieved = (double) writes / elapsed_s;
 	if (achieved < OPEN_LOOP_KEPT_SHARE * shared->params.write_rate_iops)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the writers of batch " INT64_FORMAT " did not keep their rate: %s writes/s asked, %s achieved (%.0f%%)",
 						shared->batch, ranread_format_rate(shared->params.write_rate_iops),
 						ranread_format_rate(achieved), 100.0 * achieved / shared->params.write_rate_iops),
@@ -466,7 +492,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 							i + 1, shared->batch, slot->error_message),
 					 errdetail("What the workers measured before the failure is recorded with status \"failed\".")));
 		if (!slot->recorded)
-			ereport(WARNING,
+			RANREAD_BATCH_WARNING(
 					(errmsg("results of ranread worker %d of batch " INT64_FORMAT " were not recorded",
 							i + 1, shared->batch),
 					 errdetail("%s", slot->error_message),
@@ -474,7 +500,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 	}
 
 	if (!shared->batch_recorded)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the summary row of ranread batch " INT64_FORMAT " was not recorded", shared->batch),
 				 shared->batch_error[0] != '\0' ? errdetail("%s.", shared->batch_error) :
 				 errdetail("See the server log for the reason."),
@@ -518,7 +544,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						summary->buffer_hits, summary->buffer_misses)));
 	if (summary->status == RANREAD_STATUS_COMPLETED &&
 		ranread_stat_io_disagrees(shared, summary->buffer_misses))
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("pg_stat_io and ranread disagree on the reads of batch " INT64_FORMAT, shared->batch),
 				 errdetail("pg_stat_io counted " INT64_FORMAT " blocks read by background workers during the batch and ranread " INT64_FORMAT " buffer misses, more apart than %d%% of the misses plus %d blocks per process.",
 						   shared->stat_io_blocks, summary->buffer_misses,
@@ -531,7 +557,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 		report_io_worker_readahead(shared, summary);
 	else if (summary->physical_pct >= 0 && summary->physical_pct < PHYSICAL_WARNING_PCT)
 		/* a layers run ends at such a batch with one WARNING of its own (layers.c) */
-		ereport(shared->params.layers != 0 ? DEBUG1 : WARNING,
+		RANREAD_BATCH_REPORT(shared->params.layers != 0 ? DEBUG1 : WARNING,
 				(errmsg("only %.0f%% of the reads in batch " INT64_FORMAT " were answered by the device",
 						summary->physical_pct, shared->batch),
 				 errdetail("The rest found their unit in memory (%s) before they were issued, so the latencies are not the device's.",
@@ -546,7 +572,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 						 ranread_readpath_names(RANREAD_PATH_BYPASSES_PAGE_CACHE))));
 	if (summary->wrapped_reads > 0 && shared->params.iterations == 0 &&
 		!(readpath->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE))
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("batch " INT64_FORMAT " read every unit of its target and went on: " INT64_FORMAT " of its " INT64_FORMAT " reads re-read a unit",
 						shared->batch, summary->wrapped_reads, summary->reads),
 				 errdetail("Re-reads can be answered by the OS page cache instead of the device; wrapped_reads in ranread_summary counts them."),
@@ -569,7 +595,7 @@ ranread_report_run(const RanreadShared *shared, const RanreadBatchSummary *summa
 				 errhint("Use a larger target (ranread_setup) for a longer run, or pass allow_rereads => true to read on.")));
 	if (summary->device_sampled &&
 		ranread_device_was_shared(summary->device_bytes, summary->own_bytes))
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("other I/O shared the device: %.0f%% of what %s read during batch " INT64_FORMAT " was not read for ranread",
 						summary->device_shared_pct, shared->device.name, shared->batch),
 				 errdetail("The device read %.1f MB (%.0f reads/s); the workers' reads made it read %.1f MB (%.1f kB per read). Its latencies and IOPS were shared with that other I/O.",
@@ -632,7 +658,7 @@ ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, 
 	batches = get_relname_relid("ranread_batches", get_namespace_oid(schema, false));
 	if (!OidIsValid(batches) || !ConditionalLockRelationOid(batches, AccessShareLock))
 	{
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but could not be read back", outcome->batch),
 				 errdetail("Another session holds a lock on ranread_batches."),
 				 errhint("SELECT * FROM ranread_summary WHERE batch = " INT64_FORMAT ";", outcome->batch)));
@@ -649,7 +675,7 @@ ranread_result_row(FunctionCallInfo fcinfo, const RanreadBatchOutcome *outcome, 
 		elog(ERROR, "could not read ranread_summary");
 	*isnull = SPI_processed != 1;
 	if (*isnull)
-		ereport(WARNING,
+		RANREAD_BATCH_WARNING(
 				(errmsg("the row of ranread batch " INT64_FORMAT " was recorded but is no longer there", outcome->batch),
 				 errdetail("ranread_reset() or a DELETE removed it while the run was ending."),
 				 errhint("Reset the history when no run is running.")));

@@ -53,6 +53,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "batch_warnings.h"
 #include "compat.h"
 #include "extension.h"
 #include "ranread.h"
@@ -66,6 +67,7 @@
 #include "os/segments.h"
 #include "record/interval_activity.h"
 #include "record/series.h"
+#include "rules/bucket_rules.h"
 #include "rules/series_rules.h"
 #include "record/checkpoint_window.h"
 #include "record/db_activity.h"
@@ -241,6 +243,33 @@ stop_reading(RanreadShared *shared)
 }
 
 /*
+ * Whether the running batch's series is steady by the steady-state rule.
+ * A sweep's drain (params.drain) is steady only on the intervals after a
+ * burst bucket ran empty (bucket_rules.c): a burst is a steady level too,
+ * and a drain that ended on it would hand the steps a full bucket; without
+ * a shift the drain reads to its duration.
+ */
+static bool
+series_steady(RanreadShared *shared)
+{
+	RanreadSeries *series = ranread_series_of(shared);
+	int			window = (int) (shared->params.steady_window_ns / shared->params.sample_interval_ns);
+	int			from = 0;
+
+	if (shared->params.drain)
+	{
+		RanreadBucket bucket;
+
+		if (ranread_series_find_bucket(series->intervals, series->count, shared->params.processes,
+									   &bucket) != RANREAD_BUCKET_FOUND)
+			return false;
+		from = bucket.full - bucket.after;
+	}
+	return ranread_series_is_steady(series->intervals + from, series->count - from, window,
+									shared->params.steady_band_pct, shared->params.processes);
+}
+
+/*
  * While the workers read: at the end of the ramp, sample the device's
  * counters; at every interval boundary, add an interval to the series and
  * apply the steady-state rule.  Returns how long to sleep until the next
@@ -272,10 +301,7 @@ follow_reading(RanreadShared *shared)
 	if (shared->params.processes > 0 && ranread_instr_time_s(now) >= ranread_instr_time_s(next))
 	{
 		ranread_series_sample(shared, now);
-		if (shared->params.steady_window_ns > 0 && series->steady_at_s < 0 &&
-			ranread_series_is_steady(series->intervals, series->count,
-									 (int) (shared->params.steady_window_ns / shared->params.sample_interval_ns),
-									 shared->params.steady_band_pct, shared->params.processes))
+		if (shared->params.steady_window_ns > 0 && series->steady_at_s < 0 && series_steady(shared))
 		{
 			RanreadInterval *last = &series->intervals[series->count - 1];
 
@@ -539,6 +565,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 		ranread_readpath_by_index(shared->params.readpath)->check(shared);
 	BecomeLockGroupLeader();
 	register_workers(run, seg);
+	ranread_batch_warnings_begin();
 	ranread_warn_about_rereads(shared);
 	if (shared->params.evict && params->processes > 0 &&
 		(ranread_readpath_by_index(shared->params.readpath)->flags & RANREAD_PATH_AIO))
@@ -553,6 +580,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 	ranread_summarize_batch(shared, &summary);
 	ranread_report_run(shared, &summary);
 	ranread_warn_about_unregistered_buffers(shared);
+	ranread_record_warnings(shared, ranread_batch_warnings_end());
 	outcome->batch = shared->batch;
 	outcome->recorded = shared->batch_recorded;
 	outcome->status = summary.status;
@@ -566,11 +594,9 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 }
 
 /*
- * ranread_run(processes, iterations, target, mode, block_size, duration,
- * evict, ramp, sample_interval, steady_state, steady_band_pct, rate_iops,
- * arrivals, iodepth, allow_rereads, prefetch, distribution, start_at,
- * writers, write_rate_iops, write_target): one batch of timed random reads
- * (docs/reference.md describes each argument).  Returns the figures that
+ * ranread_run(processes, iterations, ...): one batch of timed random reads
+ * (sql/src/run.sql declares its arguments, run_arguments.h lists them and
+ * docs/reference.md describes each).  Returns the figures that
  * decide, from the batch's row of ranread_summary (one query away for the
  * rest), or NULL after a WARNING when it could not be recorded or read back.
  */

@@ -15,7 +15,7 @@
  * Unless allow_rereads, a worker on a read path through the page cache
  * stops before its next read would re-read a unit (read_would_reread()).
  * With iodepth > 1 it keeps that many reads in flight through the read
- * path's submit and reap calls, timing each from submission to completion.
+ * path's queue and reap calls, timing each from submission to completion.
  * ranread_stop()'s RANREAD_STOP_SIGNAL ends the read loop early, or
  * withdraws a worker that has not yet been released; so do SIGTERM (the
  * leader ending the run) and SIGINT at the barrier and in the read loop.
@@ -511,12 +511,14 @@ note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, con
 	slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
 }
 
-/* Issue read number i: its unit, and its record f, stamped now; returns the unit. */
+/*
+ * Issue read number i: its unit and its record f, not yet stamped with its
+ * start (the caller stamps it); returns the unit.
+ */
 static BlockNumber
 issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, int worker)
 {
 	BlockNumber unit;
-	instr_time	now;
 
 	if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 		proc_exit(1);
@@ -525,8 +527,6 @@ issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, in
 	f->wrapped = loop->pass > 0;
 	f->counted = loop->counting;
 	loop->counted_in_flight += f->counted;
-	RANREAD_TIME_SET_CURRENT(now);
-	f->start_ns = ranread_instr_time_ns(now);
 	return unit;
 }
 
@@ -545,7 +545,10 @@ complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64
 
 /*
  * iodepth reads in flight (closed loop only): whenever reads complete, as
- * many new ones are submitted.  A read's latency runs from submitting it to
+ * many new ones are queued, all of them at once, and the path's reap
+ * submits them together (one system call) before it waits for the next
+ * completion.  A read's latency runs from the clock read just before that
+ * submission, one for all the reads of a refill, to the clock read after
  * the reap that saw it complete.  Reads issued during
  * the ramp are not counted; after the duration no read is issued and those
  * in flight are counted as they complete, as the read that crosses the end
@@ -570,6 +573,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 	{
 		instr_time	now;
 		int			ndone;
+		int			was_free = nfree;
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
@@ -578,11 +582,21 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 			int			tag = free_tags[--nfree];
 			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
 
-			path->submit(state, tag, unit * shared->blocks_per_read);
+			path->queue(state, tag, unit * shared->blocks_per_read);
 		}
 		note_why_issuing_ended(shared, slot, loop, i, worker, now_ns);
 		if (nfree == depth)
 			break;
+		if (nfree < was_free)
+		{
+			/* the reads just queued (free_tags[nfree .. was_free - 1]) start now */
+			uint64		start_ns;
+
+			RANREAD_TIME_SET_CURRENT(now);
+			start_ns = ranread_instr_time_ns(now);
+			for (int q = nfree; q < was_free; q++)
+				flight[free_tags[q]].start_ns = start_ns;
+		}
 		ndone = path->reap(state, done, depth);
 		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
@@ -615,6 +629,7 @@ feed_next(void *arg, void *read)
 	StreamFeedState *feed = (StreamFeedState *) arg;
 	instr_time	now;
 	uint64		now_ns;
+	BlockNumber unit;
 
 	RANREAD_TIME_SET_CURRENT(now);
 	now_ns = ranread_instr_time_ns(now);
@@ -625,8 +640,10 @@ feed_next(void *arg, void *read)
 		note_why_issuing_ended(feed->shared, feed->slot, feed->loop, feed->i, feed->worker, now_ns);
 		return InvalidBlockNumber;
 	}
-	return issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker) *
-		feed->shared->blocks_per_read;
+	unit = issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker);
+	RANREAD_TIME_SET_CURRENT(now);
+	((InFlight *) read)->start_ns = ranread_instr_time_ns(now);
+	return unit * feed->shared->blocks_per_read;
 }
 
 /* The stream hands a unit back: count it, unless the worker was told to stop. */

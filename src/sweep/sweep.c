@@ -101,8 +101,26 @@ typedef enum SweepArgument
 	ARG_MAX_IODEPTH,
 	ARG_REPEAT,
 	ARG_PREFETCH,
-	ARG_MAX_PREFETCH
+	ARG_MAX_PREFETCH,
+	ARG_DRAIN
 } SweepArgument;
+
+/*
+ * The drain before step 1: at least this long (its steady-state window and
+ * the intervals a shift needs on either side), at most a day.
+ */
+#define SWEEP_MIN_DRAIN_S		10
+#define SWEEP_MAX_DRAIN_S		86400
+/* The drain is steady once IOPS and latency held this long, within steady_band_pct. */
+#define SWEEP_DRAIN_STEADY_S	5
+/*
+ * After a drain, a step given no ramp reads this long before it counts: the
+ * bucket refills at the baseline while no batch reads (a second or so
+ * between steps), and a step would count those credits at the burst rate.
+ * The lab's bucket (burst 1,000, baseline 600 reads/s) spends a second's
+ * credits in 1.5 s.
+ */
+#define SWEEP_DRAIN_STEP_RAMP_S	3
 
 /* The most times repeat => N runs the whole sweep. */
 #define MAX_SWEEP_REPEATS	10
@@ -125,6 +143,7 @@ typedef struct SweepArgs
 	int			prefetch;		/* stepping prefetch: the first step's; -1: it does not */
 	int			max_prefetch;
 	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
+	double		drain_s;		/* the drain's bound before step 1; 0: none */
 	RanreadSweepRules rules;
 	Oid			run_function;	/* the extension's ranread_run() */
 	RanreadRunArgs run;			/* the next step's ranread_run() arguments */
@@ -277,6 +296,26 @@ read_prefetch_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	args->rules.max_prefetch = args->max_prefetch;
 }
 
+/*
+ * drain: before step 1, read at its load until a burst bucket has run empty
+ * and the level after it held steady, for at most this long (NULL: no drain).
+ */
+static void
+read_drain_argument(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	if (PG_ARGISNULL(ARG_DRAIN))
+		return;
+	args->drain_s = DatumGetFloat8(DirectFunctionCall2(interval_part, CStringGetTextDatum("epoch"),
+													   PG_GETARG_DATUM(ARG_DRAIN)));
+	if (!(args->drain_s >= SWEEP_MIN_DRAIN_S && args->drain_s <= SWEEP_MAX_DRAIN_S))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("drain must be between %d s and %d s", SWEEP_MIN_DRAIN_S, SWEEP_MAX_DRAIN_S),
+				 errdetail("The value given is %g s.", args->drain_s),
+				 errhint("The drain reads at the first step's load until a burst bucket has run empty and the level after it held steady for %d s; leave it null for no drain.",
+						 SWEEP_DRAIN_STEADY_S)));
+}
+
 /* Check the sweep's own arguments and bound it by the worker slots free now. */
 static void
 read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
@@ -370,6 +409,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 						   args->rate_step_iops)));
 	read_iodepth_arguments(fcinfo, args);
 	read_prefetch_arguments(fcinfo, args);
+	read_drain_argument(fcinfo, args);
 	if (PG_ARGISNULL(ARG_REPEAT))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -533,6 +573,7 @@ record_start(const SweepArgs *args)
 	ranread_row_add(&row, "max_iodepth", INT4OID, Int32GetDatum(args->max_iodepth), args->iodepth <= 0);
 	ranread_row_add(&row, "prefetch", INT4OID, Int32GetDatum(args->prefetch), args->prefetch < 0);
 	ranread_row_add(&row, "max_prefetch", INT4OID, Int32GetDatum(args->max_prefetch), args->prefetch < 0);
+	add_float(&row, "drain_s", args->drain_s, false);
 	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum("running"), false);
 	if (ranread_row_insert(&row, ranread_extension_schema(), "ranread_sweep_runs") != SPI_OK_INSERT)
 		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
@@ -579,10 +620,37 @@ cap_iterations(SweepArgs *args, int processes)
 			 errhint("Use a larger target (ranread_setup) for more iterations per step.")));
 }
 
+/* An interval Datum of `seconds`. */
+static Datum
+interval_datum(double seconds)
+{
+	Interval   *interval = palloc0(sizeof(Interval));
+
+	interval->time = (TimeOffset) (seconds * USECS_PER_SEC);
+	return IntervalPGetDatum(interval);
+}
+
+/*
+ * The drain's ranread_run() arguments, from the first step's: timed by the
+ * drain's bound, without a ramp (its reads spend the bucket too), and ended
+ * by the steady-state rule once a bucket ran empty (params.drain, run.c).
+ */
+static void
+drain_arguments(const SweepArgs *args, RanreadRunArgs *run)
+{
+	run->isnull[RUN_ARG_ITERATIONS] = true;
+	run->isnull[RUN_ARG_DURATION] = false;
+	run->value[RUN_ARG_DURATION] = interval_datum(args->drain_s);
+	run->isnull[RUN_ARG_RAMP] = true;
+	run->isnull[RUN_ARG_STEADY_STATE] = false;
+	run->value[RUN_ARG_STEADY_STATE] = interval_datum(SWEEP_DRAIN_STEADY_S);
+}
+
 /*
  * Run one step: a batch of ranread_run() as the caller, with this step's
  * processes, iodepth, prefetch and rate, marked as the sweep's step, stopped by
- * ranread_stop().  It runs as an SQL call of ranread_run() would: refused
+ * ranread_stop(); step 0 is the drain (drain_arguments()), and after it a
+ * step given no ramp has SWEEP_DRAIN_STEP_RAMP_S.  It runs as an SQL call of ranread_run() would: refused
  * without EXECUTE on it, with its SET clause's search_path, an active
  * snapshot for the step, and its memory freed after it.
  */
@@ -594,6 +662,7 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 	MemoryContext caller_context;
 	RanreadParams params;
 	RanreadBatchOutcome outcome;
+	RanreadRunArgs run;
 	int			guc_level;
 
 	args->run.value[RUN_ARG_PROCESSES] = Int32GetDatum(processes);
@@ -613,9 +682,18 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 							 GUC_ACTION_SAVE, true, 0, false);
 	PushActiveSnapshot(GetTransactionSnapshot());
 
-	ranread_read_run_arguments(&args->run, &params);
+	run = args->run;
+	if (step == 0)
+		drain_arguments(args, &run);
+	else if (args->drain_s > 0 && run.isnull[RUN_ARG_RAMP])
+	{
+		run.isnull[RUN_ARG_RAMP] = false;
+		run.value[RUN_ARG_RAMP] = interval_datum(SWEEP_DRAIN_STEP_RAMP_S);
+	}
+	ranread_read_run_arguments(&run, &params);
 	params.sweep = sweep;
 	params.sweep_step = step;
+	params.drain = step == 0;
 	/* run_steps() reads the step back from ranread_batches, as recorded */
 	ranread_run_batch(&params, &ranread_program_stop_requested, &outcome);
 
@@ -642,6 +720,18 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	int			step = 1;
 
 	*status = "completed";
+	if (args->drain_s > 0 && !ranread_program_stop_requested)
+	{
+		run_step(args, sweep, 0, processes, iodepth, prefetch, rate);
+		if (!ranread_sweep_read(sweep, true, &record) || record.drain_batch == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the drain of sweep " INT64_FORMAT " was not recorded", sweep),
+					 errhint(RANREAD_NOT_RECORDED_HINT)));
+		ereport(NOTICE, (errmsg("drain: batch " INT64_FORMAT ", %s", record.drain_batch, record.drain.status),
+						 errdetail("%s", ranread_sweep_drain_text(&record))));
+		SPI_commit();
+	}
 	for (int repeats = 0;; repeats++)
 	{
 		RanreadSweepStop stop;

@@ -116,31 +116,120 @@ column_of_1_2(const char *table, const char *column, const char *type)
 	return psprintf("NULL::pg_catalog.%s AS %s", type, column);
 }
 
+/* The batches of a sweep as read, before they are grouped into steps. */
+typedef struct SweepRuns
+{
+	int			n;
+	RanreadSweepStep *runs;
+	int		   *step_of;		/* sweep_step: 0 the drain, -1 none */
+	int64	   *batch_of;
+	double	   *wall_s;
+	double	   *steady_at_s;	/* -1: not met */
+} SweepRuns;
+
+/* The batches of a sweep, from the rows of ranread_batches, in order. */
+static void
+read_runs(SPITupleTable *table, uint64 rows, SweepRuns *runs)
+{
+	runs->n = (int) rows;
+	runs->runs = palloc0(sizeof(RanreadSweepStep) * Max(1, rows));
+	runs->step_of = palloc(sizeof(int) * Max(1, rows));
+	runs->batch_of = palloc(sizeof(int64) * Max(1, rows));
+	runs->wall_s = palloc(sizeof(double) * Max(1, rows));
+	runs->steady_at_s = palloc(sizeof(double) * Max(1, rows));
+	for (uint64 i = 0; i < rows; i++)
+	{
+		runs->step_of[i] = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
+		runs->wall_s[i] = ranread_spi_float_named(table->vals[i], table->tupdesc, "wall_s", 0);
+		runs->steady_at_s[i] = ranread_spi_float_named(table->vals[i], table->tupdesc, "steady_at_s", -1);
+		read_step(table->vals[i], table->tupdesc, &runs->runs[i], &runs->batch_of[i]);
+	}
+}
+
 /*
- * The batches of a sweep, in order, as its steps (returned: how many): the
- * batches of a repeated step (one sweep_step) combined into one
- * (ranread_sweep_group_runs()), each step's batch its first.
+ * The bucket rule (bucket_rules.c, as the batch's WARNING applies it) on
+ * the series of each completed batch of the sweep, read from
+ * ranread_intervals: a batch whose series shows a burst bucket running
+ * empty counts at its baseline (ranread_sweep_step_bucket()).
+ */
+static void
+read_buckets(int64 sweep, const char *schema, bool fresh, SweepRuns *runs)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(sweep)};
+	RanreadInterval *intervals;
+	uint64		row = 0;
+
+	if (SPI_execute_with_args(psprintf("SELECT i.batch, i.start_s, i.seconds, i.reads, i.mean_ms, i.workers_reading "
+									   "FROM %s.ranread_intervals i JOIN %s.ranread_batches b USING (batch) "
+									   "WHERE b.sweep OPERATOR(pg_catalog.=) $1 ORDER BY i.batch, i.interval_no",
+									   schema, schema),
+							  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the series of sweep " INT64_FORMAT, sweep);
+	intervals = palloc(sizeof(RanreadInterval) * Max(1, SPI_processed));
+	while (row < SPI_processed)
+	{
+		int64		batch = ranread_spi_int_named(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, "batch", 0);
+		int			count = 0;
+
+		for (; row < SPI_processed &&
+			 ranread_spi_int_named(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, "batch", 0) == batch; row++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[row];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			RanreadInterval *interval = &intervals[count++];
+
+			interval->start_s = ranread_spi_float_named(tuple, desc, "start_s", 0);
+			interval->seconds = ranread_spi_float_named(tuple, desc, "seconds", 0);
+			interval->reads = ranread_spi_int_named(tuple, desc, "reads", 0);
+			interval->mean_ms = ranread_spi_float_named(tuple, desc, "mean_ms", -1);
+			interval->reading = (int) ranread_spi_int_named(tuple, desc, "workers_reading", 0);
+		}
+		for (int i = 0; i < runs->n; i++)
+		{
+			RanreadSweepStep *run = &runs->runs[i];
+			RanreadBucket bucket;
+
+			if (runs->batch_of[i] != batch || !run->completed ||
+				!(run->physical_pct < 0 || run->physical_pct >= RANREAD_BUCKET_MIN_PHYSICAL_PCT))
+				continue;
+			if (ranread_series_find_bucket(intervals, count, run->processes, &bucket) == RANREAD_BUCKET_FOUND)
+				ranread_sweep_step_bucket(run, &bucket);
+		}
+	}
+}
+
+/*
+ * The batches of a sweep as its steps (returned: how many): the drain
+ * (sweep_step 0) into the record's drain; the batches of a repeated step
+ * (one sweep_step) combined into one (ranread_sweep_group_runs()), each
+ * step's batch its first; the steps read on a burst bucket marked
+ * (ranread_sweep_mark_burst()).
  */
 static int
-read_steps(SPITupleTable *table, uint64 rows, RanreadSweepStep *steps, int64 *batches)
+group_steps(SweepRuns *runs, RanreadSweepRecord *record)
 {
-	RanreadSweepStep *runs = palloc0(sizeof(RanreadSweepStep) * Max(1, rows));
-	int		   *step_of = palloc(sizeof(int) * Max(1, rows));
-	int64	   *batch_of = palloc(sizeof(int64) * Max(1, rows));
-	int		   *first = palloc(sizeof(int) * Max(1, rows));
+	int		   *first = palloc(sizeof(int) * Max(1, runs->n));
+	int			from = 0;
 	int			count;
 
 	/* the arrays hold at least one step, also for a sweep without any */
-	memset(&steps[0], 0, sizeof(RanreadSweepStep));
-	batches[0] = 0;
-	for (uint64 i = 0; i < rows; i++)
+	memset(&record->steps[0], 0, sizeof(RanreadSweepStep));
+	record->batches[0] = 0;
+	record->drain_steady_at_s = -1;
+	/* ordered by sweep_step: the drain first */
+	for (; from < runs->n && runs->step_of[from] == 0; from++)
 	{
-		step_of[i] = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
-		read_step(table->vals[i], table->tupdesc, &runs[i], &batch_of[i]);
+		record->drain = runs->runs[from];
+		record->drain_batch = runs->batch_of[from];
+		record->drain_wall_s = runs->wall_s[from];
+		record->drain_steady_at_s = runs->steady_at_s[from];
 	}
-	count = ranread_sweep_group_runs(runs, step_of, (int) rows, steps, first);
+	count = ranread_sweep_group_runs(runs->runs + from, runs->step_of + from, runs->n - from,
+									 record->steps, first);
 	for (int k = 0; k < count; k++)
-		batches[k] = batch_of[first[k]];
+		record->batches[k] = runs->batch_of[from + first[k]];
+	ranread_sweep_mark_burst(record->steps, count);
 	return count;
 }
 
@@ -164,9 +253,10 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	SPI_connect();
 	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
 									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
-									   "max_processes_by, rate_iops, max_iodepth, %s FROM %s.ranread_sweep_runs "
+									   "max_processes_by, rate_iops, max_iodepth, %s, %s FROM %s.ranread_sweep_runs "
 									   "WHERE sweep OPERATOR(pg_catalog.=) $1",
-									   column_of_1_2("ranread_sweep_runs", "max_prefetch", "int4"), schema),
+									   column_of_1_2("ranread_sweep_runs", "max_prefetch", "int4"),
+									   column_of_1_2("ranread_sweep_runs", "drain_s", "float8"), schema),
 							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
 	found = SPI_processed == 1;
@@ -178,17 +268,22 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 									 column_of_1_2("ranread_batches", "p99_band_pct", "float8"),
 									 column_of_1_2("ranread_batches", "prefetch", "int4"));
 
+		SweepRuns	runs;
+
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
+		record->drain_bound_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "drain_s", 0);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
-										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, "
-										   "%s FROM %s.ranread_batches "
+										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, wall_s, "
+										   "steady_at_s, %s FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
 										   columns_1_2, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the steps of sweep " INT64_FORMAT, sweep);
-		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, SPI_processed));
-		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, SPI_processed));
-		record->count = read_steps(SPI_tuptable, SPI_processed, record->steps, record->batches);
+		read_runs(SPI_tuptable, SPI_processed, &runs);
+		record->steps = MemoryContextAllocZero(context, sizeof(RanreadSweepStep) * Max(1, runs.n));
+		record->batches = MemoryContextAllocZero(context, sizeof(int64) * Max(1, runs.n));
+		read_buckets(sweep, schema, fresh, &runs);
+		record->count = group_steps(&runs, record);
 	}
 	SPI_finish();
 	return found;
@@ -369,6 +464,84 @@ ended_by_its_rules(const RanreadSweepRecord *record, const char *stop_rule)
 		strcmp(stop_rule, "interrupted") != 0;
 }
 
+/*
+ * "a burst of 1,000 reads/s ± 0.5 % for 12.5 s, a bucket of about 5,000
+ * ± 150 reads when counting began, then a baseline of 600 reads/s ± 0.4 %":
+ * a step whose series shows a burst bucket running empty.
+ */
+static char *
+bucket_text(const RanreadSweepStep *step)
+{
+	return psprintf("a burst of %s reads/s%s for %.1f s (a bucket of about %s ± %s reads when counting began), then a baseline of %s reads/s%s",
+					ranread_format_rate(step->burst_iops), band_text(step->burst_band_pct), step->shift_s,
+					ranread_format_rate(step->bucket_reads), ranread_format_rate(step->bucket_band),
+					ranread_format_rate(step->iops), band_text(step->iops_band_pct));
+}
+
+/*
+ * The sustained figures apart from the burst: where a burst bucket ran
+ * empty in the steps, and which steps it served, or what the drain before
+ * step 1 found.
+ */
+static void
+append_bucket(StringInfo out, const RanreadSweepRecord *record, const RanreadSweepVerdict *verdict)
+{
+	if (verdict->bucket_step >= 0)
+	{
+		const RanreadSweepStep *step = &record->steps[verdict->bucket_step];
+
+		appendStringInfo(out, "A burst bucket ran empty at step %d (%s): %s. Sustained: %s reads/s%s, the baseline after it: the figures above are of that level and the steps after it, the ones to quote. Burst: %s reads/s%s while the bucket lasted: what a full bucket gives for a while, not the volume's rate. ",
+						 verdict->bucket_step + 1, step_at(record, step), bucket_text(step),
+						 ranread_format_rate(step->iops), band_text(step->iops_band_pct),
+						 ranread_format_rate(step->burst_iops), band_text(step->burst_band_pct));
+		if (verdict->burst_steps > 0)
+			appendStringInfo(out, "Step%s 1%s read on the bucket and %s not counted. ",
+							 verdict->burst_steps == 1 ? "" : "s",
+							 verdict->burst_steps == 1 ? "" : psprintf(" to %d", verdict->burst_steps),
+							 verdict->burst_steps == 1 ? "is" : "are");
+	}
+	if (record->drain_bound_s > 0)
+		appendStringInfo(out, "%s ", ranread_sweep_drain_text(record));
+}
+
+/*
+ * What the drain before step 1 found, in a sentence: whether a burst bucket
+ * ran empty (its burst and baseline), whether the level after it was steady,
+ * or that it was stopped; "" without a drain.
+ */
+char *
+ranread_sweep_drain_text(const RanreadSweepRecord *record)
+{
+	const RanreadSweepStep *drain = &record->drain;
+	StringInfoData out_data;
+	StringInfo	out = &out_data;
+
+	initStringInfo(out);
+	if (record->drain_bound_s <= 0)
+		return out->data;
+	if (record->drain_batch == 0)
+	{
+		appendStringInfo(out, "The drain asked for (%g s) did not run.", record->drain_bound_s);
+		return out->data;
+	}
+	appendStringInfo(out, "The drain (batch " INT64_FORMAT ", %s, at most %g s) read %.1f s",
+					 record->drain_batch, step_at(record, drain), record->drain_bound_s, record->drain_wall_s);
+	if (strcmp(drain->status, "completed") != 0)
+		appendStringInfo(out, " and was %s%s",
+						 drain->status, drain->bucket ? psprintf(", after %s", bucket_text(drain)) : "");
+	else if (drain->bucket && record->drain_steady_at_s >= 0)
+		appendStringInfo(out, ": %s, steady after %.1f s: the steps read the volume's sustained rate",
+						 bucket_text(drain), record->drain_steady_at_s);
+	else if (drain->bucket)
+		appendStringInfo(out, ": %s, not steady within its time: the steps may still have read a changing level",
+						 bucket_text(drain));
+	else
+		appendStringInfo(out, " at %s IOPS%s with no burst bucket running empty: either the volume has none, or one that lasts longer than that at this load, which the steps then read",
+						 ranread_format_rate(drain->iops), band_text(drain->iops_band_pct));
+	appendStringInfoChar(out, '.');
+	return out->data;
+}
+
 /* The verdict in plain words. */
 char *
 ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
@@ -401,6 +574,7 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 			appendStringInfo(&out, "Knee at %s: the most IOPS per ms of mean latency, the most efficient load, not the capacity. ",
 							 step_at(record, &steps[verdict->knee_step]));
 	}
+	append_bucket(&out, record, verdict);
 	for (int i = 0; i < record->count; i++)
 	{
 		if (steps[i].completed && !ranread_sweep_step_valid(&steps[i]))
@@ -435,21 +609,16 @@ ranread_sweep_step_text(const RanreadSweepRecord *record, int step)
 		appendStringInfoString(&out, "; memory answered, not counted");
 	else
 	{
+		int			before = ranread_sweep_valid_before(record->steps, step);
+
 		appendStringInfoString(&out, ranread_sweep_meets_slo(s, &record->rules) ?
 							   "; within the SLO" : "; outside the SLO");
-		if (!record->open_loop)
-		{
-			for (int i = step - 1; i >= 0; i--)
-			{
-				if (ranread_sweep_step_valid(&record->steps[i]))
-				{
-					appendStringInfo(&out, "; %.0f%% of linear scaling",
-									 ranread_sweep_scaling_pct(&record->steps[i], s));
-					break;
-				}
-			}
-		}
+		if (!record->open_loop && before >= 0)
+			appendStringInfo(&out, "; %.0f%% of linear scaling",
+							 ranread_sweep_scaling_pct(&record->steps[before], s));
 	}
+	if (s->bucket)
+		appendStringInfoString(&out, "; a burst bucket ran empty: IOPS after it");
 	return out.data;
 }
 
@@ -473,6 +642,9 @@ ranread_sweep_step_detail(const RanreadSweepRecord *record, int step)
 	if (s->physical_pct >= 0)
 		appendStringInfo(&out, "; the device answered %.1f%%", s->physical_pct);
 	appendStringInfoChar(&out, '.');
+	if (s->bucket)
+		appendStringInfo(&out, " A burst bucket ran empty in it: %s; %s IOPS on average over both. The sweep goes on from the baseline, not from the steps read on the bucket.",
+						 bucket_text(s), ranread_format_rate(s->average_iops));
 	return out.data;
 }
 
@@ -653,7 +825,8 @@ ranread_sweep_repeats_text(const int64 *sweeps, int count)
 static void
 current_status(const RanreadSweepRecord *record, const char **status, const char **stop_rule)
 {
-	const char *last_status = record->count > 0 ? record->steps[record->count - 1].status : "";
+	const char *last_status = record->count > 0 ? record->steps[record->count - 1].status :
+		record->drain_batch != 0 ? record->drain.status : "";
 
 	*status = record->status;
 	*stop_rule = record->stop_rule;

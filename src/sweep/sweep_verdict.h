@@ -24,6 +24,12 @@ typedef struct RanreadSweepRecord
 	int			count;			/* steps recorded */
 	RanreadSweepStep *steps;
 	int64	   *batches;		/* each step's batch */
+	/* the drain before step 1 (the batch of sweep_step 0), when one was asked */
+	double		drain_bound_s;	/* as asked; 0: none */
+	int64		drain_batch;	/* 0: none ran */
+	RanreadSweepStep drain;		/* its figures, with its bucket if one ran empty */
+	double		drain_wall_s;	/* how long it read */
+	double		drain_steady_at_s;	/* when it was steady after the shift; < 0: never */
 } RanreadSweepRecord;
 
 extern bool ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record);
@@ -31,6 +37,7 @@ extern const char *ranread_sweep_stop_rule_name(RanreadSweepStop stop, const Ran
 extern char *ranread_sweep_stop_text(const RanreadSweepRecord *record, const char *stop_rule);
 extern char *ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_rule,
 										const RanreadSweepVerdict *verdict);
+extern char *ranread_sweep_drain_text(const RanreadSweepRecord *record);
 extern char *ranread_sweep_step_text(const RanreadSweepRecord *record, int step);
 extern char *ranread_sweep_step_detail(const RanreadSweepRecord *record, int step);
 extern void ranread_sweep_repeat_text(const RanreadSweepRecord *record, int repeat,

@@ -13,7 +13,8 @@
  *	1. fails with EIO if it overlaps an EIO range (file name + byte range);
  *	2. blocks while it overlaps a stall range, until "release", the stall's
  *	   time limit, or a FUSE interrupt (the reader was signalled);
- *	3. waits for its turn under the pace (at most pace reads/s);
+ *	3. waits for its turn under the pace (at most pace reads/s) and the
+ *	   token bucket (below);
  *	4. waits for one of the limit in-flight slots (limit 0: no limit);
  *	5. holds its slot for delay_us, then reads the backing file.
  *
@@ -35,6 +36,28 @@
  *	release (ends every stall)  clear (no faults, no delay/limit/pace)
  *	reset (zeroes the counters)  count=FILE (count only reads of FILE and
  *	its segments FILE.N; empty: all)
+ *	bucket=N  burst=R  baseline=R (a token bucket, active when all three
+ *	are above 0; setting bucket=N fills it)
+ *
+ * The token bucket is a cloud volume's burst contract as AWS gp2 and Azure
+ * Premium SSD state it: credits (tokens, one a read) accrue at the baseline
+ * rate up to the bucket's size, every read spends one, and while credits
+ * last reads are served at up to the burst rate.  Exactly: reads take turns
+ * at least 1/burst s apart; at its turn a read adds baseline tokens a second
+ * since the last turn (at most bucket in all); if a token is left it takes
+ * it and is served then (a burst read); otherwise it waits until a whole
+ * token has accrued, takes it and is served then (a baseline read).  So from
+ * a full bucket of N tokens a closed loop reads at the burst rate B for
+ * N / (B - b) seconds, B N / (B - b) reads, and then at the baseline rate b
+ * exactly; idle time refills the bucket.  Counters: bucket_tokens (left
+ * now), bucket_burst_reads, bucket_baseline_reads, and
+ * bucket_empty_reads / bucket_empty_after_s / bucket_empty_accrued: the
+ * counted reads served, the seconds from the first bucket read, and the
+ * tokens accrued since reset (none while full), until the first baseline
+ * read; so the bucket held bucket_empty_reads - bucket_empty_accrued tokens
+ * (less one) when reads began, if only counted reads spent them.
+ * bucket_first_at: the wall-clock time (seconds since the epoch) of the
+ * first bucket read's turn, to set against a batch's own start.
  *
  * Usage: labfs --backing=DIR [--set=COMMANDS] [--page-cache] MOUNTPOINT
  *		  [FUSE options, e.g. -f -o allow_other,max_threads=64]
@@ -102,11 +125,23 @@ static struct
 	int			nstall;
 	uint64_t	release_generation;
 	char		count_file[NAME_LEN];
+	double		bucket;			/* token bucket: capacity, tokens = reads */
+	double		burst;			/* reads/s while tokens last */
+	double		baseline;		/* tokens/s accrued, so reads/s when empty */
 	/* state */
 	int			in_flight;
 	Waiter	   *queue;			/* FIFO of reads waiting for a slot */
 	struct timespec next_paced;
 	int64_t		lateness_ns;	/* how late the sleeps wake, smoothed */
+	double		tokens;
+	int64_t		tokens_at;		/* turn at which tokens was last brought up to date */
+	int64_t		next_burst;		/* earliest turn of the next bucket read */
+	int64_t		bucket_first_ns;	/* turn of the first bucket read since reset */
+	double		bucket_first_at;	/* that turn on the wall clock, in s since the epoch */
+	int64_t		bucket_empty_ns;	/* turn of the first baseline read since reset */
+	double		bucket_accrued;	/* tokens accrued since reset (beyond a full bucket: none) */
+	double		turn_accrued;	/* bucket_accrued at the last turn, before it waited */
+	double		bucket_empty_accrued;	/* turn_accrued at the first baseline read */
 	/* counters */
 	uint64_t	reads;
 	uint64_t	bytes;
@@ -119,6 +154,9 @@ static struct
 	uint64_t	interrupted;
 	int			max_in_flight;
 	int			waiting_stalled;
+	uint64_t	bucket_burst_reads;
+	uint64_t	bucket_baseline_reads;
+	uint64_t	bucket_empty_reads;
 }			lab = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
 
 static int64_t
@@ -239,6 +277,9 @@ parse_range(const char *text, Range *range)
 	return true;
 }
 
+static bool bucket_on(void);
+static double bucket_tokens_now(void);
+
 /* Apply one command (under lock); false if it is not one. */
 static bool
 apply_command(const char *cmd)
@@ -260,6 +301,16 @@ apply_command(const char *cmd)
 		return parse_range(value, &lab.eio[lab.neio]) && ++lab.neio;
 	else if (strncmp(cmd, "stall=", 6) == 0 && lab.nstall < MAX_RANGES)
 		return parse_range(value, &lab.stall[lab.nstall]) && ++lab.nstall;
+	else if (strncmp(cmd, "bucket=", 7) == 0)
+	{
+		lab.bucket = lab.tokens = atof(value);
+		lab.tokens_at = now_ns();
+		lab.next_burst = 0;
+	}
+	else if (strncmp(cmd, "burst=", 6) == 0)
+		lab.burst = atof(value);
+	else if (strncmp(cmd, "baseline=", 9) == 0)
+		lab.baseline = atof(value);
 	else if (strcmp(cmd, "release") == 0)
 	{
 		lab.nstall = 0;
@@ -270,6 +321,8 @@ apply_command(const char *cmd)
 		lab.delay_us = lab.limit = lab.neio = lab.nstall = 0;
 		lab.pace = 0;
 		lab.stall_s = 0;
+		lab.bucket = lab.burst = lab.baseline = lab.tokens = 0;
+		lab.next_burst = 0;
 		lab.count_file[0] = '\0';
 		lab.release_generation++;
 	}
@@ -279,6 +332,16 @@ apply_command(const char *cmd)
 		lab.queued_reads = lab.queued_service_ns = 0;
 		lab.errors = lab.stalled = lab.interrupted = 0;
 		lab.max_in_flight = lab.in_flight;
+		lab.bucket_burst_reads = lab.bucket_baseline_reads = lab.bucket_empty_reads = 0;
+		lab.bucket_first_ns = lab.bucket_empty_ns = 0;
+		lab.bucket_first_at = 0;
+		lab.bucket_accrued = lab.turn_accrued = lab.bucket_empty_accrued = 0;
+		/* what accrued before the reset is in the bucket, not counted as accrued since */
+		if (bucket_on() && now_ns() > lab.tokens_at)
+		{
+			lab.tokens = bucket_tokens_now();
+			lab.tokens_at = now_ns();
+		}
 	}
 	else
 		return false;
@@ -311,6 +374,58 @@ apply_commands(const char *text, size_t len)
 	return rc;
 }
 
+static bool
+bucket_on(void)
+{
+	return lab.bucket > 0 && lab.burst > 0 && lab.baseline > 0;
+}
+
+/* Tokens in the bucket now, counting what accrued since the last turn (under lock). */
+static double
+bucket_tokens_now(void)
+{
+	double		tokens;
+
+	if (!bucket_on())
+		return lab.tokens;
+	tokens = lab.tokens + lab.baseline * (now_ns() - lab.tokens_at) / 1e9;
+	return tokens < lab.bucket ? tokens : lab.bucket;
+}
+
+/*
+ * A read's turn under the token bucket (under lock), as the header states:
+ * at least 1/burst after the previous one, and later if no whole token is
+ * left then; *baseline says it waited for a token.
+ */
+static int64_t
+bucket_turn(int64_t now, bool *baseline)
+{
+	int64_t		turn = lab.next_burst > now ? lab.next_burst : now;
+
+	if (turn > lab.tokens_at)
+	{
+		double		tokens = lab.tokens + lab.baseline * (turn - lab.tokens_at) / 1e9;
+
+		if (tokens > lab.bucket)
+			tokens = lab.bucket;
+		lab.bucket_accrued += tokens - lab.tokens;
+		lab.tokens = tokens;
+		lab.tokens_at = turn;
+	}
+	lab.turn_accrued = lab.bucket_accrued;
+	*baseline = lab.tokens < 1;
+	if (*baseline)
+	{
+		turn += (int64_t) ((1 - lab.tokens) / lab.baseline * 1e9) + 1;
+		lab.bucket_accrued += 1 - lab.tokens;
+		lab.tokens = 1;
+		lab.tokens_at = turn;
+	}
+	lab.tokens -= 1;
+	lab.next_burst = turn + (int64_t) (1e9 / lab.burst);
+	return turn;
+}
+
 /* The control file's text: counters and settings. */
 static int
 control_text(char *buf, size_t size)
@@ -323,7 +438,11 @@ control_text(char *buf, size_t size)
 				 "queued_reads=%llu\nqueued_service_us_mean=%.3f\n"
 				 "errors=%llu\nstalled=%llu\ninterrupted=%llu\nin_flight=%d\nmax_in_flight=%d\n"
 				 "waiting_stalled=%d\ndelay_us=%ld\nlimit=%d\npace=%.0f\nstall_s=%ld\n"
-				 "eio_ranges=%d\nstall_ranges=%d\ncount=%s\ndirect_io=%d\n",
+				 "eio_ranges=%d\nstall_ranges=%d\ncount=%s\ndirect_io=%d\n"
+				 "bucket=%.0f\nburst=%.0f\nbaseline=%.0f\nbucket_tokens=%.3f\n"
+				 "bucket_burst_reads=%llu\nbucket_baseline_reads=%llu\n"
+				 "bucket_empty_reads=%llu\nbucket_empty_after_s=%.6f\nbucket_empty_accrued=%.3f\n"
+				 "bucket_first_at=%.6f\n",
 				 (unsigned long long) lab.reads, (unsigned long long) lab.bytes,
 				 lab.reads ? lab.service_ns / 1000.0 / lab.reads : 0.0,
 				 lab.reads ? lab.latency_ns / 1000.0 / lab.reads : 0.0,
@@ -332,7 +451,14 @@ control_text(char *buf, size_t size)
 				 (unsigned long long) lab.errors, (unsigned long long) lab.stalled,
 				 (unsigned long long) lab.interrupted, lab.in_flight, lab.max_in_flight,
 				 lab.waiting_stalled, lab.delay_us, lab.limit, lab.pace, lab.stall_s,
-				 lab.neio, lab.nstall, lab.count_file, lab.direct_io);
+				 lab.neio, lab.nstall, lab.count_file, lab.direct_io,
+				 lab.bucket, lab.burst, lab.baseline, bucket_tokens_now(),
+				 (unsigned long long) lab.bucket_burst_reads,
+				 (unsigned long long) lab.bucket_baseline_reads,
+				 (unsigned long long) lab.bucket_empty_reads,
+				 lab.bucket_empty_ns > lab.bucket_first_ns && lab.bucket_first_ns > 0 ?
+				 (lab.bucket_empty_ns - lab.bucket_first_ns) / 1e9 : 0.0,
+				 lab.bucket_empty_accrued, lab.bucket_first_at);
 	pthread_mutex_unlock(&lab.lock);
 	return n;
 }
@@ -345,7 +471,8 @@ control_text(char *buf, size_t size)
  * reader was interrupted meanwhile (then it holds no slot).
  */
 static int
-wait_for_turn(const char *path, uint64_t from, uint64_t to, int64_t *granted_at, bool *queued)
+wait_for_turn(const char *path, uint64_t from, uint64_t to, int64_t *granted_at, bool *queued,
+			  bool counted)
 {
 	if (in_ranges(lab.stall, lab.nstall, path, from, to))
 	{
@@ -364,6 +491,39 @@ wait_for_turn(const char *path, uint64_t from, uint64_t to, int64_t *granted_at,
 		}
 		lab.waiting_stalled--;
 		if (fuse_interrupted())
+			return -EINTR;
+	}
+	if (bucket_on())
+	{
+		bool		baseline;
+		int64_t		turn = bucket_turn(now_ns(), &baseline);
+		bool		slept;
+
+		if (counted)
+		{
+			if (lab.bucket_first_ns == 0)
+			{
+				struct timespec wall;
+
+				clock_gettime(CLOCK_REALTIME, &wall);
+				lab.bucket_first_ns = turn;
+				lab.bucket_first_at = (ns_of(wall) - (now_ns() - turn)) / 1e9;
+			}
+			if (baseline && lab.bucket_empty_ns == 0)
+			{
+				lab.bucket_empty_ns = turn;
+				lab.bucket_empty_reads = lab.bucket_burst_reads;
+				lab.bucket_empty_accrued = lab.turn_accrued;
+			}
+			if (baseline)
+				lab.bucket_baseline_reads++;
+			else
+				lab.bucket_burst_reads++;
+		}
+		pthread_mutex_unlock(&lab.lock);
+		slept = sleep_until(turn);
+		pthread_mutex_lock(&lab.lock);
+		if (!slept)
 			return -EINTR;
 	}
 	if (lab.pace > 0)
@@ -449,7 +609,7 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 
 	if (strcmp(path, CONTROL_PATH) == 0)
 	{
-		char		text[1024];
+		char		text[2048];
 		int			n = control_text(text, sizeof(text));
 
 		if (offset >= n)
@@ -466,7 +626,7 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 		pthread_mutex_unlock(&lab.lock);
 		return -EIO;
 	}
-	rc = wait_for_turn(path, offset, offset + size, &served, &queued);
+	rc = wait_for_turn(path, offset, offset + size, &served, &queued, counted);
 	if (rc != 0)
 	{
 		lab.interrupted++;

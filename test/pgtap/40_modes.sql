@@ -6,7 +6,7 @@
 -- transactions.  Uses its own targets tap_modes* and tablespace
 -- tap_modes_tmpfs (under /dev/shm), and cleans up at the end.
 -- error, not warning: small targets, re-reads and cached runs are warned
--- about; none of that belongs in TAP output (test/t/035_physical.pl checks it).
+-- about; none of that belongs in TAP output (test/t/run/physical.pl checks it).
 SET client_min_messages = error;
 
 -- Leftovers of an aborted earlier run of this file, if any.
@@ -150,7 +150,7 @@ SELECT cmp_ok((SELECT sum(bytes_physical) FROM ranread_results w WHERE w.batch =
   FROM tap_runs r WHERE r.pos = 5;
 -- smgr issues a unit as 8 consecutive smgrread() calls, as PostgreSQL 15
 -- would; the kernel's readahead may fetch more, which kb_per_read shows and
--- the run points out in a NOTICE (test/t/035_physical.pl).
+-- the run points out in a NOTICE (test/t/run/physical.pl).
 SELECT cmp_ok(b.kb_per_read, '>=', 0.8 * 64::float8,
 			  'smgr 64 kB: kb_per_read counts readahead too, never much less than what was read')
   FROM ranread_batches b JOIN tap_runs r USING (batch) WHERE r.pos = 5;

@@ -3,8 +3,10 @@ package RanreadTest;
 
 use strict;
 use warnings;
+use Compress::Zlib;
 use Exporter 'import';
-use FindBin;
+use File::Basename ();
+use File::Spec;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use File::Path ();
@@ -12,10 +14,13 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes ();
 
+# this file's folder, test/t, where deny_syscall.c is (as an absolute path, taken when loaded)
+my $here = File::Basename::dirname(File::Spec->rel2abs(__FILE__));
+
 our @EXPORT = qw(new_node start_psql wait_until wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
   lab_missing lab_node lab_set_cap lab_set_readahead lab_run lab_done lab_fuse lab_fuse_stats
-  extra_enabled timing_skip restart_denying);
+  extra_enabled timing_skip restart_denying png_facts);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
 # PostgreSQL's PG_TEST_EXTRA) names $group.  The opt-in group "timing" holds
@@ -113,7 +118,10 @@ sub wait_until
 	my $last = '';
 	while (Time::HiRes::time() - $started < $limit)
 	{
-		my ($ret, $out, $err) = $node->psql($db, $sql);
+		# (a psql that the server turns away during crash recovery may exit
+		# before it reads the query: IPC::Run then dies of the broken pipe)
+		my ($ret, $out, $err) = eval { $node->psql($db, $sql) };
+		($ret, $out, $err) = (-1, '', $@) unless defined $ret;
 		return 1 if $ret == 0 && $out eq $expected;
 		$last = $ret == 0 ? "'$out'" : "an error: $err";
 		Time::HiRes::usleep(100_000);
@@ -309,12 +317,120 @@ sub restart_denying
 	my ($node, $syscall, $errno) = @_;
 	my $helper = $node->basedir . '/deny_syscall';
 	return 'no C compiler to build the seccomp helper'
-	  if system('cc', '-o', $helper, "$FindBin::RealBin/deny_syscall.c") != 0;
+	  if system('cc', '-o', $helper, "$here/deny_syscall.c") != 0;
 	$node->stop;
 	PostgreSQL::Test::Utils::system_or_bail($helper, $syscall, $errno, 'pg_ctl', '-w', '-D', $node->data_dir,
 		'-l', $node->logfile, 'start');
 	$node->_update_pid(1);
 	return '';
+}
+
+# PNG filter types 0-4 (PNG spec, section 9): undo one row's filter, the
+# bytes of $raw against those of the row above, $previous (strings of
+# equal length); returns the row's bytes as a string.  Up (2), a chart's
+# most frequent filter, adds the row above 8 bytes at a time, each byte
+# modulo 256: (a & 0x7f..) + (b & 0x7f..) cannot carry out of a byte, and
+# the top bits are then xor-ed in.
+sub unfilter
+{
+	my ($type, $raw, $previous, $bpp) = @_;
+	return $raw if $type == 0;
+	if ($type == 2)
+	{
+		return $previous if $raw !~ /[^\0]/;
+		my $pad = (8 - length($raw) % 8) % 8;
+		my @a = unpack('Q*', $raw . ("\0" x $pad));
+		my @b = unpack('Q*', $previous . ("\0" x $pad));
+		my ($low, $high) = (unpack('Q', "\x7f" x 8), unpack('Q', "\x80" x 8));
+		my $sum = pack('Q*', map { (($a[$_] & $low) + ($b[$_] & $low)) ^ (($a[$_] ^ $b[$_]) & $high) } 0 .. $#a);
+		return substr($sum, 0, length $raw);
+	}
+	my @row = unpack('C*', $raw);
+	if ($type == 1)
+	{
+		$row[$_] = ($row[$_] + $row[ $_ - $bpp ]) & 0xff for $bpp .. $#row;
+		return pack('C*', @row);
+	}
+	my @up = unpack('C*', $previous);
+	if ($type == 3)
+	{
+		for my $i (0 .. $#row)
+		{
+			my $left = $i >= $bpp ? $row[ $i - $bpp ] : 0;
+			$row[$i] = ($row[$i] + (($left + $up[$i]) >> 1)) & 0xff;
+		}
+	}
+	elsif ($type == 4)
+	{
+		# Paeth: of left (a), above (b) and upper left (c), the one nearest
+		# a + b - c; |p - a| = |b - c|, |p - b| = |a - c|, |p - c| = |a + b - 2c|
+		$row[$_] = ($row[$_] + $up[$_]) & 0xff for 0 .. $bpp - 1;
+		for my $i ($bpp .. $#row)
+		{
+			my ($a, $b, $c) = ($row[ $i - $bpp ], $up[$i], $up[ $i - $bpp ]);
+			my ($pa, $pb, $pc) = (abs($b - $c), abs($a - $c), abs($a + $b - 2 * $c));
+			$row[$i] = ($row[$i] + ($pa <= $pb && $pa <= $pc ? $a : $pb <= $pc ? $b : $c)) & 0xff;
+		}
+	}
+	else { die "PNG filter type $type does not exist" }
+	return pack('C*', @row);
+}
+
+# A PNG's width, height, share of non-white pixels and number of distinct
+# colours, decoded with core modules (8-bit RGB or RGBA, not interlaced);
+# with $top and $bottom, of its rows from $top up to $bottom only.
+sub png_facts
+{
+	my ($path, $top, $bottom) = @_;
+	open(my $fh, '<:raw', $path) or die "could not read $path: $!";
+	local $/;
+	my $png = <$fh>;
+	close $fh;
+	die "$path is not a PNG" unless substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n";
+	my ($pos, $idat, $width, $height, $depth, $colour, $interlace) = (8, '');
+	while ($pos < length $png)
+	{
+		my ($length, $type) = unpack('N a4', substr($png, $pos, 8));
+		my $data = substr($png, $pos + 8, $length);
+		($width, $height, $depth, $colour, undef, undef, $interlace) = unpack('N N C C C C C', $data)
+		  if $type eq 'IHDR';
+		$idat .= $data if $type eq 'IDAT';
+		$pos += 12 + $length;
+	}
+	die "$path: only 8-bit RGB or RGBA, not interlaced, is decoded here"
+	  unless $depth == 8 && ($colour == 2 || $colour == 6) && !$interlace;
+	my $bpp = $colour == 6 ? 4 : 3;
+	my $pixels = uncompress($idat) // die "$path: its image data does not inflate";
+	my $stride = $width * $bpp;
+	die "$path: its image data holds " . length($pixels) . ' bytes, not ' . $height * ($stride + 1)
+	  unless length($pixels) == $height * ($stride + 1);
+	# each pixel not white, its red, green and blue (alpha left out), the
+	# white ones skipped by the regular expression engine
+	my $not_white = $bpp == 4 ? qr/\G(?:\xff\xff\xff.)*+(...)./s : qr/\G(?:\xff\xff\xff)*+(...)/s;
+	my ($previous, $coloured, %colours, %row_colours) = ("\0" x $stride, 0);
+	($top, $bottom) = (0, $height) unless defined $top;
+	$bottom = $height if $bottom > $height;
+	for my $y (0 .. $bottom - 1)
+	{
+		my $offset = $y * ($stride + 1);
+		my $row = unfilter(ord(substr($pixels, $offset, 1)), substr($pixels, $offset + 1, $stride), $previous, $bpp);
+		if ($y < $top)
+		{
+			$previous = $row;
+			next;
+		}
+		if ($y == $top || $row ne $previous)
+		{
+			%row_colours = ();
+			$row_colours{$1}++ while $row =~ /$not_white/g;
+		}
+		$colours{$_} += $row_colours{$_} foreach keys %row_colours;
+		$previous = $row;
+	}
+	$coloured += $_ foreach values %colours;
+	my $area = $width * ($bottom - $top);
+	my $white = $area - $coloured;
+	return ($width, $height, $area ? $coloured / $area : 0, scalar(keys %colours) + ($white > 0 ? 1 : 0));
 }
 
 1;

@@ -5,9 +5,9 @@
  *	deny_syscall io_uring_setup EPERM command ...	as a container's seccomp profile does
  *	deny_syscall cachestat ENOSYS command ...		as a kernel older than 6.5 does
  *
- * Test helper (RanreadTest.pm's restart_denying()) for test/t/150_iodepth.pl,
+ * Test helper (RanreadTest.pm's restart_denying()) for test/t/run/iodepth.pl,
  * which sees ranread refuse iodepth > 1 with a clear error, and
- * test/t/225_lab_fuse.pl, which sees it run without its residency proof.
+ * test/t/lab/lab_fuse.pl, which sees it run without its residency proof.
  * Needs no privilege: PR_SET_NO_NEW_PRIVS lets any process confine itself and
  * its children.
  */

@@ -6,7 +6,7 @@
  * the demo's unsteady one, exactly at the target); and random_page_cost
  * from a ratio (the documented 40 x 10 % = 4, the floor of 1, rounding),
  * and when a wide band still decides it (both ends give the same value).
- * Prints TAP.  Built and run by test/t/005_unit.pl.
+ * Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

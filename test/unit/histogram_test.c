@@ -1,7 +1,7 @@
 /*
  * histogram_test.c: accuracy of the latency histogram (src/rules/histogram.c)
  * against exact percentiles of the same samples (error <= 1/128), sorted.  Prints TAP.
- * Built and run by test/t/005_unit.pl.
+ * Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

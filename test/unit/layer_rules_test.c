@@ -5,7 +5,7 @@
  * beyond; a share's band is the 95 % interval of its per-round
  * differences, and says whether the layer adds time, is within the noise
  * or read faster; the run stops once every band is narrow enough, never
- * before three rounds.  Prints TAP.  Built and run by test/t/005_unit.pl.
+ * before three rounds.  Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

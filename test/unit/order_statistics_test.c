@@ -4,7 +4,7 @@
  * band against the binomial table (none below 6 values; the extremes at 6
  * to 8; the 2nd at 9 to 11; the 6th at 25; the 15th at 50), that the band
  * holds the median, and that one wild value moves it by one rank only.
- * Prints TAP.  Built and run by test/t/005_unit.pl.
+ * Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

@@ -4,7 +4,7 @@
  * keeps the order it gave each seed in 1.2 (users compare runs by seed), with
  * its round functions tabulated or computed, and costs a few nanoseconds per
  * draw.  Prints TAP.
- * Built and run by test/t/005_unit.pl.
+ * Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

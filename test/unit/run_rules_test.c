@@ -4,7 +4,7 @@
  * the share of the device's bytes that were not the run's, and when that
  * counts as other I/O sharing the device (a 64 kB smgr run's bytes are
  * compared as bytes, not as reads); and when an open-loop run was queueing.
- * Prints TAP.  Built and run by test/t/005_unit.pl.
+ * Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

@@ -4,7 +4,7 @@
  * found, and when; a flat, a noisy or a rising history, or a fall that only
  * comes from workers finishing, is not a fall; the steady-state rule holds
  * within its band and not outside it.  Prints TAP.
- * Built and run by test/t/005_unit.pl.
+ * Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 

@@ -7,7 +7,8 @@
  * never counted; the open loop's rules; and the next step's processes and
  * rate; and, on noisy histories, the repeat of a marginal step, the stop
  * of a clear one, the search on while within the SLO and rising, and a
- * step's runs combined.  Prints TAP.  Built and run by test/t/005_unit.pl.
+ * step's runs combined; and a burst bucket that runs empty at a step,
+ * which the rules go by the baseline after.  Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 
@@ -77,7 +78,7 @@ main(void)
 	RanreadSweepVerdict verdict;
 	char		what[300];
 
-	printf("1..73\n");
+	printf("1..80\n");
 
 	/* a flash device that scales to 40 processes, then saturates */
 	steps[0] = step(10, 10000, 1.0);
@@ -423,6 +424,47 @@ main(void)
 		runs[3].part_outside_slo = false;
 		count = ranread_sweep_group_runs(runs, step_of, 7, grouped, first);
 		ok(!grouped[1].part_outside_slo, "1 of 3: within");
+	}
+
+	/*
+	 * A burst bucket: 1,000 IOPS at 10 processes on a full bucket, then at
+	 * 20 the bucket runs empty (an average of 700, a baseline of 600, the
+	 * mean over the SLO), then 610 at 40.  Read as averages, 20 processes
+	 * fell: the scaling rule stops there, a knee that is the bucket.
+	 */
+	{
+		RanreadBucket bucket = {0};
+
+		steps[0] = step(10, 1000, 0.5);
+		steps[1] = step(20, 700, 2.5);
+		ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_STOP_SCALING,
+		   "bucket: the averages alone stop at the shift (a knee that is the bucket)");
+		bucket.verdict = RANREAD_BUCKET_FOUND;
+		bucket.burst_iops = 1000;
+		bucket.burst_band = 10;
+		bucket.baseline_iops = 600;
+		bucket.baseline_band = 6;
+		bucket.bucket_reads = 5000;
+		bucket.shift_s = 12.5;
+		ranread_sweep_step_bucket(&steps[1], &bucket);
+		ok(steps[1].bucket && steps[1].iops == 600 && fabs(steps[1].iops_band_pct - 1) < 1e-9 &&
+		   steps[1].average_iops == 700 && steps[1].burst_iops == 1000 && fabs(steps[1].burst_band_pct - 1) < 1e-9,
+		   "bucket: the step counts at its baseline (600 ± 1 %), its average and burst kept");
+		ok(ranread_sweep_mark_burst(steps, 2) == 1 && steps[0].burst_era && !steps[1].burst_era,
+		   "bucket: the step before the shift was read on the bucket");
+		ok(ranread_sweep_valid_before(steps, 1) == -1,
+		   "bucket: the step of the shift is not compared with the burst before it");
+		ok(ranread_sweep_stop_after(steps, 2, &rules) == RANREAD_SWEEP_GO_ON,
+		   "bucket: so the sweep goes on from the shift");
+		steps[2] = step(40, 610, 1.9);
+		ranread_sweep_mark_burst(steps, 3);
+		ok(ranread_sweep_valid_before(steps, 2) == 1 &&
+		   fabs(ranread_sweep_scaling_pct(&steps[1], &steps[2]) - 100.0 * 10 / 600) < 1e-9,
+		   "bucket: the next step is compared with the baseline (1.7 % of linear), not the burst");
+		ranread_sweep_judge(steps, 3, &rules, &verdict);
+		ok(verdict.bucket_step == 1 && verdict.burst_steps == 1 && verdict.max_step == 2 &&
+		   verdict.slo_step == -1 && verdict.knee_step == 2 && verdict.memory_steps == 0,
+		   "bucket: the verdict counts the sustained steps only; the burst step apart, not as memory's");
 	}
 
 	/* a latency that is not a number meets no SLO */

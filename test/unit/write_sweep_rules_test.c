@@ -4,7 +4,7 @@
  * writers' mean and p99 and the readers' p99 against their SLO bounds, the
  * order in which they are named, the last rate, and a readers' p99 within
  * its noise band of the bound measured again until the repeats run out.
- * Prints TAP.  Built and run by test/t/005_unit.pl.
+ * Prints TAP.  Built and run by test/t/extension/unit.pl.
  */
 #include "postgres.h"
 
