@@ -24,9 +24,12 @@
  * its own result row; the last worker to stop reading samples the device's
  * counters, and the last to record writes the batch row and the
  * per-interval series (results.c).  Outside the barrier, the read loop and
- * that wait (connecting, opening the read path, recording), SIGTERM terminates
- * the worker at once, as PostgreSQL's die() does, also in a lock wait; what
- * it had measured and not recorded goes to the server log.
+ * that wait (connecting, opening the read path), SIGTERM terminates the
+ * worker at once, as PostgreSQL's die() does.  While it records, a SIGTERM
+ * (the leader ending the run just as the batch ends, or a shutdown) lets the
+ * short write finish and the worker exit after it, unless the worker waits
+ * for a lock or a synchronous standby: it then ends at once, and what it had
+ * measured and not recorded goes to the server log.
  *
  * Workers join their leader's lock group, as parallel workers do: a lock the
  * leader holds (AccessShareLock on the target) never makes a worker queue
@@ -46,6 +49,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "replication/syncrep.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -96,6 +100,12 @@ static volatile sig_atomic_t stop_gently = false;
 static volatile sig_atomic_t cancel_write = false;
 
 /*
+ * True while a reader records its row and, the last one, the batch's: see
+ * handle_sigterm().
+ */
+static volatile sig_atomic_t recording = false;
+
+/*
  * RANREAD_STOP_SIGNAL always asks the worker to stop reading (a worker not
  * yet at the barrier withdraws when it gets there).  SIGTERM and SIGINT do
  * the same at the barrier and in the read loop; elsewhere they do what they
@@ -112,10 +122,25 @@ handle_stop_signal(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
+/*
+ * A SIGTERM while recording is kept for after the write (the worker exits
+ * right after it anyway), so that a run ended as its last worker writes the
+ * batch row keeps that row; but a write waiting for a lock or for a
+ * synchronous standby, which may last, is ended at once.
+ */
+static bool
+recording_can_finish(void)
+{
+	return recording && MyProc != NULL && MyProc->waitLock == NULL &&
+		MyProc->syncRepState != SYNC_REP_WAITING;
+}
+
 static void
 handle_sigterm(SIGNAL_ARGS)
 {
-	if (stop_gently && cancel_write)
+	if (recording_can_finish())
+		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
+	else if (stop_gently && cancel_write)
 	{
 		handle_stop_signal(RANREAD_SIGNAL_ARGS_PASSED);
 		StatementCancelHandler(RANREAD_SIGNAL_ARGS_PASSED);
@@ -987,6 +1012,7 @@ ranread_worker_main(Datum main_arg)
 		ranread_worker_report_activity(shared, false, worker, "recording");
 		before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
 		slot->recording = true;
+		recording = true;
 		ranread_record_worker(shared, worker);
 		slot->recording = false;
 		cancel_before_shmem_exit(log_results_at_exit, PointerGetDatum(shared));
@@ -994,6 +1020,7 @@ ranread_worker_main(Datum main_arg)
 			log_unrecorded_results(shared, worker, slot->error_message);
 		if (pg_atomic_sub_fetch_u32(&shared->unrecorded, 1) == 0)
 			ranread_record_batch(shared);
+		recording = false;
 	}
 	pgstat_report_activity(STATE_IDLE, NULL);
 	dsm_detach(seg);

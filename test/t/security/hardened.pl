@@ -137,6 +137,31 @@ foreach my $call ("ranread_run(1, 10, 'h_dropped')", "ranread_drop('h_dropped')"
 	end_session($lh, 'BEGIN; LOCK ranread_batches%');
 }
 
+# 4c. A run ended (its caller cancelled) just as its last worker writes the
+#     batch row keeps that row: a SIGTERM while recording lets the write
+#     finish, unless the write waits for a lock (4. above).  A trigger that
+#     sleeps holds the write open.
+{
+	$node->safe_psql('postgres', q{
+		CREATE FUNCTION public.slow_batch_row() RETURNS trigger LANGUAGE plpgsql AS
+			$$BEGIN PERFORM pg_catalog.pg_sleep(3); RETURN NEW; END$$;
+		CREATE TRIGGER slow_batch_row BEFORE INSERT ON ranread_batches
+			FOR EACH ROW EXECUTE FUNCTION public.slow_batch_row();});
+	my ($h, $out, $err) = start_psql($node, "SELECT status FROM ranread_run(2, 200, 'h_target')");
+	ok(wait_until($node, q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'ranread worker'
+		AND query LIKE '%recording' AND wait_event = 'PgSleep'}), 'the last worker writes the batch row');
+	my $batch = $node->safe_psql('postgres', 'SELECT max(batch) FROM ranread_results');
+	$node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+		WHERE query LIKE 'SELECT status FROM ranread_run(2, 200%' AND backend_type = 'client backend'});
+	$h->finish;
+	like($$err, qr/canceling statement due to user request/, 'its leader is cancelled meanwhile');
+	ok(wait_until($node, "SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'ranread worker'"),
+		'the worker ends after the write');
+	is($node->safe_psql('postgres', "SELECT status FROM ranread_batches WHERE batch = $batch"), 'completed',
+		'and the batch row is recorded');
+	$node->safe_psql('postgres', 'DROP TRIGGER slow_batch_row ON ranread_batches; DROP FUNCTION public.slow_batch_row()');
+}
+
 # 5. A forged ranread_targets row never makes ranread drop, lock or read a
 #    table it did not make.
 {
