@@ -6,8 +6,9 @@
 # scripts/test-major.sh against that major's pg_config:
 #   build  make COPT=-Werror, make install
 #   lint   scripts/lint.sh (the one version boundary, the layers, the SQL's
-#          qualification), on the host's majors (15 and 18; cppcheck and
-#          clang-tidy on 18), beside the tests
+#          qualification), on the host's majors (15 and 18), beside the
+#          tests; cppcheck and clang-tidy once, against 18, niced beside
+#          both host majors' tests (the row "analysers")
 #   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
 #          by pg_virtualenv, without and then with data checksums
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
@@ -123,18 +124,33 @@ if [[ $steps == *" majors "* ]]; then
 		) >"$lane.log" 2>&1 &
 		lane_pid=$!
 	fi
+	# cppcheck and clang-tidy once, against the last host major's headers
+	# (scripts/lint.sh says why), from the lane's start and niced: they
+	# compute, the tests mostly wait, and so they take no minute of their own
+	analysers_pid=
+	if [ ${#host_majors[@]} -gt 0 ] && scripts/install-postgres.sh "${host_majors[-1]}"; then
+		analysers_major=${host_majors[-1]} analysers_since=$SECONDS analysers_log=$(mktemp)
+		PG_CONFIG=/usr/lib/postgresql/$analysers_major/bin/pg_config \
+			nice -n 19 scripts/lint.sh --analysers-only >"$analysers_log" 2>&1 &
+		analysers_pid=$!
+	fi
 	for major in "${host_majors[@]}"; do
 		if ! scripts/install-postgres.sh "$major"; then
 			record "$major" server failed
 			continue
 		fi
-		# cppcheck and clang-tidy on the last host major only (scripts/lint.sh says why)
-		if [ "$major" = "${host_majors[-1]}" ]; then analysers=(); else analysers=(--no-analysers); fi
-		scripts/test-major.sh "$major" "${analysers[@]}" || true
+		scripts/test-major.sh "$major" --no-analysers || true
 		if grep -qx "$(printf '%s\tbuild\tpassed\t[0-9]*' "$major")" "$RANREAD_SUMMARY"; then
 			host_built+=("$major")
 		fi
 	done
+	if [ -n "$analysers_pid" ]; then
+		echo "=== PostgreSQL $analysers_major: cppcheck and clang-tidy (ran beside the host's majors) ==="
+		if wait "$analysers_pid"; then result=passed; else result=failed; fi
+		cat "$analysers_log"
+		rm -f "$analysers_log"
+		record "$analysers_major" analysers "$result" "$analysers_since"
+	fi
 	if [ -n "$lane" ]; then
 		wait "$lane_pid" || true
 		echo "=== PostgreSQL ${lane_majors[*]}, in their chroots (run beside the above) ==="

@@ -205,8 +205,22 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $swe
 # a drain where no bucket runs empty reads to its bound, is step 0, and says so
 $shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 100, drain => '10 s', target => 'long', $far)");
 like($shown, qr/NOTICE:  drain: batch \d+, completed/, 'a drain: its NOTICE');
-like($shown, qr/The drain \(batch \d+, 1 process, at most 10 s\) read [0-9.]+ s at [0-9,.]+ IOPS.* with no burst bucket running empty/,
-	'a drain without a bucket: the verdict says none ran empty');
+# The VM disk has no bucket, but other I/O starting on a busy machine can
+# move its level down in the middle of the drain (CI: 14,389 then 9,263
+# reads/s, 40 % of vda's reads not ranread's); the drain then says so.
+my $drain_shifted = $node->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches
+	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs) AND sweep_step = 0
+	  AND array_to_string(warnings, ' ') LIKE '%IOPS shifted down%'});
+if ($drain_shifted)
+{
+	like($shown, qr/The drain \(batch \d+, 1 process, at most 10 s\) read [0-9.]+ s: a burst of [0-9,.]+ reads\/s.* then a baseline of /,
+		'a drain whose level other I/O moved down: the verdict gives the shift it WARNed of');
+}
+else
+{
+	like($shown, qr/The drain \(batch \d+, 1 process, at most 10 s\) read [0-9.]+ s at [0-9,.]+ IOPS.* with no burst bucket running empty/,
+		'a drain without a bucket: the verdict says none ran empty');
+}
 is($node->safe_psql('postgres', q{SELECT string_agg(sweep_step::text, ',' ORDER BY batch) FROM ranread_batches
 	WHERE sweep = (SELECT max(sweep) FROM ranread_sweep_runs)}), '0,1', 'a drain is a batch of the sweep, step 0, before step 1');
 is(sweep_row('steps'), '1', 'and not a step');
