@@ -7,8 +7,8 @@
 #   build  make COPT=-Werror, make install
 #   lint   scripts/lint.sh (the one version boundary, the layers, the SQL's
 #          qualification), on the host's majors (15 and 18), beside the
-#          tests; cppcheck and clang-tidy once, against 18, niced beside
-#          both host majors' tests (the row "analysers")
+#          tests; cppcheck and clang-tidy once, against 18, niced in the
+#          background after 18's server is built (the row "analysers")
 #   suite  test/run-suite.sh (pg_regress, pgTAP) on throwaway clusters made
 #          by pg_virtualenv, without and then with data checksums
 #   tap    test/run-tap.sh: the fault-injection suite, which makes its own
@@ -124,18 +124,37 @@ if [[ $steps == *" majors "* ]]; then
 		) >"$lane.log" 2>&1 &
 		lane_pid=$!
 	fi
-	# cppcheck and clang-tidy once, against the last host major's headers
-	# (scripts/lint.sh says why), from the lane's start and niced: they
-	# compute, the tests mostly wait, and so they take no minute of their own
-	analysers_pid=
-	if [ ${#host_majors[@]} -gt 0 ] && scripts/install-postgres.sh "${host_majors[-1]}"; then
-		analysers_major=${host_majors[-1]} analysers_since=$SECONDS analysers_log=$(mktemp)
-		PG_CONFIG=/usr/lib/postgresql/$analysers_major/bin/pg_config \
-			nice -n 19 scripts/lint.sh --analysers-only >"$analysers_log" 2>&1 &
-		analysers_pid=$!
+	# The host's other majors are built from source (install-postgres.sh, a
+	# few minutes the first time) and cppcheck and clang-tidy read src/ once,
+	# against the last host major's headers (scripts/lint.sh says why): both
+	# niced, in the background, from the lane's start, beside the first
+	# major's tests.  They compute; the tests mostly wait.
+	background=$(mktemp -d /tmp/ranread-background.XXXXXX)
+	background_pid=
+	if [ ${#host_majors[@]} -gt 0 ]; then
+		rc=0
+		scripts/install-postgres.sh "${host_majors[0]}" || rc=$?
+		echo "$rc" >"$background/${host_majors[0]}.rc"
+		(
+			for major in "${host_majors[@]:1}"; do
+				rc=0
+				nice -n 19 scripts/install-postgres.sh "$major" >"$background/$major.log" 2>&1 || rc=$?
+				echo "$rc" >"$background/$major.rc"
+			done
+			last=${host_majors[-1]}
+			if [ "$(cat "$background/$last.rc")" = 0 ]; then
+				since=$SECONDS rc=0
+				PG_CONFIG=/usr/lib/postgresql/$last/bin/pg_config \
+					nice -n 19 scripts/lint.sh --analysers-only >"$background/analysers.log" 2>&1 || rc=$?
+				printf '%s\t%s\n' "$rc" "$((SECONDS - since))" >"$background/analysers.rc"
+			fi
+		) &
+		background_pid=$!
 	fi
 	for major in "${host_majors[@]}"; do
-		if ! scripts/install-postgres.sh "$major"; then
+		while [ ! -s "$background/$major.rc" ] && kill -0 "$background_pid" 2>/dev/null; do sleep 2; done
+		cat "$background/$major.log" 2>/dev/null || true
+		if [ "$(cat "$background/$major.rc" 2>/dev/null)" != 0 ]; then
 			record "$major" server failed
 			continue
 		fi
@@ -144,13 +163,17 @@ if [[ $steps == *" majors "* ]]; then
 			host_built+=("$major")
 		fi
 	done
-	if [ -n "$analysers_pid" ]; then
-		echo "=== PostgreSQL $analysers_major: cppcheck and clang-tidy (ran beside the host's majors) ==="
-		if wait "$analysers_pid"; then result=passed; else result=failed; fi
-		cat "$analysers_log"
-		rm -f "$analysers_log"
-		record "$analysers_major" analysers "$result" "$analysers_since"
+	if [ -n "$background_pid" ]; then
+		wait "$background_pid" || true
+		if [ -f "$background/analysers.rc" ]; then
+			echo "=== PostgreSQL ${host_majors[-1]}: cppcheck and clang-tidy (ran beside the host's majors) ==="
+			cat "$background/analysers.log"
+			read -r rc seconds <"$background/analysers.rc"
+			printf '%s\t%s\t%s\t%s\n' "${host_majors[-1]}" analysers "$([ "$rc" = 0 ] && echo passed || echo failed)" \
+				"$seconds" >>"$RANREAD_SUMMARY"
+		fi
 	fi
+	rm -rf "$background"
 	if [ -n "$lane" ]; then
 		wait "$lane_pid" || true
 		echo "=== PostgreSQL ${lane_majors[*]}, in their chroots (run beside the above) ==="
