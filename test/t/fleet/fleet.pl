@@ -54,9 +54,17 @@ my ($sum_ok, $overlap, $max_skew, $merged) = split /\|/, $coordinator->safe_psql
 	                    AND (SELECT max(p99_ms) FROM ranread_fleet_servers s WHERE s.fleet = f.fleet)
 	FROM ranread_fleet_runs f WHERE f.fleet = $fleet});
 is($sum_ok, 't', "the fleet's IOPS is the sum of the servers'");
-# (how far they overlap beyond that is the machine's scheduling: two runs
-# started one after the other would not overlap at all)
-cmp_ok($overlap, '>=', 50, "their measured windows overlap by $overlap % (at least half)");
+# How far they overlap is the machine's speed: a server's run ends early once
+# every unit of its target has been read (a busy run once read node3's 64 MB
+# in 0.58 s and node2's in 1.41 s: 41 %).  So the check is the figure's rule,
+# the common window over the whole, from the servers' rows; two runs started
+# one after the other would not overlap at all.
+my $overlap_rule = $coordinator->safe_psql('postgres', qq{
+	SELECT 100 * greatest(0, extract(epoch FROM min(started_at + wall_s * interval '1 s') - max(started_at)))
+		/ extract(epoch FROM max(started_at + wall_s * interval '1 s') - min(started_at))
+	FROM ranread_fleet_servers WHERE fleet = $fleet});
+cmp_ok(abs($overlap - $overlap_rule), '<', 1e-6, "their measured windows overlap by $overlap %, the common window of the servers' rows");
+cmp_ok($overlap, '>', 0, 'which they share');
 cmp_ok($max_skew, '<', 50, "each server released its workers within $max_skew ms of start_at");
 is($merged, 't', "the fleet's p99, from the merged histograms, lies between the servers'");
 is($nodes[1]->safe_psql('postgres', q{SELECT count(*) FROM ranread_batches WHERE start_at IS NOT NULL AND status = 'completed'}),
@@ -299,7 +307,8 @@ my ($offset, $offset_overlap, $release_gap, $statuses) = split /\|/, $coordinato
 is($statuses, 'completed', 'with max_clock_offset_ms 5000 the fleet runs');
 ok($offset > 2900 && $offset < 3100, "the offset measured, $offset ms, is the 3 s set");
 cmp_ok($release_gap, '<', 100, "both servers were released within $release_gap ms of each other, on the coordinator's clock");
-cmp_ok($offset_overlap, '>=', 50, "and their windows overlap by $offset_overlap % (at least half)");
+# (its window not moved back by the offset would begin after the others' 3 s)
+cmp_ok($offset_overlap, '>', 0, "and their windows overlap ($offset_overlap %), node3's taken back by its offset");
 $nodes[2]->restart;
 
 # servers of two majors in one fleet: 15 and the server under test
