@@ -30,7 +30,9 @@
 # for 15, trixie for 17, sid for 18 and 19: scripts/package.sh --suite;
 # build, install, pg_buildext installcheck, purge); and pg_upgrade for each
 # pair of tested-upgrades whose majors are both in the matrix
-# (scripts/test-upgrade.sh, in the chroots with those packages).  A failing
+# (scripts/test-upgrade.sh, in the chroots with those packages).  The
+# chroots' own packages and the upgrades between them run at the end of the
+# chroots' lane, beside the host's majors (chroots_own_packages).  A failing
 # suite does not stop the others, and a chroot that cannot be made is a row
 # "not available" with the reason; the exit status is non-zero when any
 # failed.  RANREAD_TEST_STEPS (default "majors valgrind packages upgrades")
@@ -88,6 +90,86 @@ chroot_ready() {
 	[ "${chroot_state[$suite]}" = ready ]
 }
 
+# The packages, kept for the upgrades: each major's in the suite that
+# packages it ("host" for this machine), one build per suite.
+debs=$(mktemp -d /tmp/ranread-debs.XXXXXX)
+trap 'rm -rf "$debs" "${lane:-/nonexistent}" "${lane:-/nonexistent}.log" "${background:-/nonexistent}"' EXIT
+declare -A suite_majors=()
+suites=()
+for major in $versions; do
+	suite=$(scripts/chroot.sh package-suite "$major") || suite=host
+	[ -n "${suite_majors[$suite]+set}" ] || suites+=("$suite")
+	suite_majors[$suite]+="${suite_majors[$suite]:+ }$major"
+done
+
+# package_suite SUITE: build, install, check and purge the packages of the
+# majors SUITE packages, there; keep them in $debs.
+package_suite() {
+	local suite=$1 majors=${suite_majors[$1]} major
+	if [ "$suite" = host ]; then
+		scripts/package.sh --keep "$debs" $majors || true
+	elif chroot_ready "$suite"; then
+		scripts/package.sh --suite "$suite" --keep "$debs" $majors || true
+	else
+		for major in $majors; do record "$major" "package ($suite)" "${chroot_state[$suite]}"; done
+		return
+	fi
+	# package.sh writes a row per major, unless it stopped before building
+	for major in $majors; do
+		grep -q "^$major"$'\t'"package (" "$RANREAD_SUMMARY" || record "$major" "package ($suite)" failed
+	done
+}
+
+# upgrade_pairs: the pairs of tested-upgrades (OLD NEW WHERE) whose majors
+# are both in the matrix
+upgrade_pairs() {
+	local old new where
+	while read -r old new where; do
+		[[ " $versions " == *" $old "* && " $versions " == *" $new "* ]] && echo "$old $new $where"
+	done < <(grep -v -e '^#' -e '^$' tested-upgrades)
+}
+
+# upgrade_pair OLD NEW WHERE: pg_upgrade from OLD to NEW, on this machine or
+# in the chroot WHERE with the packages of $debs
+upgrade_pair() {
+	local old=$1 new=$2 where=$3
+	if [ "$where" = host ]; then
+		scripts/test-upgrade.sh "$old" "$new" || true
+	elif chroot_ready "$where"; then
+		scripts/test-upgrade.sh "$old" "$new" --suite "$where" --debs "$debs" || true
+	else
+		record "$old->$new" "pg_upgrade ($where)" "${chroot_state[$where]}"
+	fi
+}
+
+# chroots_own_packages: what needs the chroots alone, run at the end of
+# their lane while the host's majors are still tested: the packages of the
+# chroot suites, and the upgrades in a chroot between two of them (their
+# rows go to the lane's summary; each leaves a mark in $debs so that it is
+# not run again below).  The host's package and the upgrades that need it
+# follow the host's majors: a package installed and purged on the host would
+# take its major's files from the tests.
+chroots_own_packages() {
+	local suite old new where
+	if [[ $steps == *" packages "* ]]; then
+		for suite in "${suites[@]}"; do
+			[ "$suite" != host ] || continue
+			package_suite "$suite"
+			touch "$debs/$suite.done"
+		done
+	fi
+	if [[ $steps == *" upgrades "* && $steps == *" packages "* ]]; then
+		while read -r old new where; do
+			local old_suite new_suite
+			old_suite=$(scripts/chroot.sh package-suite "$old") || old_suite=host
+			new_suite=$(scripts/chroot.sh package-suite "$new") || new_suite=host
+			[ "$where" != host ] && [ "$old_suite" != host ] && [ "$new_suite" != host ] || continue
+			upgrade_pair "$old" "$new" "$where"
+			touch "$debs/$old-$new.done"
+		done < <(upgrade_pairs)
+	fi
+}
+
 # The majors run in two lanes at once: the host's majors here, and the
 # chroots' majors in a copy of the tree (each lane builds in its own), whose
 # output follows the host lane's and whose rows join the table after them.
@@ -113,7 +195,6 @@ if [[ $steps == *" majors "* ]]; then
 	lane=
 	if [ ${#lane_majors[@]} -gt 0 ]; then
 		lane=$(mktemp -d /tmp/ranread-lane.XXXXXX)
-		trap 'rm -rf "$lane" "$lane.log"' EXIT
 		tar -c --exclude=./.git --exclude="./$RANREAD_SUMMARY" . | tar -x -C "$lane"
 		echo "test.sh: PostgreSQL ${lane_majors[*]} run in their chroots beside the host's majors (their output follows)"
 		(
@@ -121,6 +202,8 @@ if [[ $steps == *" majors "* ]]; then
 				RANREAD_CHROOT_SRC=$lane scripts/chroot.sh run "$(scripts/chroot.sh suite "$major")" \
 					/src/scripts/test-major.sh "$major" --no-lint --no-capped-lab || true
 			done
+			export RANREAD_SUMMARY=$lane/chroots-own.tsv
+			chroots_own_packages
 		) >"$lane.log" 2>&1 &
 		lane_pid=$!
 	fi
@@ -182,6 +265,7 @@ if [[ $steps == *" majors "* ]]; then
 		for major in "${lane_majors[@]}"; do
 			grep -q "^$major"$'\t' "$RANREAD_SUMMARY" || record "$major" "server (chroot)" failed
 		done
+		cat "$lane/chroots-own.tsv" >>"$RANREAD_SUMMARY" 2>/dev/null || true
 		rm -rf "$lane" "$lane.log"
 	fi
 	for major in $not_served; do
@@ -206,47 +290,17 @@ if [[ $steps == *" valgrind "* ]] && [ ${#host_built[@]} -gt 0 ]; then
 	unset PG_CONFIG
 fi
 
-# The packages, kept for the upgrades: each major's in the suite that
-# packages it ("host" for this machine), one build per suite.
-debs=$(mktemp -d /tmp/ranread-debs.XXXXXX)
-trap 'rm -rf "$debs" "${lane:-/nonexistent}" "${lane:-/nonexistent}.log"' EXIT
 if [[ $steps == *" packages "* ]]; then
-	declare -A suite_majors=()
-	suites=()
-	for major in $versions; do
-		suite=$(scripts/chroot.sh package-suite "$major") || suite=host
-		[ -n "${suite_majors[$suite]+set}" ] || suites+=("$suite")
-		suite_majors[$suite]+="${suite_majors[$suite]:+ }$major"
-	done
 	for suite in "${suites[@]}"; do
-		majors=${suite_majors[$suite]}
-		if [ "$suite" = host ]; then
-			scripts/package.sh --keep "$debs" $majors || true
-		elif chroot_ready "$suite"; then
-			scripts/package.sh --suite "$suite" --keep "$debs" $majors || true
-		else
-			for major in $majors; do record "$major" "package ($suite)" "${chroot_state[$suite]}"; done
-			continue
-		fi
-		# package.sh writes a row per major, unless it stopped before building
-		for major in $majors; do
-			grep -q "^$major"$'\t'"package (" "$RANREAD_SUMMARY" || record "$major" "package ($suite)" failed
-		done
+		[ -e "$debs/$suite.done" ] || package_suite "$suite"
 	done
 fi
 
 # pg_upgrade for the pairs of tested-upgrades whose majors are both in the matrix
 if [[ $steps == *" upgrades "* ]]; then
 	while read -r old new where; do
-		[[ " $versions " == *" $old "* && " $versions " == *" $new "* ]] || continue
-		if [ "$where" = host ]; then
-			scripts/test-upgrade.sh "$old" "$new" || true
-		elif chroot_ready "$where"; then
-			scripts/test-upgrade.sh "$old" "$new" --suite "$where" --debs "$debs" || true
-		else
-			record "$old->$new" "pg_upgrade ($where)" "${chroot_state[$where]}"
-		fi
-	done < <(grep -v -e '^#' -e '^$' tested-upgrades)
+		[ -e "$debs/$old-$new.done" ] || upgrade_pair "$old" "$new" "$where"
+	done < <(upgrade_pairs)
 fi
 
 echo
