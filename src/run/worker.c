@@ -126,7 +126,8 @@ handle_stop_signal(SIGNAL_ARGS)
  * A SIGTERM while recording is kept for after the write (the worker exits
  * right after it anyway), so that a run ended as its last worker writes the
  * batch row keeps that row; but a write waiting for a lock or for a
- * synchronous standby, which may last, is ended at once.
+ * synchronous standby, which may last, is ended at once (a lock wait that
+ * begins after the SIGTERM is bounded by lock_timeout).
  */
 static bool
 recording_can_finish(void)
