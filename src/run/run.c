@@ -149,6 +149,22 @@ stop_workers_on_detach(dsm_segment *seg, Datum arg)
 	ranread_release_run_locks(run->shared->batch, dsm_segment_handle(seg));
 }
 
+/*
+ * RegisterDynamicBackgroundWorker(), its handle allocated where the RunState
+ * lives: the detach callback reads it when the transaction aborts, after the
+ * caller's memory (an SPI call's, a layers run's) may have been freed and
+ * reused (a cancelled layers run crashed there).
+ */
+static bool
+register_worker_handle(BackgroundWorker *worker, BackgroundWorkerHandle **handle)
+{
+	MemoryContext caller = MemoryContextSwitchTo(TopTransactionContext);
+	bool		registered = RegisterDynamicBackgroundWorker(worker, handle);
+
+	MemoryContextSwitchTo(caller);
+	return registered;
+}
+
 static void
 register_workers(RunState *run, dsm_segment *seg)
 {
@@ -175,7 +191,7 @@ register_workers(RunState *run, dsm_segment *seg)
 		snprintf(worker.bgw_name, BGW_MAXLEN, "ranread %s %d of batch " INT64_FORMAT,
 				 i < shared->params.processes ? "worker" : "writer", n + 1, shared->batch);
 		memcpy(worker.bgw_extra, &n, sizeof(int));
-		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
+		if (!register_worker_handle(&worker, &run->handles[i]))
 		{
 			/* give the slots back before failing, so a retry finds them free */
 			for (int j = 0; j < run->registered; j++)

@@ -129,6 +129,21 @@ is($cancelled, $between ? 0 : 1, $between ? 'a cancel in the leader\'s own query
 like($$herr, qr/CONTEXT:  (?:SQL statement "[^\n]*"\n)?layers run $run, round \d+, mode \w+: the run's @{[ $recorded - $cancelled ]} batches before this one, and this one with its status, stay recorded in ranread_batches \(layers = $run\)/,
 	'its CONTEXT says which batch was cut and that the batches before it stay recorded');
 
+# cancels landing anywhere in a layers run (statement_timeout from 150 to
+# 520 ms): the leader's abort stops the batch's workers through handles that
+# must outlive the call's memory (1.4's tree crashed here within 10 to 14
+# cancels, in the detach callback)
+{
+	my $crashes_before = () = slurp_file($node->logfile) =~ /terminated by signal/g;
+	foreach my $i (1 .. 30)
+	{
+		$node->psql('postgres', sprintf("SET statement_timeout = '%dms'; SET client_min_messages = warning; SELECT ranread_layers(4, 200)", 150 + ($i * 37) % 370));
+	}
+	my $crashes = () = slurp_file($node->logfile) =~ /terminated by signal/g;
+	is($crashes - $crashes_before, 0, '30 layers runs cancelled at varying points: no server process crashed');
+	ok(wait_for_no_workers($node), 'and no worker is left');
+}
+
 # another session holding a lock on the target (a pg_dump, say) neither
 # blocks nor breaks the eviction from shared buffers before a buffer batch:
 # before 18 it takes its lock only if no one else holds one, else that batch
