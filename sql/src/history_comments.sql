@@ -93,7 +93,7 @@ COMMENT ON COLUMN ranread_batches.service_p50_ms IS 'ms: open loop: from issuing
 COMMENT ON COLUMN ranread_batches.service_p99_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.service_p999_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step (0: its drain); NULL for a plain run';
-COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step (0: its drain); NULL for a plain run';
+COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step (0: its drain; -1: its size probe, -2: its refill probe); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.iodepth IS 'reads: reads in flight per worker (1 for batches recorded before it existed)';
 COMMENT ON COLUMN ranread_batches.registered_buffers IS 'iodepth above 1: true if every worker''s io_uring buffers were registered, false if any worker''s were refused';
 COMMENT ON COLUMN ranread_batches.ended_by IS 'what ended a completed batch: ''iterations'', ''duration'', ''steady state'' (the steady_state rule), or ''coverage'' (a timed run had read every unit once); NULL when the batch did not complete';
@@ -179,6 +179,7 @@ COMMENT ON COLUMN ranread_sweep_runs.prefetch IS 'stepping prefetch: the first s
 COMMENT ON COLUMN ranread_sweep_runs.max_prefetch IS 'stepping prefetch: the last step''s at most';
 COMMENT ON COLUMN ranread_sweep_runs.run_by IS 'the role that ran it (NULL: recorded before 1.4)';
 COMMENT ON COLUMN ranread_sweep_runs.drain_s IS 's: the drain''s bound before step 1 (NULL: no drain)';
+COMMENT ON COLUMN ranread_sweep_runs.probe_s IS 's: the idle pause before the refill probe, after the last step (NULL: no probes)';
 
 COMMENT ON TABLE ranread_fleet_runs IS 'One row per fleet run (ranread_fleet_run()): the servers'' batches, gathered here.';
 COMMENT ON COLUMN ranread_fleet_runs.fleet IS 'fleet run number (ranread_fleet_seq)';

@@ -107,7 +107,7 @@ CREATE TABLE ranread_batches (
 	service_p99_ms float8,
 	service_p999_ms float8,
 	sweep bigint,				-- the sweep it is a step of (NULL: a plain run)
-	sweep_step int,				-- 0: the sweep's drain, before step 1
+	sweep_step int,				-- 0: the sweep's drain, before step 1; -1, -2: its probes after the last
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
 	registered_buffers boolean,	-- every worker's io_uring buffers registered (NULL: no io_uring)
 	ended_by text,				-- completed: 'iterations', 'duration', 'steady state' or 'coverage' (NULL: not completed, or before 1.2)
@@ -204,7 +204,8 @@ CREATE TABLE ranread_sweep_runs (
 	prefetch int,				-- stepping prefetch: the first step's (NULL: not stepped)
 	max_prefetch int,	-- stepping prefetch: the last step's at most
 	run_by name,	-- the role that ran it (NULL: recorded before 1.4)
-	drain_s float8	-- the drain's bound before step 1, its batch sweep_step 0 (NULL: no drain)
+	drain_s float8,	-- the drain's bound before step 1, its batch sweep_step 0 (NULL: no drain)
+	probe_s float8	-- the probes after the last step, sweep_step -1 and -2: the idle pause before the refill probe (NULL: no probes)
 );
 
 -- fleet: one benchmark across several servers on shared storage, started

@@ -79,10 +79,11 @@ CREATE OR REPLACE PROCEDURE ranread_sweep(start_processes int DEFAULT 10,
 							   repeat int DEFAULT 1,	-- whole sweeps to run, 1 to 10
 							   prefetch int DEFAULT NULL,	-- stepping prefetch (mode smgr): the first step's
 							   max_prefetch int DEFAULT NULL,
-							   drain interval DEFAULT NULL)	-- read until a burst bucket ran empty, first
+							   drain interval DEFAULT NULL,	-- read until a burst bucket ran empty, first
+							   probe interval DEFAULT NULL)	-- after the last step: what limits the volume
 AS 'MODULE_PATHNAME', 'ranread_sweep'
 LANGUAGE C;
-COMMENT ON PROCEDURE ranread_sweep(integer,integer,integer,bigint,interval,name,text,integer,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,interval,integer,integer,integer,integer,integer,interval) IS 'RanRead''s methodology: a committed batch per step until a stop rule; the verdict
+COMMENT ON PROCEDURE ranread_sweep(integer,integer,integer,bigint,interval,name,text,integer,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,double precision,interval,integer,integer,integer,integer,integer,interval,interval) IS 'RanRead''s methodology: a committed batch per step until a stop rule; the verdict
 start_processes: processes of the first step
 step_processes: add this many a step; NULL: double
 max_processes: the most processes; NULL: the free worker slots
@@ -106,4 +107,19 @@ max_iodepth: the deepest queue (1024 by default)
 repeat: run the whole sweep this many times, 1 to 10
 prefetch: a prefetch sweep (smgr): this distance first
 max_prefetch: the longest distance (1024 by default)
-drain: before step 1, read at its load until a burst bucket ran empty and held steady, at most this long';
+drain: before step 1, read at its load until a burst bucket ran empty and held steady, at most this long
+probe: after the last step, probe what limits the volume: this long idle, then a run that measures a bucket''s refill (when one ran empty; 0: none); a run at twice block_size (when the steps ended flat); NULL: no probes';
+
+-- What limits the volume a sweep read (src/sweep/sweep_limit.c, its rule
+-- src/rules/limit_rules.c): a cap on IOPS or bandwidth, the device, or
+-- undecided, with its figures, a burst bucket's, and the evidence.
+CREATE OR REPLACE FUNCTION ranread_limit(sweep bigint, OUT kind text, OUT rate_iops float8, OUT rate_mb_per_s float8,
+							  OUT band_pct float8, OUT bucket boolean, OUT burst_iops float8,
+							  OUT bucket_reads float8, OUT bucket_s float8, OUT refill_per_s float8,
+							  OUT size_probe_ratio float8, OUT evidence text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_limit'
+LANGUAGE C STABLE STRICT
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION ranread_limit(bigint) IS 'what limits the volume a sweep read: IOPS cap, bandwidth cap, device or undecided, a burst bucket, the evidence
+sweep: the sweep (its probes decide a plateau: CALL ranread_sweep(probe => ...))';

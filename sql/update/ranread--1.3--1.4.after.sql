@@ -83,7 +83,8 @@ $$;
 
 -- 1.4 splits ranread_fleet_run() and ranread_write_sweep() into phases,
 -- functions they call as their caller: a role that may run either may call
--- its phases (and PUBLIC none).
+-- its phases (and PUBLIC none).  And a role that may read a sweep's verdict
+-- may read what limits its volume (ranread_limit(), new in 1.4).
 DO $$
 DECLARE
 	grantee record;
@@ -92,15 +93,17 @@ BEGIN
 		SELECT CASE WHEN p.proname OPERATOR(pg_catalog.=) 'ranread_fleet_run'
 					THEN 'ranread_fleet_open(name[], int, bigint, text, name, interval, float8, interval), '
 						 'ranread_fleet_gather(bigint, name, text, name, timestamptz, float8)'
-					ELSE 'ranread_write_sweep_check(int, float8, float8, float8, interval, int, float8, float8, float8, '
-						 'float8, text, name, name), ranread_write_sweep_pool(bigint[], int)' END AS phases,
+					WHEN p.proname OPERATOR(pg_catalog.=) 'ranread_write_sweep'
+					THEN 'ranread_write_sweep_check(int, float8, float8, float8, interval, int, float8, float8, float8, '
+						 'float8, text, name, name), ranread_write_sweep_pool(bigint[], int)'
+					ELSE 'ranread_limit(bigint)' END AS phases,
 			   pg_catalog.quote_ident(r.rolname) AS name
 		FROM pg_catalog.pg_proc p
 		CROSS JOIN LATERAL pg_catalog.aclexplode(p.proacl) a
 		JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
 		WHERE p.pronamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n
 													 WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema())
-		  AND p.proname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_run', 'ranread_write_sweep']::pg_catalog.name[])
+		  AND p.proname OPERATOR(pg_catalog.=) ANY (ARRAY['ranread_fleet_run', 'ranread_write_sweep', 'ranread_sweep_verdict']::pg_catalog.name[])
 		  AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
 		  AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
 		  AND EXISTS (SELECT FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid

@@ -29,11 +29,13 @@ ALTER TABLE ranread_batches ADD COLUMN kernel text, ADD COLUMN data_checksums bo
 
 -- A sweep's drain before step 1 (its batch is sweep_step 0).
 ALTER TABLE ranread_sweep_runs ADD COLUMN drain_s float8;
+-- Its probes after the last step (their batches are sweep_step -1 and -2).
+ALTER TABLE ranread_sweep_runs ADD COLUMN probe_s float8;
 
 -- ranread_progress (a row per batch, words for its progress),
 -- ranread_run() (one line: batch, status, IOPS, mean, p99) and
 -- ranread_layers() (a row a layer within 120 columns) answer in other
--- columns, and ranread_sweep() takes one more argument (drain), so they
+-- columns, and ranread_sweep() takes two more arguments (drain, probe), so they
 -- are dropped and made again.  Their grants are kept here,
 -- each as "kind|name|privilege|grantee", for
 -- update/ranread--1.3--1.4.after.sql to grant again on what sql/src made.

@@ -40,6 +40,7 @@ static const char *const help_lines[] = {
 	"CALL ranread_write_sweep([writers, ...]): step write_rate_iops until writes or reads leave the SLO, a verdict",
 	"CALL ranread_sweep([start_processes, ...]): step until a stop rule; a verdict with bands, burst apart, of N sweeps",
 	"ranread_verdict([sweep]): a sweep's verdict (default: the latest), a sentence a line",
+	"ranread_limit(sweep): IOPS cap, bandwidth cap or the device, a burst bucket, with evidence (sweep with probe => ...)",
 	"ranread_report: view, one short row per batch (sweep, step, processes, iops, mean_ms, p99_ms, physical_pct)",
 	"ranread_summary: view, every column of every batch, RanRead's seven first (for export or \\x)",
 	"ranread_sweeps: view, one row per sweep with its verdict (wide; ranread_verdict() reads better)",

@@ -446,6 +446,38 @@ append_batch_caveats(StringInfo out, const char *name, const CompareBatch *batch
 						 batch->value[RANREAD_MEASURE_PHYSICAL], name);
 }
 
+/*
+ * What limits each sweep's volume (sweep_limit.c), when either is decided or
+ * saw a burst bucket: "What limits the volume: A: IOPS cap at 1,000
+ * reads/s, B: device at 1,322 reads/s."
+ */
+static void
+append_limit_sentence(StringInfo out, const RanreadSweepRecord *a, const RanreadSweepRecord *b)
+{
+	RanreadLimit limit_a;
+	RanreadLimit limit_b;
+	const RanreadLimit *limits[2] = {&limit_a, &limit_b};
+
+	ranread_sweep_limit(a, &limit_a);
+	ranread_sweep_limit(b, &limit_b);
+	if (limit_a.kind == RANREAD_LIMIT_UNDECIDED && limit_b.kind == RANREAD_LIMIT_UNDECIDED &&
+		!limit_a.bucket && !limit_b.bucket)
+		return;
+	appendStringInfoString(out, "What limits the volume:");
+	for (int i = 0; i < 2; i++)
+	{
+		const RanreadLimit *limit = limits[i];
+
+		appendStringInfo(out, "%s %c: %s", i == 0 ? "" : ",", 'A' + i, ranread_limit_kind_name(limit->kind));
+		if (limit->rate_iops > 0)
+			appendStringInfo(out, " at %s reads/s", ranread_format_rate(limit->rate_iops));
+		if (limit->bucket)
+			appendStringInfo(out, " after a burst bucket of %s reads at %s reads/s",
+							 ranread_format_rate(limit->bucket_reads), ranread_format_rate(limit->burst_iops));
+	}
+	appendStringInfoString(out, ". ");
+}
+
 /* Argument n, a batch or a sweep, named `name`; never NULL. */
 static int64
 number_argument(FunctionCallInfo fcinfo, int n, const char *name)
@@ -767,6 +799,7 @@ ranread_compare_sweeps(PG_FUNCTION_ARGS)
 						 step_axis(&b, verdict_b.knee_step));
 	if (common == 0)
 		appendStringInfoString(&verdict, "The sweeps have no step in common. ");
+	append_limit_sentence(&verdict, &a, &b);
 	if (verdict.len > 0 && verdict.data[verdict.len - 1] == ' ')
 		verdict.data[--verdict.len] = '\0';
 	put_verdict(rsinfo, verdict.data);

@@ -102,7 +102,8 @@ typedef enum SweepArgument
 	ARG_REPEAT,
 	ARG_PREFETCH,
 	ARG_MAX_PREFETCH,
-	ARG_DRAIN
+	ARG_DRAIN,
+	ARG_PROBE
 } SweepArgument;
 
 /*
@@ -144,6 +145,7 @@ typedef struct SweepArgs
 	int			max_prefetch;
 	int			repeat;			/* whole sweeps to run, 1 to MAX_SWEEP_REPEATS */
 	double		drain_s;		/* the drain's bound before step 1; 0: none */
+	double		probe_s;		/* the idle pause before the refill probe; < 0: no probes */
 	RanreadSweepRules rules;
 	Oid			run_function;	/* the extension's ranread_run() */
 	RanreadRunArgs run;			/* the next step's ranread_run() arguments */
@@ -316,6 +318,33 @@ read_drain_argument(FunctionCallInfo fcinfo, SweepArgs *args)
 						 SWEEP_DRAIN_STEADY_S)));
 }
 
+/*
+ * probe: after the last step, the probes that tell what limits the volume
+ * (run_probes()); its value is the idle pause before the refill probe, 0
+ * for none (NULL: no probes).
+ */
+static void
+read_probe_argument(FunctionCallInfo fcinfo, SweepArgs *args)
+{
+	args->probe_s = -1;
+	if (PG_ARGISNULL(ARG_PROBE))
+		return;
+	args->probe_s = DatumGetFloat8(DirectFunctionCall2(interval_part, CStringGetTextDatum("epoch"),
+													   PG_GETARG_DATUM(ARG_PROBE)));
+	if (!(args->probe_s >= 0 && args->probe_s <= SWEEP_MAX_DRAIN_S))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("probe must be between 0 s and %d s", SWEEP_MAX_DRAIN_S),
+				 errdetail("The value given is %g s.", args->probe_s),
+				 errhint("probe is the idle pause before the refill probe, which runs when a burst bucket ran empty; 0 runs the size probe alone; leave it null for no probes.")));
+	if (args->rate_iops > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an open-loop sweep cannot probe"),
+				 errdetail("The probes read at the last step's load in a closed loop, where IOPS show what limits the volume; an open loop sets the rate itself."),
+				 errhint("Leave out rate_iops, or probe.")));
+}
+
 /* Check the sweep's own arguments and bound it by the worker slots free now. */
 static void
 read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
@@ -410,6 +439,7 @@ read_sweep_arguments(FunctionCallInfo fcinfo, SweepArgs *args)
 	read_iodepth_arguments(fcinfo, args);
 	read_prefetch_arguments(fcinfo, args);
 	read_drain_argument(fcinfo, args);
+	read_probe_argument(fcinfo, args);
 	if (PG_ARGISNULL(ARG_REPEAT))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -574,6 +604,7 @@ record_start(const SweepArgs *args)
 	ranread_row_add(&row, "prefetch", INT4OID, Int32GetDatum(args->prefetch), args->prefetch < 0);
 	ranread_row_add(&row, "max_prefetch", INT4OID, Int32GetDatum(args->max_prefetch), args->prefetch < 0);
 	add_float(&row, "drain_s", args->drain_s, false);
+	ranread_row_add(&row, "probe_s", FLOAT8OID, Float8GetDatum(args->probe_s), args->probe_s < 0);
 	ranread_row_add(&row, "status", TEXTOID, CStringGetTextDatum("running"), false);
 	if (ranread_row_insert(&row, ranread_extension_schema(), "ranread_sweep_runs") != SPI_OK_INSERT)
 		elog(ERROR, "could not record sweep " INT64_FORMAT, sweep);
@@ -646,6 +677,13 @@ drain_arguments(const SweepArgs *args, RanreadRunArgs *run)
 	run->value[RUN_ARG_STEADY_STATE] = interval_datum(SWEEP_DRAIN_STEADY_S);
 }
 
+/* The size probe's block size: twice the steps', or half when twice is over the largest. */
+static int
+probe_block_size(int block_size)
+{
+	return block_size * 2 <= RANREAD_MAX_BLOCK_SIZE ? block_size * 2 : block_size / 2;
+}
+
 /*
  * Run one step: a batch of ranread_run() as the caller, with this step's
  * processes, iodepth, prefetch and rate, marked as the sweep's step, stopped by
@@ -685,11 +723,15 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 	run = args->run;
 	if (step == 0)
 		drain_arguments(args, &run);
+	else if (step == RANREAD_SWEEP_REFILL_PROBE_STEP)
+		run.isnull[RUN_ARG_RAMP] = true;	/* its first reads spend the refill */
 	else if (args->drain_s > 0 && run.isnull[RUN_ARG_RAMP])
 	{
 		run.isnull[RUN_ARG_RAMP] = false;
 		run.value[RUN_ARG_RAMP] = interval_datum(SWEEP_DRAIN_STEP_RAMP_S);
 	}
+	if (step == RANREAD_SWEEP_SIZE_PROBE_STEP)
+		run.value[RUN_ARG_BLOCK_SIZE] = Int32GetDatum(probe_block_size(DatumGetInt32(run.value[RUN_ARG_BLOCK_SIZE])));
 	ranread_read_run_arguments(&run, &params);
 	params.sweep = sweep;
 	params.sweep_step = step;
@@ -776,6 +818,73 @@ run_steps(SweepArgs *args, int64 sweep, const char **status)
 	return "stopped";
 }
 
+/* Wait seconds with no read issued; ranread_stop() or a cancel ends the wait. */
+static void
+idle_pause(double seconds)
+{
+	TimestampTz until = GetCurrentTimestamp() + (TimestampTz) (seconds * USECS_PER_SEC);
+
+	while (!ranread_program_stop_requested)
+	{
+		long		left_ms = (long) ((until - GetCurrentTimestamp()) / 1000);
+
+		if (left_ms <= 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Min(left_ms, 1000L), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Run a probe at the last step's load and say what it read. */
+static void
+run_probe(SweepArgs *args, int64 sweep, int probe, const RanreadSweepStep *last)
+{
+	RanreadSweepRecord record;
+	RanreadLimit limit;
+
+	run_step(args, sweep, probe, last->processes, Max(last->iodepth, 1), Max(last->prefetch, 0), 0);
+	if (!ranread_sweep_read(sweep, true, &record))
+		return;
+	ranread_sweep_limit(&record, &limit);
+	ereport(NOTICE,
+			(errmsg("%s probe: batch " INT64_FORMAT ", %s",
+					probe == RANREAD_SWEEP_SIZE_PROBE_STEP ? "size" : "refill",
+					probe == RANREAD_SWEEP_SIZE_PROBE_STEP ? record.size_probe_batch : record.refill_probe_batch,
+					probe == RANREAD_SWEEP_SIZE_PROBE_STEP ? record.size_probe.step.status : record.refill_probe.step.status),
+			 errdetail("%s", ranread_sentence_lines(ranread_sweep_limit_text(&record, &limit), VERDICT_LINE_WIDTH))));
+	SPI_commit();
+}
+
+/*
+ * The probes after the last step (probe => ...), at its load
+ * (limit_rules.c): when a burst bucket ran empty and probe_s > 0, probe_s
+ * idle and then a run without a ramp whose burst measures the refill; when
+ * the steps end on a flat plateau, a run at another block size, which tells
+ * a cap on IOPS from one on bandwidth and from the device.
+ */
+static void
+run_probes(SweepArgs *args, int64 sweep)
+{
+	RanreadSweepRecord record;
+	RanreadLimit limit;
+
+	if (args->probe_s < 0 || ranread_program_stop_requested ||
+		!ranread_sweep_read(sweep, true, &record) || record.count == 0)
+		return;
+	ranread_sweep_limit(&record, &limit);
+	if (limit.bucket && args->probe_s > 0)
+	{
+		idle_pause(args->probe_s);
+		if (ranread_program_stop_requested)
+			return;
+		run_probe(args, sweep, RANREAD_SWEEP_REFILL_PROBE_STEP, &record.steps[record.count - 1]);
+	}
+	if (limit.plateau_first >= 0 && !ranread_program_stop_requested)
+		run_probe(args, sweep, RANREAD_SWEEP_SIZE_PROBE_STEP, &record.steps[record.count - 1]);
+}
+
 /* Say what the sweep found: one NOTICE with the verdict, a sentence a line. */
 static void
 report_verdict(int64 sweep)
@@ -814,6 +923,12 @@ run_sweep(SweepArgs *args, const char **status)
 		ranread_program_advertise(&program, sweep);
 		SPI_commit();
 		stop_rule = run_steps(args, sweep, status);
+		if (strcmp(*status, "completed") == 0 && strcmp(stop_rule, "step ended") != 0)
+		{
+			run_probes(args, sweep);
+			if (ranread_program_stop_requested)
+				*status = "stopped";
+		}
 		record_end(sweep, *status, stop_rule);
 		SPI_commit();
 	}

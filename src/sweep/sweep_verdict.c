@@ -125,6 +125,8 @@ typedef struct SweepRuns
 	int64	   *batch_of;
 	double	   *wall_s;
 	double	   *steady_at_s;	/* -1: not met */
+	double	   *counted_from;	/* when counting began, in s since the epoch */
+	int		   *block_size;
 } SweepRuns;
 
 /* The batches of a sweep, from the rows of ranread_batches, in order. */
@@ -137,8 +139,13 @@ read_runs(SPITupleTable *table, uint64 rows, SweepRuns *runs)
 	runs->batch_of = palloc(sizeof(int64) * Max(1, rows));
 	runs->wall_s = palloc(sizeof(double) * Max(1, rows));
 	runs->steady_at_s = palloc(sizeof(double) * Max(1, rows));
+	runs->counted_from = palloc(sizeof(double) * Max(1, rows));
+	runs->block_size = palloc(sizeof(int) * Max(1, rows));
 	for (uint64 i = 0; i < rows; i++)
 	{
+		runs->counted_from[i] = ranread_spi_float_named(table->vals[i], table->tupdesc, "started_epoch", 0) +
+			ranread_spi_float_named(table->vals[i], table->tupdesc, "ramp_s", 0);
+		runs->block_size[i] = (int) ranread_spi_int_named(table->vals[i], table->tupdesc, "block_size", 0);
 		runs->step_of[i] = ranread_spi_int_named(table->vals[i], table->tupdesc, "sweep_step", -1);
 		runs->wall_s[i] = ranread_spi_float_named(table->vals[i], table->tupdesc, "wall_s", 0);
 		runs->steady_at_s[i] = ranread_spi_float_named(table->vals[i], table->tupdesc, "steady_at_s", -1);
@@ -200,6 +207,41 @@ read_buckets(int64 sweep, const char *schema, bool fresh, SweepRuns *runs)
 }
 
 /*
+ * A probe after the last step (sweep_step RANREAD_SWEEP_SIZE_PROBE_STEP or
+ * RANREAD_SWEEP_REFILL_PROBE_STEP) into the record: its block size against
+ * the steps', and for the refill probe the seconds between the end of the
+ * batch before it and its own counting, in which no read was issued.
+ */
+static void
+read_probe(const SweepRuns *runs, int i, RanreadSweepRecord *record)
+{
+	bool		refill = runs->step_of[i] == RANREAD_SWEEP_REFILL_PROBE_STEP;
+	RanreadLimitProbe *probe = refill ? &record->refill_probe : &record->size_probe;
+	int			steps_block_size = 0;
+	int			before = -1;
+
+	if (runs->step_of[i] != RANREAD_SWEEP_SIZE_PROBE_STEP && !refill)
+		return;
+	for (int k = 0; k < runs->n; k++)
+	{
+		if (runs->step_of[k] > 0 && steps_block_size == 0)
+			steps_block_size = runs->block_size[k];
+		if (runs->step_of[k] >= 0 && runs->batch_of[k] < runs->batch_of[i] &&
+			(before < 0 || runs->batch_of[k] > runs->batch_of[before]))
+			before = k;
+	}
+	probe->present = true;
+	probe->step = runs->runs[i];
+	probe->size_ratio = steps_block_size > 0 ? (double) runs->block_size[i] / steps_block_size : 0;
+	if (refill && before >= 0)
+		probe->idle_s = runs->counted_from[i] - (runs->counted_from[before] + runs->wall_s[before]);
+	if (refill)
+		record->refill_probe_batch = runs->batch_of[i];
+	else
+		record->size_probe_batch = runs->batch_of[i];
+}
+
+/*
  * The batches of a sweep as its steps (returned: how many): the drain
  * (sweep_step 0) into the record's drain; the batches of a repeated step
  * (one sweep_step) combined into one (ranread_sweep_group_runs()), each
@@ -217,7 +259,9 @@ group_steps(SweepRuns *runs, RanreadSweepRecord *record)
 	memset(&record->steps[0], 0, sizeof(RanreadSweepStep));
 	record->batches[0] = 0;
 	record->drain_steady_at_s = -1;
-	/* ordered by sweep_step: the drain first */
+	/* ordered by sweep_step: the probes first, then the drain */
+	for (; from < runs->n && runs->step_of[from] < 0; from++)
+		read_probe(runs, from, record);
 	for (; from < runs->n && runs->step_of[from] == 0; from++)
 	{
 		record->drain = runs->runs[from];
@@ -229,6 +273,8 @@ group_steps(SweepRuns *runs, RanreadSweepRecord *record)
 									 record->steps, first);
 	for (int k = 0; k < count; k++)
 		record->batches[k] = runs->batch_of[from + first[k]];
+	if (count > 0)
+		record->block_size = runs->block_size[from + first[0]];
 	ranread_sweep_mark_burst(record->steps, count);
 	return count;
 }
@@ -253,10 +299,11 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 	SPI_connect();
 	if (SPI_execute_with_args(psprintf("SELECT max_processes, max_rate_iops, stop_latency_ms, min_scaling_pct, "
 									   "slo_mean_ms, slo_p99_ms, slo_p999_ms, slo_max_ms, status, stop_rule, "
-									   "max_processes_by, rate_iops, max_iodepth, %s, %s FROM %s.ranread_sweep_runs "
+									   "max_processes_by, rate_iops, max_iodepth, %s, %s, %s FROM %s.ranread_sweep_runs "
 									   "WHERE sweep OPERATOR(pg_catalog.=) $1",
 									   column_of_1_2("ranread_sweep_runs", "max_prefetch", "int4"),
-									   column_of_1_2("ranread_sweep_runs", "drain_s", "float8"), schema),
+									   column_of_1_2("ranread_sweep_runs", "drain_s", "float8"),
+									   column_of_1_2("ranread_sweep_runs", "probe_s", "float8"), schema),
 							  1, types, values, NULL, !fresh, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read sweep " INT64_FORMAT, sweep);
 	found = SPI_processed == 1;
@@ -272,9 +319,11 @@ ranread_sweep_read(int64 sweep, bool fresh, RanreadSweepRecord *record)
 
 		read_rules(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, record, context);
 		record->drain_bound_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "drain_s", 0);
+		record->probe_bound_s = ranread_spi_float_named(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, "probe_s", -1);
 		if (SPI_execute_with_args(psprintf("SELECT batch, processes, rate_iops, iops, response_time_ms, p99_ms, "
 										   "p999_ms, max_ms, physical_pct, status, iodepth, sweep_step, wall_s, "
-										   "steady_at_s, %s FROM %s.ranread_batches "
+										   "steady_at_s, block_size, ramp_s, "
+										   "pg_catalog.date_part('epoch', started_at) AS started_epoch, %s FROM %s.ranread_batches "
 										   "WHERE sweep OPERATOR(pg_catalog.=) $1 ORDER BY sweep_step, batch",
 										   columns_1_2, schema),
 								  1, types, values, NULL, !fresh, 0) != SPI_OK_SELECT)
@@ -575,6 +624,13 @@ ranread_sweep_verdict_text(const RanreadSweepRecord *record, const char *stop_ru
 							 step_at(record, &steps[verdict->knee_step]));
 	}
 	append_bucket(&out, record, verdict);
+	if (record->probe_bound_s >= 0 && ended_by_its_rules(record, stop_rule))
+	{
+		RanreadLimit limit;
+
+		ranread_sweep_limit(record, &limit);
+		appendStringInfo(&out, "%s ", ranread_sweep_limit_text(record, &limit));
+	}
 	for (int i = 0; i < record->count; i++)
 	{
 		if (steps[i].completed && !ranread_sweep_step_valid(&steps[i]))

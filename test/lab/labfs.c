@@ -16,7 +16,8 @@
  *	3. waits for its turn under the pace (at most pace reads/s) and the
  *	   token bucket (below);
  *	4. waits for one of the limit in-flight slots (limit 0: no limit);
- *	5. holds its slot for delay_us, then reads the backing file.
+ *	5. holds its slot for delay_us, and kb_us more for each kB it reads (a
+ *	   device's transfer time), then reads the backing file.
  *
  * The file system measures each read itself: service time is step 5 (slot
  * taken to reply), latency steps 2-5; their means are the truths a test
@@ -31,7 +32,7 @@
  * not listed): write commands, read counters and settings as key=value
  * lines.  Commands, separated by blanks or newlines:
  *
- *	delay_us=N  limit=K  pace=R  stall_s=S (0: until released)
+ *	delay_us=N  kb_us=N  limit=K  pace=R  stall_s=S (0: until released)
  *	eio=FILE:FROM-TO  stall=FILE:FROM-TO  (FILE: a file's base name; bytes)
  *	release (ends every stall)  clear (no faults, no delay/limit/pace)
  *	reset (zeroes the counters)  count=FILE (count only reads of FILE and
@@ -116,6 +117,7 @@ static struct
 	bool		direct_io;
 	/* settings */
 	long		delay_us;
+	long		kb_us;			/* slot time per kB read, beside delay_us */
 	int			limit;
 	double		pace;
 	long		stall_s;
@@ -289,6 +291,8 @@ apply_command(const char *cmd)
 	value = value != NULL ? value + 1 : "";
 	if (strncmp(cmd, "delay_us=", 9) == 0)
 		lab.delay_us = atol(value);
+	else if (strncmp(cmd, "kb_us=", 6) == 0)
+		lab.kb_us = atol(value);
 	else if (strncmp(cmd, "limit=", 6) == 0)
 		lab.limit = atoi(value);
 	else if (strncmp(cmd, "pace=", 5) == 0)
@@ -318,7 +322,7 @@ apply_command(const char *cmd)
 	}
 	else if (strcmp(cmd, "clear") == 0)
 	{
-		lab.delay_us = lab.limit = lab.neio = lab.nstall = 0;
+		lab.delay_us = lab.kb_us = lab.limit = lab.neio = lab.nstall = 0;
 		lab.pace = 0;
 		lab.stall_s = 0;
 		lab.bucket = lab.burst = lab.baseline = lab.tokens = 0;
@@ -437,7 +441,7 @@ control_text(char *buf, size_t size)
 				 "reads=%llu\nbytes=%llu\nservice_us_mean=%.3f\nlatency_us_mean=%.3f\n"
 				 "queued_reads=%llu\nqueued_service_us_mean=%.3f\n"
 				 "errors=%llu\nstalled=%llu\ninterrupted=%llu\nin_flight=%d\nmax_in_flight=%d\n"
-				 "waiting_stalled=%d\ndelay_us=%ld\nlimit=%d\npace=%.0f\nstall_s=%ld\n"
+				 "waiting_stalled=%d\ndelay_us=%ld\nkb_us=%ld\nlimit=%d\npace=%.0f\nstall_s=%ld\n"
 				 "eio_ranges=%d\nstall_ranges=%d\ncount=%s\ndirect_io=%d\n"
 				 "bucket=%.0f\nburst=%.0f\nbaseline=%.0f\nbucket_tokens=%.3f\n"
 				 "bucket_burst_reads=%llu\nbucket_baseline_reads=%llu\n"
@@ -450,7 +454,7 @@ control_text(char *buf, size_t size)
 				 lab.queued_reads ? lab.queued_service_ns / 1000.0 / lab.queued_reads : 0.0,
 				 (unsigned long long) lab.errors, (unsigned long long) lab.stalled,
 				 (unsigned long long) lab.interrupted, lab.in_flight, lab.max_in_flight,
-				 lab.waiting_stalled, lab.delay_us, lab.limit, lab.pace, lab.stall_s,
+				 lab.waiting_stalled, lab.delay_us, lab.kb_us, lab.limit, lab.pace, lab.stall_s,
 				 lab.neio, lab.nstall, lab.count_file, lab.direct_io,
 				 lab.bucket, lab.burst, lab.baseline, bucket_tokens_now(),
 				 (unsigned long long) lab.bucket_burst_reads,
@@ -636,7 +640,8 @@ lab_read(const char *path, char *buf, size_t size, off_t offset, struct fuse_fil
 	pthread_mutex_unlock(&lab.lock);
 
 	rc = 0;
-	if (lab.delay_us > 0 && !sleep_until(served + lab.delay_us * 1000))
+	if ((lab.delay_us > 0 || lab.kb_us > 0) &&
+		!sleep_until(served + (lab.delay_us + lab.kb_us * (int64_t) size / 1024) * 1000))
 		rc = -EINTR;
 	got = rc == 0 ? pread(fi->fh, buf, size, offset) : 0;
 	if (got < 0)

@@ -202,6 +202,18 @@ foreach my $drain ('1 s', '2 days', '-10 s')
 }
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $sweeps_now, 'and no sweep is recorded');
 
+# probe out of its range (0 s to a day), or with an open loop: 22023, before anything is recorded
+foreach my $probe ('-1 s', '2 days')
+{
+	($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(start_processes => 1, probe => '$probe', target => 'sw')",
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	like($e, qr/22023: probe must be between 0 s and 86400 s/, "a probe of $probe is refused (22023)");
+}
+($r, $o, $e) = $node->psql('postgres', "CALL ranread_sweep(rate_iops => 100, probe => '0 s', duration => '1 s', target => 'sw')",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($e, qr/22023: an open-loop sweep cannot probe/, 'an open-loop sweep with probes is refused (22023)');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_sweep_runs'), $sweeps_now, 'and no sweep is recorded');
+
 # a drain where no bucket runs empty reads to its bound, is step 0, and says so
 $shown = verdict_joined($node, "CALL ranread_sweep(start_processes => 1, max_processes => 1, iterations => 100, drain => '10 s', target => 'long', $far)");
 like($shown, qr/NOTICE:  drain: batch \d+, completed/, 'a drain: its NOTICE');
