@@ -62,6 +62,7 @@ my %recipes = (
 	ranread_compare_sweeps => [ 'SELECT * FROM ranread_compare_sweeps({S1}, {S2})' ],
 	ranread_sweep_verdict => [ 'SELECT * FROM ranread_sweep_verdict({S1})', 'SELECT * FROM ranread_sweep_verdict({S2})' ],
 	ranread_verdict => [ 'SELECT * FROM ranread_verdict({S1})', 'SELECT * FROM ranread_verdict()' ],
+	ranread_limit => [ 'SELECT * FROM ranread_limit({S1})', 'SELECT * FROM ranread_limit({S2})' ],
 	# two sweeps compared (each sweep's page, its batches' settings and charts) and the fleet sweep's page
 	# (its runs' rows); a batch's and a fleet run's pages read the same rows through the same code
 	ranread_report_html => [ 'SELECT ranread_report_html({S1}, compare_to => {S2})',
