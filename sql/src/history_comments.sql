@@ -92,7 +92,7 @@ COMMENT ON COLUMN ranread_batches.service_mean_ms IS 'ms: open loop: from issuin
 COMMENT ON COLUMN ranread_batches.service_p50_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.service_p99_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
 COMMENT ON COLUMN ranread_batches.service_p999_ms IS 'ms: open loop: from issuing each read to its end (the latency columns then count from when it was due); NULL for a closed loop';
-COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step (0: its drain); NULL for a plain run';
+COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step (0: its drain; -1: its size probe, -2: its refill probe); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step (0: its drain; -1: its size probe, -2: its refill probe); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.iodepth IS 'reads: reads in flight per worker (1 for batches recorded before it existed)';
 COMMENT ON COLUMN ranread_batches.registered_buffers IS 'iodepth above 1: true if every worker''s io_uring buffers were registered, false if any worker''s were refused';

@@ -1,7 +1,8 @@
 # Known answers for what limits a volume (src/rules/limit_rules.c,
 # ranread_limit()) on the FUSE laboratory (test/lab/labfs.c):
 # - a burst bucket (6,000 reads, burst 1,000, baseline 500 reads/s, which
-#   also refills it): a sweep drains it first, steps at the baseline, then
+#   also refills it): a sweep drains it first, steps at the baseline (16
+#   and 32 processes: a plateau over a doubling), then
 #   with probe => '3 s' waits 3 s idle and reads again; the burst and the
 #   baseline must be named within 3 % of the set rates, the bucket within
 #   10 % of its size, and the refill (the credits found over the seconds no
@@ -25,7 +26,7 @@ use RanreadTest;
 my $lab_dir = $ENV{RANREAD_LAB_FUSE_DIR} // '';
 plan skip_all => 'no FUSE laboratory mounted (test/run-tap.sh mounts one as root)' if $lab_dir eq '';
 
-my $node = new_node('lab_limit', autovacuum => 'off', max_worker_processes => 80);
+my $node = new_node('lab_limit', autovacuum => 'off', max_worker_processes => 40);
 my $tablespace = "$lab_dir/limit";
 mkdir $tablespace or die "mkdir $tablespace: $!";
 $node->safe_psql('postgres', "CREATE TABLESPACE lab LOCATION '$tablespace'");
@@ -36,7 +37,7 @@ my $slo = 'stop_latency_ms => 10000, slo_mean_ms => 10000, slo_p99_ms => 20000';
 # --- a burst bucket -----------------------------------------------------------------
 my ($N, $burst, $baseline) = (6000, 1000, 500);
 lab_fuse("clear count=$file reset bucket=$N burst=$burst baseline=$baseline");
-my $out = shown($node, "CALL ranread_sweep(start_processes => 16, max_processes => 64, duration => '10 s', "
+my $out = shown($node, "CALL ranread_sweep(start_processes => 16, max_processes => 32, duration => '10 s', "
 	  . "target => 'lab_t', mode => 'direct', $slo, drain => '40 s', probe => '3 s')");
 my $sweep = $node->safe_psql('postgres', 'SELECT max(sweep) FROM ranread_sweep_runs');
 my ($kind, $rate, $bucket, $m_burst, $m_size, $refill, $evidence) = split /\|/, $node->safe_psql('postgres',
