@@ -1,5 +1,6 @@
 -- fleet.sql: the C helpers of a fleet run across servers through contrib
--- dblink (src/fleet): connect, check, wait, and the fleet's chart.
+-- dblink (src/fleet): connect, check, wait, a server's burst bucket, and
+-- the fleet's chart.
 
 -- a dblink connection to a foreign server, with a connect timeout and the
 -- remote search_path pinned to pg_catalog
@@ -26,6 +27,25 @@ iterations: as the fleet run will ask
 target: as the fleet run will ask
 mode: as the fleet run will ask
 duration: as the fleet run will ask';
+
+-- the bucket rule (src/rules/bucket_rules.c) on a batch's series given as
+-- arrays, for the fleet run to apply to each server's: a pure computation,
+-- so left executable by PUBLIC, like ranread_sweep_decide()
+CREATE OR REPLACE FUNCTION ranread_series_bucket(processes int, physical_pct float8, start_s float8[],
+									  seconds float8[], reads bigint[], workers_reading int[],
+									  OUT burst_iops float8, OUT burst_band_pct float8,
+									  OUT baseline_iops float8, OUT baseline_band_pct float8,
+									  OUT bucket_reads float8, OUT bucket_band float8, OUT shift_s float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'ranread_series_bucket'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ranread_series_bucket(integer,double precision,double precision[],double precision[],bigint[],integer[]) IS 'the bucket rule on a batch''s series (any role)
+processes: the batch''s processes
+physical_pct: the batch''s physical_pct (NULL: not measured)
+start_s: each interval''s, as ranread_intervals has it
+seconds: each interval''s
+reads: each interval''s
+workers_reading: each interval''s';
 
 -- the coordinator's wait for its servers, which ranread_stop() finds
 CREATE OR REPLACE FUNCTION ranread_fleet_wait(fleet bigint, connections text[], servers name[], schemas name[])

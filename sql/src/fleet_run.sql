@@ -205,7 +205,9 @@ start_delay: the common start, this long after the checks';
 -- connection and checked before it counts (what a server sends is input);
 -- returned as the row of ranread_fleet_servers to record, completed (or
 -- whatever the server's row says), failed or disconnected, with the error
--- that made it so.  Writes nothing.
+-- that made it so; with a burst bucket that ran empty in the batch's series,
+-- as ranread_series_bucket() finds it in the server's ranread_intervals.
+-- Writes nothing.
 CREATE OR REPLACE FUNCTION ranread_fleet_gather(fleet bigint, server name, connection text, remote_schema name,
 									start_at timestamptz, clock_offset_ms float8,
 									OUT server_row jsonb, OUT error text)
@@ -218,6 +220,9 @@ DECLARE
 	link name;							-- dblink's schema
 	own name;							-- ranread's schema
 	r record;
+	series record;						-- the batch's ranread_intervals, as arrays
+	series_read boolean := false;
+	bucket jsonb := '{}'::jsonb;		-- what ranread_series_bucket() found in them
 	err text;
 	err_state text;
 	returned bigint;
@@ -254,14 +259,14 @@ BEGIN
 		-- cancelled one, whose workers record it just after the leader returns
 		IF NOT one_busy AND (err IS NULL OR err_state = '57014') THEN
 			FOR attempt IN 1 .. 50 LOOP
-				PERFORM 'PRAGMA:TYPE:r (batch bigint, status text, iops float8, mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, mean_band_pct float8, p99_band_pct float8)';
+				PERFORM 'PRAGMA:TYPE:r (batch bigint, status text, iops float8, mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, mean_band_pct float8, p99_band_pct float8, processes int, physical_pct float8)';
 				EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(batch bigint, status text, iops float8, '
 							   'mean_ms float8, p99_ms float8, max_ms float8, reads bigint, started_at timestamptz, '
 							   'wall_s float8, start_skew_ms float8, histogram bigint[], iops_band_pct float8, '
-							   'mean_band_pct float8, p99_band_pct float8)', link) INTO r
+							   'mean_band_pct float8, p99_band_pct float8, processes int, physical_pct float8)', link) INTO r
 					USING connection, format('SELECT batch, status, iops, response_time_ms, p99_ms, max_ms, reads, '
 										   'started_at, wall_s, start_skew_ms, histogram, iops_band_pct, '
-										   'mean_band_pct, p99_band_pct FROM %I.ranread_batches '
+										   'mean_band_pct, p99_band_pct, processes, physical_pct FROM %I.ranread_batches '
 										   'WHERE %s ORDER BY batch DESC LIMIT 1', remote_schema,
 										   CASE WHEN returned IS NOT NULL
 												THEN format('batch OPERATOR(pg_catalog.=) %s::bigint', returned)
@@ -305,6 +310,36 @@ BEGIN
 						unusable := 'histogram (' || SQLERRM || ')';
 					END;
 				END IF;
+				-- a completed batch's series, through the bucket rule, as
+				-- ranread_sweep() reads its steps'; one that cannot be read
+				-- (no SELECT on ranread_intervals there) is said, the row kept
+				IF unusable IS NULL AND r.status = 'completed' THEN
+					BEGIN
+						PERFORM 'PRAGMA:TYPE:series (start_s float8[], seconds float8[], reads bigint[], reading int[])';
+						EXECUTE format('SELECT * FROM %I.dblink($1::text, $2::text) AS t(start_s float8[], seconds float8[], '
+									   'reads bigint[], reading int[])', link) INTO series
+							USING connection, format('SELECT pg_catalog.array_agg(start_s ORDER BY interval_no), '
+												   'pg_catalog.array_agg(seconds ORDER BY interval_no), '
+												   'pg_catalog.array_agg(reads ORDER BY interval_no), '
+												   'pg_catalog.array_agg(workers_reading ORDER BY interval_no) '
+												   'FROM %I.ranread_intervals WHERE batch OPERATOR(pg_catalog.=) %s::bigint',
+												   remote_schema, r.batch);
+						series_read := true;
+					EXCEPTION WHEN OTHERS THEN
+						err := format('its series could not be read, so a burst bucket in it is not seen: %s', SQLERRM);
+					END;
+					IF series_read THEN
+						BEGIN
+							EXECUTE format('SELECT pg_catalog.jsonb_strip_nulls(pg_catalog.to_jsonb(b)) '
+										   'FROM %I.ranread_series_bucket($1::int, $2::float8, $3::float8[], $4::float8[], '
+										   '$5::bigint[], $6::int[]) b', own) INTO bucket
+								USING coalesce(r.processes, 0), r.physical_pct, coalesce(series.start_s, '{}'),
+									  coalesce(series.seconds, '{}'), coalesce(series.reads, '{}'), coalesce(series.reading, '{}');
+						EXCEPTION WHEN OTHERS THEN
+							unusable := format('series (%s)', SQLERRM);
+						END;
+					END IF;
+				END IF;
 				IF unusable IS NOT NULL THEN
 					err := format('the server''s row of batch %s has a %s ranread cannot use', r.batch, unusable);
 					found_row := false;
@@ -319,7 +354,7 @@ BEGIN
 											 'wall_s', r.wall_s, 'start_skew_ms', r.start_skew_ms,
 											 'clock_offset_ms', clock_offset_ms, 'histogram', r.histogram,
 											 'iops_band_pct', r.iops_band_pct, 'mean_band_pct', r.mean_band_pct,
-											 'p99_band_pct', r.p99_band_pct);
+											 'p99_band_pct', r.p99_band_pct) OPERATOR(pg_catalog.||) bucket;
 		ELSE
 			server_row := jsonb_build_object('fleet', fleet, 'server', server,
 											 'status', CASE WHEN err_state LIKE '08%' OR err_state = 'XX000'

@@ -228,6 +228,13 @@ COMMENT ON COLUMN ranread_fleet_servers.iops_band_pct IS '95 % half-widths, in p
 COMMENT ON COLUMN ranread_fleet_servers.mean_band_pct IS '%: 95 % half-width of mean_ms';
 COMMENT ON COLUMN ranread_fleet_servers.p99_band_pct IS '%: 95 % half-width of p99_ms';
 COMMENT ON COLUMN ranread_fleet_servers.run_by IS 'the role that ran it (NULL: recorded before 1.4)';
+COMMENT ON COLUMN ranread_fleet_servers.burst_iops IS 'reads/s: before a burst bucket ran empty in its series (NULL: none did)';
+COMMENT ON COLUMN ranread_fleet_servers.burst_band_pct IS '%: 95 % half-width of burst_iops';
+COMMENT ON COLUMN ranread_fleet_servers.baseline_iops IS 'reads/s: after the bucket ran empty, the level it sustained (NULL: none did)';
+COMMENT ON COLUMN ranread_fleet_servers.baseline_band_pct IS '%: 95 % half-width of baseline_iops';
+COMMENT ON COLUMN ranread_fleet_servers.bucket_reads IS 'reads the bucket held when counting began';
+COMMENT ON COLUMN ranread_fleet_servers.bucket_band IS 'reads: 95 % half-width of bucket_reads';
+COMMENT ON COLUMN ranread_fleet_servers.shift_s IS 's: when it ran empty, after counting began';
 
 COMMENT ON TABLE ranread_write_results IS 'One row per writer of a batch, written by the writer itself.';
 COMMENT ON COLUMN ranread_write_results.batch IS 'the batch, and the writer from 1 (the primary key)';

@@ -261,6 +261,15 @@ CREATE TABLE ranread_fleet_servers (
 	mean_band_pct float8,
 	p99_band_pct float8,
 	run_by name,	-- the role that ran it (NULL: recorded before 1.4)
+	-- a burst bucket that ran empty in its series (ranread_series_bucket();
+	-- NULL: none, or recorded before 1.4)
+	burst_iops float8,
+	burst_band_pct float8,
+	baseline_iops float8,				-- the level it sustained after it
+	baseline_band_pct float8,
+	bucket_reads float8,
+	bucket_band float8,
+	shift_s float8,
 	PRIMARY KEY (fleet, server)
 );
 

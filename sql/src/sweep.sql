@@ -17,7 +17,8 @@ sweep: the sweep';
 
 -- The sweep's rule book (src/rules/sweep_rules.c) for a fleet sweep's runs,
 -- given as arrays: go on, repeat the step or stop, why, and the words
--- ranread_sweep() would say (src/sweep/sweep_decide.c).  A pure computation
+-- ranread_sweep() would say (src/sweep/sweep_decide.c); a run whose bucket
+-- is given counts at its sustained level.  A pure computation
 -- on its arguments, like the histogram functions, so left executable by
 -- PUBLIC.
 CREATE OR REPLACE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], processes int[], status text[],
@@ -26,13 +27,13 @@ CREATE OR REPLACE FUNCTION ranread_sweep_decide(sweep bigint[], step int[], proc
 									 p99_band_pct float8[], part_outside_slo boolean[], max_processes int,
 									 max_processes_by text, stop_latency_ms float8, min_scaling_pct float8,
 									 slo_mean_ms float8, slo_p99_ms float8, ended_by text DEFAULT NULL,
-									 OUT decision text, OUT stop_rule text, OUT next_processes int,
+									 bucket float8[] DEFAULT NULL, OUT decision text, OUT stop_rule text, OUT next_processes int,
 									 OUT step_text text, OUT step_detail text, OUT repeat_text text,
 									 OUT repeat_detail text, OUT verdict text, OUT sweeps_text text)
 RETURNS record
 AS 'MODULE_PATHNAME', 'ranread_sweep_decide'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION ranread_sweep_decide(bigint[],integer[],integer[],text[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],boolean[],integer,text,double precision,double precision,double precision,double precision,text) IS 'the fleet sweep''s next step by ranread_sweep''s rules (any role)
+COMMENT ON FUNCTION ranread_sweep_decide(bigint[],integer[],integer[],text[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],double precision[],boolean[],integer,text,double precision,double precision,double precision,double precision,text,double precision[]) IS 'the fleet sweep''s next step by ranread_sweep''s rules (any role)
 sweep: each run''s sweep
 step: each run''s step
 processes: each run''s processes
@@ -52,7 +53,8 @@ stop_latency_ms: as ranread_sweep''s
 min_scaling_pct: as ranread_sweep''s
 slo_mean_ms: as ranread_sweep''s
 slo_p99_ms: as ranread_sweep''s
-ended_by: why the last run ended, when it did not complete (NULL: it did)';
+ended_by: why the last run ended, when it did not complete (NULL: it did)
+bucket: a row a run: burst, its band %, baseline, its band %, bucket reads, their band, s until empty (NULLs: none ran empty)';
 
 -- The methodology in one call: one batch per step, committed after each.
 -- No SET clause: a procedure with one cannot commit.

@@ -1,5 +1,5 @@
 -- update/ranread--1.3--1.4.before.sql: what 1.4 changes that the sources
--- (sql/src) cannot say by being run again: new columns, and the four
+-- (sql/src) cannot say by being run again: new columns, and the five
 -- objects whose result columns or arguments changed, dropped here.  The
 -- Makefile runs sql/src/guard.sql before it; after it, every routine and
 -- view of sql/src made again (CREATE OR REPLACE), sql/src/grants.sql, and
@@ -31,6 +31,11 @@ ALTER TABLE ranread_batches ADD COLUMN kernel text, ADD COLUMN data_checksums bo
 ALTER TABLE ranread_sweep_runs ADD COLUMN drain_s float8;
 -- Its probes after the last step (their batches are sweep_step -1 and -2).
 ALTER TABLE ranread_sweep_runs ADD COLUMN probe_s float8;
+
+-- A fleet server's burst bucket, found in its series (ranread_series_bucket()).
+ALTER TABLE ranread_fleet_servers ADD COLUMN burst_iops float8, ADD COLUMN burst_band_pct float8,
+	ADD COLUMN baseline_iops float8, ADD COLUMN baseline_band_pct float8, ADD COLUMN bucket_reads float8,
+	ADD COLUMN bucket_band float8, ADD COLUMN shift_s float8;
 
 -- ranread_progress (a row per batch, words for its progress),
 -- ranread_run() (one line: batch, status, IOPS, mean, p99) and
@@ -64,3 +69,7 @@ DROP VIEW ranread_progress;
 DROP FUNCTION ranread_run(int, bigint, name, text, int, interval, boolean, interval, interval, interval, float8, float8, text, int, boolean, int, text, timestamptz, int, float8, name, text);
 DROP FUNCTION ranread_layers(int, bigint, name, interval, int, float8);
 DROP PROCEDURE ranread_sweep(int, int, int, bigint, interval, name, text, int, float8, float8, float8, float8, float8, float8, float8, float8, float8, interval, int, int, int, int, int);
+-- ranread_sweep_decide() takes the runs' buckets (bucket, with a default):
+-- PUBLIC's EXECUTE, all it has, comes with the new one.
+DROP FUNCTION ranread_sweep_decide(bigint[], int[], int[], text[], float8[], float8[], float8[], float8[], float8[],
+								   float8[], float8[], float8[], boolean[], int, text, float8, float8, float8, float8, text);

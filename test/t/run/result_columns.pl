@@ -25,7 +25,8 @@ my %filled = (
 	ranread_compare => [ 6, '1, 2' ],
 	ranread_compare_sweeps => [ 6, '1, 2' ],
 	ranread_sweep_verdict => [ 10, '1' ],
-	ranread_sweep_decide => [ 9, join(', ', ('NULL') x 20) ],
+	ranread_sweep_decide => [ 9, join(', ', ('NULL') x 21) ],
+	ranread_series_bucket => [ 7, "1, NULL, '{}', '{}', '{}', '{}'" ],
 	ranread_help => [ 1, '' ],
 	ranread_export => [ 1, "'/tmp', 'tsv', NULL, false, false" ],
 );

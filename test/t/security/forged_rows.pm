@@ -86,7 +86,7 @@ my %recipes = (
 	ranread_histogram_percentile => [ [ '_int8', 'SELECT ranread_histogram_percentile({C}, 0.99) FROM {T}' ] ]);
 
 # Functions that read no history row (they run, set up, stop, watch or
-# write it; ranread_sweep_decide and ranread_write_sweep_decide decide on the figures they are given, and
+# write it; ranread_sweep_decide, ranread_series_bucket and ranread_write_sweep_decide decide on the figures they are given, and
 # ranread_write_sweep_check on its arguments; the fleet run's phases read the catalogs and the servers' rows
 # over dblink, which fleet/fleet.pl forges; a sweep reads only
 # the batches it has just run; a run reads ranread_targets only through target.c, which proves the relation by extension
@@ -95,7 +95,7 @@ my %no_history = map { $_ => 1 } qw(ranread_setup ranread_setup_writes ranread_r
   ranread_running ranread_setup_running ranread_help ranread_sweep ranread_layers ranread_calibrate
   ranread_fleet_run ranread_fleet_sweep ranread_fleet_connect ranread_fleet_check ranread_fleet_wait
   ranread_fleet_open ranread_fleet_gather ranread_write_sweep_check
-  ranread_sweep_decide ranread_write_sweep ranread_write_sweep_decide
+  ranread_sweep_decide ranread_series_bucket ranread_write_sweep ranread_write_sweep_decide
   ranread_history_insert ranread_history_update);   # (they write the caller's own rows)
 
 # Calls that scan no table here (each call's tables are measured: see above)

@@ -446,6 +446,12 @@ my @recipes = (
 		mean_band_pct => '{2,2}'::float8[], p99_band_pct => '{3,3}'::float8[], part_outside_slo => '{false,false}'::boolean[],
 		max_processes => 8, max_processes_by => 'argument'::text, stop_latency_ms => 10::float8, min_scaling_pct => 25::float8,
 		slo_mean_ms => 2::float8, slo_p99_ms => 5::float8, ended_by => 'worker slots'::text) e} ],
+	[ 'ranread_series_bucket', "the bucket rule on the latest batch's series",
+	  q{SELECT b.* FROM (SELECT i.batch, pg_catalog.array_agg(i.start_s ORDER BY i.interval_no) AS s,
+		pg_catalog.array_agg(i.seconds ORDER BY i.interval_no) AS d, pg_catalog.array_agg(i.reads ORDER BY i.interval_no) AS r,
+		pg_catalog.array_agg(i.workers_reading ORDER BY i.interval_no) AS w FROM public.ranread_intervals i GROUP BY i.batch
+		ORDER BY i.batch DESC LIMIT 1) x, public.ranread_series_bucket(processes => 1, physical_pct => NULL::float8,
+		start_s => x.s, seconds => x.d, reads => x.r, workers_reading => x.w) b} ],
 	[ 'ranread_stop', "a fleet run's stop", \&fleet_stop ],
 	[ 'ranread_chart', 'the latest sweep', q{SELECT public.ranread_chart(sweep => NULL::bigint)} ],
 	[ 'ranread_chart', 'a sweep by number', sub { 'SELECT public.ranread_chart(sweep => ' . last_sweep() . '::bigint, width => 800, height => 400)' } ],
