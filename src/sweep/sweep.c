@@ -731,7 +731,16 @@ run_step(SweepArgs *args, int64 sweep, int step, int processes, int iodepth, int
 		run.value[RUN_ARG_RAMP] = interval_datum(SWEEP_DRAIN_STEP_RAMP_S);
 	}
 	if (step == RANREAD_SWEEP_SIZE_PROBE_STEP)
-		run.value[RUN_ARG_BLOCK_SIZE] = Int32GetDatum(probe_block_size(DatumGetInt32(run.value[RUN_ARG_BLOCK_SIZE])));
+	{
+		int			block_size = DatumGetInt32(run.value[RUN_ARG_BLOCK_SIZE]);
+		int			probe_size = probe_block_size(block_size);
+
+		/* the same bytes as a step: as many units of the target as a step may read, or fewer */
+		run.value[RUN_ARG_BLOCK_SIZE] = Int32GetDatum(probe_size);
+		if (!run.isnull[RUN_ARG_ITERATIONS] && probe_size > block_size)
+			run.value[RUN_ARG_ITERATIONS] =
+				Int64GetDatum(Max(DatumGetInt64(run.value[RUN_ARG_ITERATIONS]) * block_size / probe_size, 1));
+	}
 	ranread_read_run_arguments(&run, &params);
 	params.sweep = sweep;
 	params.sweep_step = step;
