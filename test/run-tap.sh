@@ -56,9 +56,12 @@ fi
 # (the FUSE laboratory's place and its unmount: it is mounted below)
 lab_fuse="$scratch/labfs"
 lab_fuse_down() {
-	if [ -e "$lab_fuse/labfs.pid" ]; then
-		test/lab/labfs.sh umount "$lab_fuse" || true
-	fi
+	local fs
+	for fs in "$lab_fuse" "$lab_fuse-2"; do
+		if [ -e "$fs/labfs.pid" ]; then
+			test/lab/labfs.sh umount "$fs" || true
+		fi
+	done
 }
 # A capped laboratory device for test/t/lab/lab_caps.pl (test/lab/capped_zram.sh):
 # a zram device of its own behind the block throttle, in a cgroup delegated to
@@ -88,10 +91,25 @@ else
 	lab_vars+=("RANREAD_LAB_CAP_MISSING=$(head -n 1 "$scratch/lab.err")")
 	echo "run-tap.sh: no capped lab device ($(head -n 1 "$scratch/lab.err")); the tests that need one will skip" >&2
 fi
+# A second capped device, so that its files (test/t/RanreadTest.pm,
+# %on_second_lab) run beside the first's: its variables as RANREAD_LAB2_*.
+# Under cgroup v2 the runner can stand in one lab's uncapped group only, so
+# there is none; the second's files then take turns on the first.
+lab2_made=
+if [ -n "$lab_made" ] && printf '%s\n' "${lab_vars[@]}" | grep -qx 'RANREAD_LAB_CGROUP_KIND=v1' &&
+	lab2_out=$("$lab" make --name "$lab_name-2" 2>"$scratch/lab2.err"); then
+	lab2_made=1
+	while IFS= read -r line; do
+		key=${line%%=*} value=${line#*=}
+		value=${value#\'} value=${value%\'}
+		lab_vars+=("RANREAD_LAB2_${key#RANREAD_LAB_}=$value")
+	done <<<"$lab2_out"
+fi
 # every exit path: the laboratories, then the file systems
 cleanup() {
 	lab_fuse_down
 	[ -z "$lab_made" ] || "$lab" remove "$lab_name" || true
+	[ -z "$lab2_made" ] || "$lab" remove "$lab_name-2" || true
 	umount "$smallfs" "$ramfs" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -104,6 +122,10 @@ chown -R postgres: "$scratch"
 # (writable by every user; commands and counters in test/lab/labfs.c).
 if test/lab/labfs.sh mount "$lab_fuse" >/dev/null; then
 	export RANREAD_LAB_FUSE_DIR="$lab_fuse/mnt/tblspc" RANREAD_LAB_FUSE_CONTROL="$lab_fuse/mnt/.labfs"
+	# and a second one, as the second capped device above
+	if test/lab/labfs.sh mount "$lab_fuse-2" >/dev/null; then
+		lab_vars+=("RANREAD_LAB2_FUSE_DIR=$lab_fuse-2/mnt/tblspc" "RANREAD_LAB2_FUSE_CONTROL=$lab_fuse-2/mnt/.labfs")
+	fi
 else
 	echo "run-tap.sh: could not mount the FUSE laboratory (libfuse3-dev, fuse3); its tests will skip" >&2
 fi
@@ -114,6 +136,7 @@ status=0
 runuser -u postgres -- env RANREAD_SMALL_FS="${RANREAD_SMALL_FS:-}" RANREAD_RAMFS="${RANREAD_RAMFS:-}" \
 	RANREAD_LAB_FUSE_DIR="${RANREAD_LAB_FUSE_DIR:-}" RANREAD_LAB_FUSE_CONTROL="${RANREAD_LAB_FUSE_CONTROL:-}" \
 	RANREAD_TEST_EXTRA="${RANREAD_TEST_EXTRA:-}" RANREAD_UPGRADE_FROM="${RANREAD_UPGRADE_FROM:-}" \
+	RANREAD_LAB_TURN_DIR="$scratch" \
 	"${lab_vars[@]}" make -C "$scratch" -s tapcheck RANREAD_TAP_JOBS="$jobs" ${*:+PROVE_TESTS="$*"} || status=$?
 if [ "$status" -ne 0 ]; then
 	echo "run-tap.sh: failed; server logs and test output kept in $scratch/tmp_check" >&2

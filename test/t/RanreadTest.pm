@@ -5,6 +5,7 @@ use strict;
 use warnings;
 use Compress::Zlib;
 use Exporter 'import';
+use Fcntl ();
 use File::Basename ();
 use File::Spec;
 use IPC::Run;
@@ -16,6 +17,43 @@ use Time::HiRes ();
 
 # this file's folder, test/t, where deny_syscall.c is (as an absolute path, taken when loaded)
 my $here = File::Basename::dirname(File::Spec->rel2abs(__FILE__));
+
+# --- which laboratory device a file uses ----------------------------------------
+# test/run-tap.sh makes two of each laboratory where it can (the capped zram
+# device and the FUSE file system), exporting the second's variables as
+# RANREAD_LAB2_*.  The files below use the second: their variables take the
+# place of the first's when this module is loaded, before a test reads them;
+# test/t/testrules.yml runs each device's files one after another, and the
+# two devices' files beside each other.  A file takes its device's turn
+# (an exclusive lock held to its end), so that where there is no second
+# device its files wait for the first's rather than read it at once.
+my %on_second_lab = map { $_ => 1 } qw(lab_calibrate lab_writes lab_limit_caps lab_bucket lab_fleet_bucket);
+my %lab_kind = (
+	(map { $_ => 'cap' } qw(lab_caps lab_calibrate lab_writes lab_worker_readahead lab_limit_caps)),
+	(map { $_ => 'fuse' } qw(lab_fuse lab_layers lab_bucket lab_limit_fuse lab_fleet_bucket)));
+my $lab_turn;
+{
+	my ($file) = File::Basename::basename($0) =~ /^(\w+)\.pl$/;
+	$file //= '';
+	if ($on_second_lab{$file})
+	{
+		foreach my $var (grep { /^RANREAD_LAB2_/ } keys %ENV)
+		{
+			(my $first = $var) =~ s/^RANREAD_LAB2_/RANREAD_LAB_/;
+			$ENV{$first} = $ENV{$var};
+		}
+	}
+	my $device = !$lab_kind{$file} ? undef
+	  : $lab_kind{$file} eq 'cap' ? $ENV{RANREAD_LAB_NAME}
+	  : $ENV{RANREAD_LAB_FUSE_CONTROL};
+	if ($device)
+	{
+		(my $name = $device) =~ s/[^\w.-]/_/g;
+		open($lab_turn, '>>', ($ENV{RANREAD_LAB_TURN_DIR} // File::Spec->tmpdir()) . "/lab-turn-$name.lock")
+		  or die "cannot open the laboratory's turn lock: $!";
+		flock($lab_turn, Fcntl::LOCK_EX()) or die "cannot take the laboratory's turn: $!";
+	}
+}
 
 our @EXPORT = qw(new_node start_psql wait_until wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
