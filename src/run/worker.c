@@ -259,6 +259,7 @@ typedef struct ReadLoop
 	int64		counted;
 	int64		counted_in_flight;	/* reads in flight that will be counted */
 	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
+	int64		first_reread;	/* the first read number that would re-read (first_reread()) */
 	bool		io_elsewhere;	/* the reads may run in other processes (I/O workers) */
 	RanreadRankSampler *skew;	/* a skewed distribution's ranks; NULL: none */
 	bool		uniform;		/* neither skewed nor sequential */
@@ -364,14 +365,25 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 }
 
 /*
- * Whether the worker's read number i would read a unit again: the workers
+ * The worker's first read number that would read a unit again: the workers
  * take turns along the permutation (unit_of_read()), so once its position
- * passes the target's units this worker has read all of its units once.
+ * (i * processes + worker) reaches the target's units this worker has read
+ * all of its units once.
  */
-static bool
-read_would_reread(const RanreadShared *shared, int64 i, int worker)
+static int64
+first_reread(const RanreadShared *shared, int worker)
 {
-	return (uint64) i * shared->params.processes + worker >= shared->target_units;
+	uint64		units = shared->target_units;
+	uint64		processes = shared->params.processes;
+
+	return units > (uint64) worker ? (int64) ((units - worker + processes - 1) / processes) : 0;
+}
+
+/* Whether the worker's read number i would read a unit again. */
+static inline bool
+read_would_reread(const ReadLoop *loop, int64 i)
+{
+	return i >= loop->first_reread;
 }
 
 /* Count one read: its latency into the histogram and the interval's maximum. */
@@ -407,7 +419,7 @@ prefetch_ahead(RanreadShared *shared, const RanreadReadPath *path, void *state, 
 			   ReadLoop *loop, Prefetcher *ahead, int64 i)
 {
 	while (ahead->next <= i + ahead->window - 1 &&
-		   !(loop->stop_at_coverage && read_would_reread(shared, ahead->next, worker)))
+		   !(loop->stop_at_coverage && read_would_reread(loop, ahead->next)))
 	{
 		BlockNumber unit = unit_of_read(shared, loop, &ahead->order, &ahead->pass, ahead->next, worker);
 
@@ -461,7 +473,7 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
-		if (loop->stop_at_coverage && read_would_reread(shared, i, worker))
+		if (loop->stop_at_coverage && read_would_reread(loop, i))
 		{
 			slot->covered = true;
 			break;
@@ -543,15 +555,7 @@ reads_allowed(const RanreadShared *shared, const ReadLoop *loop, int64 i, int wo
 	if (stop_requested || now_ns >= loop->deadline_ns)
 		return 0;
 	if (loop->stop_at_coverage)
-	{
-		/* the first read number that would re-read (read_would_reread()) */
-		uint64		units = shared->target_units;
-		uint64		processes = shared->params.processes;
-		int64		first_reread = units > (uint64) worker ?
-			(int64) ((units - worker + processes - 1) / processes) : 0;
-
-		allowed = Min(allowed, first_reread - i);
-	}
+		allowed = Min(allowed, loop->first_reread - i);
 	if (shared->params.iterations > 0 && loop->counting)
 		allowed = Min(allowed, shared->params.iterations - loop->counted - loop->counted_in_flight);
 	return (int) Max(allowed, 0);
@@ -563,7 +567,7 @@ note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, con
 					   int64 i, int worker, uint64 now_ns)
 {
 	slot->reached_deadline |= now_ns >= loop->deadline_ns;
-	slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
+	slot->covered |= loop->stop_at_coverage && read_would_reread(loop, i);
 }
 
 /*
@@ -780,6 +784,7 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		shared->params.distribution.kind != RANREAD_DISTRIBUTION_SEQUENTIAL;
 	loop.stop_at_coverage = !shared->params.allow_rereads && loop.skew == NULL &&
 		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
+	loop.first_reread = first_reread(shared, worker);
 	io_method = GetConfigOption("io_method", true, false);
 	loop.io_elsewhere = (path->flags & RANREAD_PATH_AIO) && io_method != NULL &&
 		strcmp(io_method, "sync") != 0;
