@@ -547,8 +547,8 @@ typedef struct InFlight
  * all issue at now_ns.
  */
 static int
-reads_allowed(const RanreadShared *shared, const ReadLoop *loop, int64 i, int worker,
-			  uint64 now_ns, int want)
+reads_allowed(const RanreadShared *shared, const ReadLoop *loop, int64 i, uint64 now_ns,
+			  int want)
 {
 	int64		allowed = want;
 
@@ -563,8 +563,7 @@ reads_allowed(const RanreadShared *shared, const ReadLoop *loop, int64 i, int wo
 
 /* Once it issues no more: whether the duration or the coverage ended it. */
 static void
-note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, const ReadLoop *loop,
-					   int64 i, int worker, uint64 now_ns)
+note_why_issuing_ended(RanreadWorkerSlot *slot, const ReadLoop *loop, int64 i, uint64 now_ns)
 {
 	slot->reached_deadline |= now_ns >= loop->deadline_ns;
 	slot->covered |= loop->stop_at_coverage && read_would_reread(loop, i);
@@ -639,7 +638,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
-		allowed = reads_allowed(shared, loop, i, worker, now_ns, nfree);
+		allowed = reads_allowed(shared, loop, i, now_ns, nfree);
 		for (; allowed > 0 && !stop_requested; allowed--)
 		{
 			int			tag = free_tags[--nfree];
@@ -647,7 +646,7 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 
 			path->queue(state, tag, unit * shared->blocks_per_read);
 		}
-		note_why_issuing_ended(shared, slot, loop, i, worker, now_ns);
+		note_why_issuing_ended(slot, loop, i, now_ns);
 		if (nfree == depth)
 			break;
 		if (nfree < was_free)
@@ -696,9 +695,9 @@ feed_next(void *arg, void *read)
 	now_ns = ranread_instr_time_ns(now);
 	if (!feed->loop->counting && now_ns >= feed->loop->count_from_ns)
 		begin_counting(feed->slot, feed->loop);
-	if (reads_allowed(feed->shared, feed->loop, feed->i, feed->worker, now_ns, 1) == 0)
+	if (reads_allowed(feed->shared, feed->loop, feed->i, now_ns, 1) == 0)
 	{
-		note_why_issuing_ended(feed->shared, feed->slot, feed->loop, feed->i, feed->worker, now_ns);
+		note_why_issuing_ended(feed->slot, feed->loop, feed->i, now_ns);
 		return InvalidBlockNumber;
 	}
 	unit = issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker);
