@@ -4,7 +4,7 @@
  *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
  *
  * The worker queues a read in the ring as soon as it picks it
- * (ranread_uring_prepare), and whenever reads complete it refills every
+ * (ranread_uring_queue), and whenever reads complete it refills every
  * freed slot at once: ranread_uring_reap() then submits all the reads
  * queued since the last reap and waits for the next completion in one
  * system call, as t/io_uring does (1.3 submitted each read by a system
@@ -73,14 +73,13 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 }
 
 void
-ranread_uring_prepare(RanreadUring *ring, int tag, int file, off_t offset, size_t len,
-					  size_t buffer_offset)
+ranread_uring_queue(RanreadUring *ring, int tag, BlockNumber first_block)
 {
 	refuse_without_liburing();
 }
 
 int
-ranread_uring_reap(RanreadUring *ring, int *tags, int max_tags)
+ranread_uring_reap(RanreadUring *ring, int *tags)
 {
 	refuse_without_liburing();
 	return 0;					/* keep compiler quiet */
@@ -104,13 +103,12 @@ ranread_uring_registration(const RanreadUring *ring)
 /* A unit spans at most two segments: RANREAD_MAX_BLOCK_SIZE is far below 1 GiB. */
 #define PIECES_PER_READ		2
 
-/* One read system call's worth of a unit: which file, where, how much. */
-typedef struct UringPiece
-{
-	int			file;
-	off_t		offset;
-	size_t		len;
-} UringPiece;
+/*
+ * An entry's user data: the length the piece must read in its upper half,
+ * the piece's number (tag * PIECES_PER_READ + its index in the unit) in its
+ * lower half, so that a completion is checked without a look-up.
+ */
+#define PIECE_DATA(len, piece)	(((uint64) (len) << 32) | (uint32) (piece))
 
 struct RanreadUring
 {
@@ -121,9 +119,13 @@ struct RanreadUring
 	char	   *buffers;		/* iodepth buffers of block_size, malloc'd */
 	bool		fixed_buffers;	/* registered with the ring */
 	int			register_errno; /* else why not */
-	int		   *pending;		/* per tag: pieces in flight */
-	UringPiece *pieces;			/* per tag: PIECES_PER_READ pieces */
-	int			in_flight;		/* pieces submitted or queued, not yet completed */
+	int		   *pending;		/* per tag: pieces queued or in flight */
+	BlockNumber *first_block;	/* per tag: the unit's first block, for errors */
+	/*
+	 * Per tag: its entry for a whole unit in one segment, all but the file
+	 * and the offset filled in once, so that queueing a read copies it.
+	 */
+	struct io_uring_sqe *entries;
 };
 
 /* kernel.io_uring_disabled (Linux 6.6 on), or -1 where the kernel has none. */
@@ -263,6 +265,28 @@ register_buffers(RanreadUring *u)
 }
 
 /*
+ * Each tag's entry: a read of block_size bytes into its buffer (its
+ * registered buffer if registered) from a registered file.
+ */
+static void
+fill_entries(RanreadUring *u)
+{
+	u->entries = palloc0(sizeof(struct io_uring_sqe) * u->iodepth);
+	for (int tag = 0; tag < u->iodepth; tag++)
+	{
+		struct io_uring_sqe *sqe = &u->entries[tag];
+		char	   *dest = u->buffers + (size_t) tag * u->block_size;
+
+		if (u->fixed_buffers)
+			io_uring_prep_read_fixed(sqe, 0, dest, u->block_size, 0, tag);
+		else
+			io_uring_prep_read(sqe, 0, dest, u->block_size, 0);
+		sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_sqe_set_data64(sqe, PIECE_DATA(u->block_size, tag * PIECES_PER_READ));
+	}
+}
+
+/*
  * A ring for iodepth reads of up to block_size bytes from the files at
  * paths, opened O_DIRECT and registered with it.  Errors out, saying why,
  * if io_uring is unavailable.
@@ -277,7 +301,7 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 	u->iodepth = iodepth;
 	u->block_size = block_size;
 	u->pending = palloc0(sizeof(int) * iodepth);
-	u->pieces = palloc0(sizeof(UringPiece) * iodepth * PIECES_PER_READ);
+	u->first_block = palloc0(sizeof(BlockNumber) * iodepth);
 
 	ReserveExternalFD();
 	ret = create_ring(u);
@@ -319,35 +343,81 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 		if (ret < 0)
 			fail_open(u, -ret, psprintf("register file \"%s\" with io_uring", paths[i]), NULL);
 	}
+	fill_entries(u);
 	return u;
 }
 
 /*
- * Queue a read of len bytes at offset of file into tag's buffer, at
- * buffer_offset; the next ranread_uring_reap() submits it.
+ * The next free entry of the submission queue.  It cannot be full: it has
+ * room for every piece of iodepth reads (create_ring()), and holds only
+ * pieces of reads in flight, as a tag is queued again only once its read
+ * has completed.  So the entry is taken without asking the kernel where
+ * the queue's head is, as io_uring_get_sqe() does.
+ */
+static inline struct io_uring_sqe *
+next_entry(RanreadUring *u)
+{
+	struct io_uring_sq *sq = &u->ring.sq;
+
+	Assert(io_uring_sq_space_left(&u->ring) > 0);
+	return &sq->sqes[sq->sqe_tail++ & sq->ring_mask];
+}
+
+/*
+ * Queue the read of len bytes at offset of file into tag's buffer, at
+ * buffer_offset, as the unit's piece number `index`.
+ */
+static void
+queue_piece(RanreadUring *u, int tag, int index, int file, off_t offset, size_t len,
+			size_t buffer_offset)
+{
+	struct io_uring_sqe *sqe = next_entry(u);
+
+	*sqe = u->entries[tag];
+	sqe->fd = file;
+	sqe->off = offset;
+	sqe->addr += buffer_offset;
+	sqe->len = len;
+	io_uring_sqe_set_data64(sqe, PIECE_DATA(len, tag * PIECES_PER_READ + index));
+	u->pending[tag]++;
+}
+
+/* Queue a unit that spans two segments: a piece in each. */
+static pg_noinline void
+queue_split(RanreadUring *u, int tag, BlockNumber first_block)
+{
+	BlockNumber block = first_block % RELSEG_SIZE;
+	int			file = first_block / RELSEG_SIZE;
+	size_t		to_end = (size_t) (RELSEG_SIZE - block) * BLCKSZ;
+
+	queue_piece(u, tag, 0, file, (off_t) block * BLCKSZ, to_end, 0);
+	queue_piece(u, tag, 1, file + 1, 0, u->block_size - to_end, to_end);
+}
+
+/*
+ * Queue the read of the unit of block_size bytes from first_block on (of the
+ * files taken as one relation's segments) into tag's buffer: one read per
+ * segment it spans.  The next ranread_uring_reap() submits it.
  */
 void
-ranread_uring_prepare(RanreadUring *u, int tag, int file, off_t offset, size_t len,
-					  size_t buffer_offset)
+ranread_uring_queue(RanreadUring *u, int tag, BlockNumber first_block)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-	int			piece = tag * PIECES_PER_READ + u->pending[tag];
-	char	   *dest = u->buffers + (size_t) tag * u->block_size + buffer_offset;
+	BlockNumber block = first_block % RELSEG_SIZE;
+	struct io_uring_sqe *sqe;
 
-	Assert(u->pending[tag] < PIECES_PER_READ);
-	if (sqe == NULL)
-		elog(ERROR, "io_uring submission queue is full");
-	u->pieces[piece].file = file;
-	u->pieces[piece].offset = offset;
-	u->pieces[piece].len = len;
-	if (u->fixed_buffers)
-		io_uring_prep_read_fixed(sqe, file, dest, len, offset, tag);
-	else
-		io_uring_prep_read(sqe, file, dest, len, offset);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	io_uring_sqe_set_data64(sqe, (uint64) piece);
-	u->pending[tag]++;
-	u->in_flight++;
+	Assert(u->pending[tag] == 0);
+	u->first_block[tag] = first_block;
+	if (unlikely((size_t) (RELSEG_SIZE - block) * BLCKSZ < (size_t) u->block_size))
+	{
+		queue_split(u, tag, first_block);
+		return;
+	}
+	/* the unit lies in one segment: its entry as filled in, at the offset */
+	sqe = next_entry(u);
+	*sqe = u->entries[tag];
+	sqe->fd = first_block / RELSEG_SIZE;
+	sqe->off = (uint64) block * BLCKSZ;
+	u->pending[tag] = 1;
 }
 
 /*
@@ -377,54 +447,75 @@ submit_and_wait(RanreadUring *u)
 }
 
 /*
+ * A piece (piece, in the entries' numbering) read res bytes, not the len it
+ * asked for: error out, naming the block and the file.
+ */
+static void
+report_failed_piece(const RanreadUring *u, uint32 piece, int res, size_t len)
+{
+	BlockNumber first = u->first_block[piece / PIECES_PER_READ];
+	int			file = first / RELSEG_SIZE;
+	BlockNumber block = first % RELSEG_SIZE;
+
+	if (piece % PIECES_PER_READ > 0)
+	{
+		/* the rest of the unit, from the start of the next segment */
+		file++;
+		block = 0;
+	}
+	if (res < 0)
+	{
+		errno = -res;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read block %u of \"%s\": %m", block, u->paths[file])));
+	}
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not read block %u of \"%s\": read only %d of %zu bytes",
+					block, u->paths[file], res, len)));
+}
+
+/*
  * Submit the reads queued since the last call, and wait until at least one
  * read has completed (every piece of it): one system call, none if nothing
  * is queued and a completion is ready.  Puts the tags of the completed
- * reads in tags and returns how many there are.  A signal does not end the
- * wait: the reads in flight end it soon enough.
+ * reads in tags, which has room for iodepth, and returns how many there
+ * are.  The completions are taken in one pass over the completion queue,
+ * which is then advanced once.  A signal does not end the wait: the reads
+ * in flight end it soon enough.
  */
 int
-ranread_uring_reap(RanreadUring *u, int *tags, int max_tags)
+ranread_uring_reap(RanreadUring *u, int *tags)
 {
+	struct io_uring_cq *cq = &u->ring.cq;
 	int			ndone = 0;
 
 	while (ndone == 0)
 	{
-		struct io_uring_cqe *cqe;
 		unsigned	head;
-		unsigned	seen = 0;
+		unsigned	tail;
 
 		submit_and_wait(u);
-		io_uring_for_each_cqe(&u->ring, head, cqe)
+		head = *cq->khead;
+		tail = io_uring_smp_load_acquire(cq->ktail);
+		for (unsigned next = head; next != tail; next++)
 		{
-			int			piece = (int) io_uring_cqe_get_data64(cqe);
+			const struct io_uring_cqe *cqe = &cq->cqes[next & cq->ring_mask];
+			uint64		data = cqe->user_data;
+			uint32		piece = (uint32) data;
 			int			tag = piece / PIECES_PER_READ;
-			int			res = cqe->res;
-			UringPiece *p = &u->pieces[piece];
 
-			seen++;
-			u->in_flight--;
-			u->pending[tag]--;
-			if (res != (int) p->len)
+			if (unlikely(cqe->res != (int) (data >> 32)))
 			{
-				io_uring_cq_advance(&u->ring, seen);
-				if (res < 0)
-				{
-					errno = -res;
-					ereport(ERROR,
-							(errcode_for_file_access(),
-							 errmsg("could not read block %u of \"%s\": %m",
-									(BlockNumber) (p->offset / BLCKSZ), u->paths[p->file])));
-				}
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not read block %u of \"%s\": read only %d of %zu bytes",
-								(BlockNumber) (p->offset / BLCKSZ), u->paths[p->file], res, p->len)));
+				u->pending[tag]--;
+				io_uring_cq_advance(&u->ring, next + 1 - head);
+				report_failed_piece(u, piece, cqe->res, (size_t) (data >> 32));
 			}
-			if (u->pending[tag] == 0 && ndone < max_tags)
+			if (--u->pending[tag] == 0)
 				tags[ndone++] = tag;
 		}
-		io_uring_cq_advance(&u->ring, seen);
+		io_uring_cq_advance(&u->ring, tail - head);
 	}
 	return ndone;
 }
@@ -436,11 +527,15 @@ ranread_uring_reap(RanreadUring *u, int *tags, int max_tags)
 void
 ranread_uring_close(RanreadUring *u)
 {
+	int			in_flight = 0;
+
 	/* reads queued but not submitted (an error before the reap) will never complete */
 	if (io_uring_sq_ready(&u->ring) > 0)
 		(void) io_uring_submit(&u->ring);
-	u->in_flight -= (int) io_uring_sq_ready(&u->ring);
-	while (u->in_flight > 0)
+	for (int tag = 0; tag < u->iodepth; tag++)
+		in_flight += u->pending[tag];
+	in_flight -= (int) io_uring_sq_ready(&u->ring);
+	while (in_flight > 0)
 	{
 		struct io_uring_cqe *cqe;
 		unsigned	head;
@@ -452,12 +547,12 @@ ranread_uring_close(RanreadUring *u)
 		io_uring_for_each_cqe(&u->ring, head, cqe)
 			seen++;
 		io_uring_cq_advance(&u->ring, seen);
-		u->in_flight -= seen;
+		in_flight -= seen;
 	}
 	io_uring_queue_exit(&u->ring);
 	ReleaseExternalFD();
 	/* a read the kernel could not be waited for keeps its buffer */
-	if (u->in_flight == 0)
+	if (in_flight == 0)
 		free(u->buffers);
 }
 
@@ -479,8 +574,8 @@ ranread_uring_check(const char *path, int iodepth, int block_size)
 	/* the leader's session lives on: give the ring back whatever happens */
 	PG_TRY();
 	{
-		ranread_uring_prepare(u, 0, 0, 0, BLCKSZ, 0);
-		(void) ranread_uring_reap(u, &tag, 1);
+		queue_piece(u, 0, 0, 0, 0, BLCKSZ, 0);
+		(void) ranread_uring_reap(u, &tag);
 	}
 	PG_FINALLY();
 	{

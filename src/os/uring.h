@@ -3,10 +3,11 @@
  * uring.h
  *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
  *
- * A RanreadUring owns a ring, the files it reads (registered with the ring)
- * and one aligned buffer per read in flight, named by a tag from 0 to
- * iodepth - 1.  A read of a unit may be several pieces (one per segment
- * file it spans); it completes when all its pieces have.  Built without
+ * A RanreadUring owns a ring, the files it reads (registered with the ring:
+ * a relation's segment files, in order) and one aligned buffer per read in
+ * flight, named by a tag from 0 to iodepth - 1.  A read of a unit may be
+ * several pieces (one per segment file it spans); it completes when all its
+ * pieces have.  Built without
  * liburing, every entry point refuses iodepth > 1 with a clear error.
  *
  *-------------------------------------------------------------------------
@@ -16,6 +17,8 @@
 
 #include <sys/types.h>
 
+#include "storage/block.h"
+
 typedef struct RanreadUring RanreadUring;
 
 /* leader: error out, saying why and what to do, if io_uring cannot read path */
@@ -24,9 +27,8 @@ extern void ranread_uring_check(const char *path, int iodepth, int block_size);
 /* worker */
 extern RanreadUring *ranread_uring_open(char *const *paths, int nfiles, int iodepth,
 										int block_size);
-extern void ranread_uring_prepare(RanreadUring *ring, int tag, int file, off_t offset,
-								  size_t len, size_t buffer_offset);
-extern int	ranread_uring_reap(RanreadUring *ring, int *tags, int max_tags);
+extern void ranread_uring_queue(RanreadUring *ring, int tag, BlockNumber first_block);
+extern int	ranread_uring_reap(RanreadUring *ring, int *tags);
 extern void ranread_uring_close(RanreadUring *ring);
 extern int	ranread_uring_registration(const RanreadUring *ring);
 

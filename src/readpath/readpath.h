@@ -104,9 +104,9 @@ typedef struct RanreadReadPath
 	void		(*queue) (void *state, int tag, BlockNumber first_block);
 	/*
 	 * worker, iodepth > 1: submit the reads queued, together, and wait for
-	 * completions; fills tags, returns how many
+	 * completions; fills tags (room for every read in flight), returns how many
 	 */
-	int			(*reap) (void *state, int *tags, int max_tags);
+	int			(*reap) (void *state, int *tags);
 	/*
 	 * worker, after open: -1 if it registered no buffers with the kernel
 	 * (iodepth 1), 0 if it did, else the errno that refused them; may be NULL

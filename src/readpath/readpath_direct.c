@@ -196,32 +196,18 @@ direct_read_unit(void *state, BlockNumber first_block)
 	return true;
 }
 
-/* Queue the read of a unit into tag's buffer: one read per segment it spans. */
+/* Queue the read of a unit into tag's buffer (uring.c splits it by segment). */
 static void
 direct_queue(void *state, int tag, BlockNumber first_block)
 {
-	DirectReadState *s = (DirectReadState *) state;
-	BlockNumber block = first_block;
-	int			remaining = s->blocks_per_read;
-	size_t		done = 0;
-
-	while (remaining > 0)
-	{
-		int			n = Min(remaining, (int) (RELSEG_SIZE - block % RELSEG_SIZE));
-
-		ranread_uring_prepare(s->ring, tag, block / RELSEG_SIZE,
-							  (off_t) (block % RELSEG_SIZE) * BLCKSZ, (size_t) n * BLCKSZ, done);
-		block += n;
-		remaining -= n;
-		done += (size_t) n * BLCKSZ;
-	}
+	ranread_uring_queue(((DirectReadState *) state)->ring, tag, first_block);
 }
 
 /* Submit the reads queued, together, and wait for at least one to complete. */
 static int
-direct_reap(void *state, int *tags, int max_tags)
+direct_reap(void *state, int *tags)
 {
-	return ranread_uring_reap(((DirectReadState *) state)->ring, tags, max_tags);
+	return ranread_uring_reap(((DirectReadState *) state)->ring, tags);
 }
 
 static int

@@ -56,20 +56,20 @@ extern void ranread_hist_percentile_band_ms(const RanreadHistogram *hist, double
 extern double ranread_hist_pct_over_ms(const RanreadHistogram *hist, double threshold_ms);
 extern int	ranread_hist_used_buckets(const RanreadHistogram *hist);
 
-/* Index of the bucket holding value_ns. */
+/*
+ * Index of the bucket holding value_ns, without a branch: a value of 2^41
+ * ns or more is taken as 2^41 - 1 (the last bucket), and the low bits set
+ * make the shift 0 below 2 * RANREAD_HIST_SUB_BUCKETS, where each value is
+ * its own bucket.
+ */
 static inline int
 ranread_hist_bucket(uint64 value_ns)
 {
-	int			msb;
-	int			shift;
+	uint64		value = Min(value_ns, (UINT64CONST(1) << (RANREAD_HIST_MAX_BITS + 1)) - 1);
+	int			shift = pg_leftmost_one_pos64(value | (2 * RANREAD_HIST_SUB_BUCKETS - 1)) -
+		RANREAD_HIST_SUB_BITS;
 
-	if (value_ns < 2 * RANREAD_HIST_SUB_BUCKETS)
-		return (int) value_ns;
-	msb = pg_leftmost_one_pos64(value_ns);
-	if (msb > RANREAD_HIST_MAX_BITS)
-		return RANREAD_HIST_BUCKETS - 1;
-	shift = msb - RANREAD_HIST_SUB_BITS;
-	return shift * RANREAD_HIST_SUB_BUCKETS + (int) (value_ns >> shift);
+	return shift * RANREAD_HIST_SUB_BUCKETS + (int) (value >> shift);
 }
 
 /* Record one latency; called once per read, so kept inline and branch-light. */

@@ -62,44 +62,18 @@ feistel_computed(const RanreadPermutation *perm, uint64 value)
 	return (left << perm->half_bits) | right;
 }
 
-/* The same pass, each round's function looked up in the table init filled. */
-static inline uint64
-feistel_tabulated(const RanreadPermutation *perm, uint64 value)
-{
-	uint64		left = value >> perm->half_bits;
-	uint64		right = value & perm->half_mask;
-
-	for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
-	{
-		uint64		next = left ^ perm->round_table[round][right];
-
-		left = right;
-		right = next;
-	}
-	return (left << perm->half_bits) | right;
-}
-
 /*
- * The unit read at position (0 <= position < units) of the permutation.
- * Positions the Feistel network maps past the last unit walk its cycle on.
+ * ranread_permutation_map() where the round functions are computed (halves
+ * of more than RANREAD_PERMUTATION_TABLE_BITS bits).
  */
 uint64
-ranread_permutation_map(const RanreadPermutation *perm, uint64 position)
+ranread_permutation_map_computed(const RanreadPermutation *perm, uint64 position)
 {
 	uint64		value = position;
 
-	Assert(position < perm->units);
-	if (perm->tabulated)
-	{
-		do
-			value = feistel_tabulated(perm, value);
-		while (value >= perm->units);
-	}
-	else
-	{
-		do
-			value = feistel_computed(perm, value);
-		while (value >= perm->units);
-	}
+	Assert(position < perm->units && !perm->tabulated);
+	do
+		value = feistel_computed(perm, value);
+	while (value >= perm->units);
 	return value;
 }

@@ -42,6 +42,39 @@ ranread_mix64(uint64 z)
 }
 
 extern void ranread_permutation_init(RanreadPermutation *perm, uint64 units, uint64 seed);
-extern uint64 ranread_permutation_map(const RanreadPermutation *perm, uint64 position);
+extern uint64 ranread_permutation_map_computed(const RanreadPermutation *perm, uint64 position);
+
+/*
+ * The unit read at position (0 <= position < units) of the permutation.
+ * Positions the Feistel network maps past the last unit walk its cycle on.
+ * Inline, as ranread_mix64(), for a worker's every read: the pass over the
+ * 2^(2h) domain with each round's function looked up in the table init
+ * filled; a domain too large for the table computes them
+ * (permutation.c).
+ */
+static inline uint64
+ranread_permutation_map(const RanreadPermutation *perm, uint64 position)
+{
+	uint64		value = position;
+
+	Assert(position < perm->units);
+	if (!perm->tabulated)
+		return ranread_permutation_map_computed(perm, position);
+	do
+	{
+		uint64		left = value >> perm->half_bits;
+		uint64		right = value & perm->half_mask;
+
+		for (int round = 0; round < RANREAD_PERMUTATION_ROUNDS; round++)
+		{
+			uint64		next = left ^ perm->round_table[round][right];
+
+			left = right;
+			right = next;
+		}
+		value = (left << perm->half_bits) | right;
+	} while (value >= perm->units);
+	return value;
+}
 
 #endif							/* RANREAD_PERMUTATION_H */

@@ -259,8 +259,10 @@ typedef struct ReadLoop
 	int64		counted;
 	int64		counted_in_flight;	/* reads in flight that will be counted */
 	bool		stop_at_coverage;	/* end before re-reading a unit (re-reads not allowed) */
+	int64		first_reread;	/* the first read number that would re-read (first_reread()) */
 	bool		io_elsewhere;	/* the reads may run in other processes (I/O workers) */
 	RanreadRankSampler *skew;	/* a skewed distribution's ranks; NULL: none */
+	bool		uniform;		/* neither skewed nor sequential */
 } ReadLoop;
 
 /* The proof of physical reads, by count: is the unit in memory already? */
@@ -315,10 +317,12 @@ wait_until_due(uint64 due_ns)
  * of its own.  Sequential: each worker reads its own stretch of consecutive
  * units (as many as it would take along the permutation), and on from
  * there.  Skewed: the read's rank, placed by the first pass's permutation.
+ * A uniform read within the pass is unit_of_read()'s, inline; the others
+ * come here.
  */
-static BlockNumber
-unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutation *order,
-			 uint64 *pass, int64 i, int worker)
+static pg_noinline BlockNumber
+unit_of_read_otherwise(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutation *order,
+					   uint64 *pass, int64 i, int worker)
 {
 	uint64		units = shared->target_units;
 	uint64		position = (uint64) i * shared->params.processes + worker;
@@ -335,30 +339,51 @@ unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutati
 		return (BlockNumber) ((first + (uint64) i) % units);
 	}
 
-	/*
-	 * A worker's positions only grow, so a pass ends where the position
-	 * reaches the next multiple of units: a comparison per read, the
-	 * division only once per pass.
-	 */
-	if (position - *pass * units >= units)
-	{
-		/* every unit has been read: the next pass has an order of its own */
-		*pass = position / units;
-		ranread_permutation_init(order, units,
-								 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
-	}
+	/* every unit has been read: the next pass has an order of its own */
+	*pass = position / units;
+	ranread_permutation_init(order, units,
+							 shared->seed + *pass * UINT64CONST(0x9E3779B97F4A7C15));
 	return (BlockNumber) ranread_permutation_map(order, position - *pass * units);
 }
 
 /*
- * Whether the worker's read number i would read a unit again: the workers
- * take turns along the permutation (unit_of_read()), so once its position
- * passes the target's units this worker has read all of its units once.
+ * The unit of the worker's read number i (unit_of_read_otherwise() says
+ * how).  A worker's positions only grow, so a pass ends where the position
+ * reaches the next multiple of units: a comparison per read, the division
+ * only once per pass.
  */
-static bool
-read_would_reread(const RanreadShared *shared, int64 i, int worker)
+static inline BlockNumber
+unit_of_read(const RanreadShared *shared, const ReadLoop *loop, RanreadPermutation *order,
+			 uint64 *pass, int64 i, int worker)
 {
-	return (uint64) i * shared->params.processes + worker >= shared->target_units;
+	uint64		units = shared->target_units;
+	uint64		in_pass = (uint64) i * shared->params.processes + worker - *pass * units;
+
+	if (likely(loop->uniform && in_pass < units))
+		return (BlockNumber) ranread_permutation_map(order, in_pass);
+	return unit_of_read_otherwise(shared, loop, order, pass, i, worker);
+}
+
+/*
+ * The worker's first read number that would read a unit again: the workers
+ * take turns along the permutation (unit_of_read()), so once its position
+ * (i * processes + worker) reaches the target's units this worker has read
+ * all of its units once.
+ */
+static int64
+first_reread(const RanreadShared *shared, int worker)
+{
+	uint64		units = shared->target_units;
+	uint64		processes = shared->params.processes;
+
+	return units > (uint64) worker ? (int64) ((units - worker + processes - 1) / processes) : 0;
+}
+
+/* Whether the worker's read number i would read a unit again. */
+static inline bool
+read_would_reread(const ReadLoop *loop, int64 i)
+{
+	return i >= loop->first_reread;
 }
 
 /* Count one read: its latency into the histogram and the interval's maximum. */
@@ -394,7 +419,7 @@ prefetch_ahead(RanreadShared *shared, const RanreadReadPath *path, void *state, 
 			   ReadLoop *loop, Prefetcher *ahead, int64 i)
 {
 	while (ahead->next <= i + ahead->window - 1 &&
-		   !(loop->stop_at_coverage && read_would_reread(shared, ahead->next, worker)))
+		   !(loop->stop_at_coverage && read_would_reread(loop, ahead->next)))
 	{
 		BlockNumber unit = unit_of_read(shared, loop, &ahead->order, &ahead->pass, ahead->next, worker);
 
@@ -448,7 +473,7 @@ read_one_at_a_time(RanreadShared *shared, RanreadWorkerSlot *slot, const Ranread
 
 		if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
 			proc_exit(1);
-		if (loop->stop_at_coverage && read_would_reread(shared, i, worker))
+		if (loop->stop_at_coverage && read_would_reread(loop, i))
 		{
 			slot->covered = true;
 			break;
@@ -514,39 +539,47 @@ typedef struct InFlight
 } InFlight;
 
 /*
- * Whether a worker keeping reads in flight (read_in_flight(), a stream) may
- * issue its read number i now: not once told to stop, past the duration,
- * at a unit read before (re-reads not allowed) or with enough reads counted
- * and in flight for the iterations.
+ * How many of `want` reads from its read number i on a worker keeping reads
+ * in flight (read_in_flight(), a stream) may issue now: none once told to
+ * stop or past the duration; none at a unit read before (re-reads not
+ * allowed); no more than make the reads counted and in flight the
+ * iterations.  Asked once for a refill of read_in_flight()'s, whose reads
+ * all issue at now_ns.
  */
-static bool
-may_issue(const RanreadShared *shared, const ReadLoop *loop, int64 i, int worker, uint64 now_ns)
+static int
+reads_allowed(const RanreadShared *shared, const ReadLoop *loop, int64 i, uint64 now_ns,
+			  int want)
 {
-	return !stop_requested && now_ns < loop->deadline_ns &&
-		!(loop->stop_at_coverage && read_would_reread(shared, i, worker)) &&
-		(shared->params.iterations == 0 || !loop->counting ||
-		 loop->counted + loop->counted_in_flight < shared->params.iterations);
+	int64		allowed = want;
+
+	if (stop_requested || now_ns >= loop->deadline_ns)
+		return 0;
+	if (loop->stop_at_coverage)
+		allowed = Min(allowed, loop->first_reread - i);
+	if (shared->params.iterations > 0 && loop->counting)
+		allowed = Min(allowed, shared->params.iterations - loop->counted - loop->counted_in_flight);
+	return (int) Max(allowed, 0);
 }
 
 /* Once it issues no more: whether the duration or the coverage ended it. */
 static void
-note_why_issuing_ended(const RanreadShared *shared, RanreadWorkerSlot *slot, const ReadLoop *loop,
-					   int64 i, int worker, uint64 now_ns)
+note_why_issuing_ended(RanreadWorkerSlot *slot, const ReadLoop *loop, int64 i, uint64 now_ns)
 {
 	slot->reached_deadline |= now_ns >= loop->deadline_ns;
-	slot->covered |= loop->stop_at_coverage && read_would_reread(shared, i, worker);
+	slot->covered |= loop->stop_at_coverage && read_would_reread(loop, i);
 }
 
 /*
  * Issue read number i: its unit and its record f, not yet stamped with its
- * start (the caller stamps it); returns the unit.
+ * start (the caller stamps it); returns the unit.  Inline: it runs for
+ * every read kept in flight.
  */
-static BlockNumber
+static pg_attribute_always_inline BlockNumber
 issue_read(const RanreadShared *shared, ReadLoop *loop, InFlight *f, int64 i, int worker)
 {
 	BlockNumber unit;
 
-	if (i % POSTMASTER_CHECK_INTERVAL == 0 && !PostmasterIsAlive())
+	if (unlikely(i % POSTMASTER_CHECK_INTERVAL == 0) && !PostmasterIsAlive())
 		proc_exit(1);
 	unit = unit_of_read(shared, loop, &loop->order, &loop->pass, i, worker);
 	f->from_memory = unit_in_memory(shared, loop, unit);
@@ -579,7 +612,9 @@ complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64
  * the ramp are not counted; after the duration no read is issued and those
  * in flight are counted as they complete, as the read that crosses the end
  * is at iodepth 1.  Once told to stop, the worker issues nothing more and
- * waits for the reads in flight without counting them.
+ * waits for the reads in flight without counting them.  free_tags holds
+ * the free tags first (nfree of them), then those in flight: the reap puts
+ * the tags of the reads it completed right after the free ones.
  */
 static void
 read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
@@ -588,7 +623,6 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 	int			depth = shared->params.iodepth;
 	InFlight   *flight = palloc0(sizeof(InFlight) * depth);
 	int		   *free_tags = palloc(sizeof(int) * depth);
-	int		   *done = palloc(sizeof(int) * depth);
 	int			nfree = depth;
 	uint64		now_ns = ranread_instr_time_ns(shared->release_time);
 	int64		i = 0;
@@ -600,17 +634,19 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		instr_time	now;
 		int			ndone;
 		int			was_free = nfree;
+		int			allowed;
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
-		while (nfree > 0 && may_issue(shared, loop, i, worker, now_ns))
+		allowed = reads_allowed(shared, loop, i, now_ns, nfree);
+		for (; allowed > 0 && !stop_requested; allowed--)
 		{
 			int			tag = free_tags[--nfree];
 			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
 
 			path->queue(state, tag, unit * shared->blocks_per_read);
 		}
-		note_why_issuing_ended(shared, slot, loop, i, worker, now_ns);
+		note_why_issuing_ended(slot, loop, i, now_ns);
 		if (nfree == depth)
 			break;
 		if (nfree < was_free)
@@ -623,14 +659,12 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 			for (int q = nfree; q < was_free; q++)
 				flight[free_tags[q]].start_ns = start_ns;
 		}
-		ndone = path->reap(state, done, depth);
+		ndone = path->reap(state, free_tags + nfree);
 		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
-		for (int d = 0; d < ndone; d++)
-		{
-			free_tags[nfree++] = done[d];
-			complete_read(slot, loop, &flight[done[d]], now_ns);
-		}
+		for (int d = nfree; d < nfree + ndone; d++)
+			complete_read(slot, loop, &flight[free_tags[d]], now_ns);
+		nfree += ndone;
 	}
 }
 
@@ -661,9 +695,9 @@ feed_next(void *arg, void *read)
 	now_ns = ranread_instr_time_ns(now);
 	if (!feed->loop->counting && now_ns >= feed->loop->count_from_ns)
 		begin_counting(feed->slot, feed->loop);
-	if (!may_issue(feed->shared, feed->loop, feed->i, feed->worker, now_ns))
+	if (reads_allowed(feed->shared, feed->loop, feed->i, now_ns, 1) == 0)
 	{
-		note_why_issuing_ended(feed->shared, feed->slot, feed->loop, feed->i, feed->worker, now_ns);
+		note_why_issuing_ended(feed->slot, feed->loop, feed->i, now_ns);
 		return InvalidBlockNumber;
 	}
 	unit = issue_read(feed->shared, feed->loop, (InFlight *) read, feed->i++, feed->worker);
@@ -745,8 +779,11 @@ read_random_units(RanreadShared *shared, RanreadWorkerSlot *slot,
 		ranread_rank_sampler_init(loop.skew, &shared->params.distribution,
 								  shared->target_units, shared->seed);
 	}
+	loop.uniform = loop.skew == NULL &&
+		shared->params.distribution.kind != RANREAD_DISTRIBUTION_SEQUENTIAL;
 	loop.stop_at_coverage = !shared->params.allow_rereads && loop.skew == NULL &&
 		!(path->flags & RANREAD_PATH_BYPASSES_PAGE_CACHE);
+	loop.first_reread = first_reread(shared, worker);
 	io_method = GetConfigOption("io_method", true, false);
 	loop.io_elsewhere = (path->flags & RANREAD_PATH_AIO) && io_method != NULL &&
 		strcmp(io_method, "sync") != 0;

@@ -224,6 +224,15 @@ is($status, 'failed', 'the batch is recorded as failed');
 is($reads, $s->{reads} - 1, "what it read before is kept: its $reads reads are the file system's, less the probe");
 is("$rows $failed_rows", "2 $s->{errors}", "both workers' rows are recorded, one failed for each EIO the file system returned ($s->{errors})");
 
+# The same at iodepth 4: the failed completion names its block (src/os/uring.c).
+lab_fuse('reset eio=' . $file . ':' . (1000 * 8192) . '-' . (1004 * 8192));
+($ret, $out, $err) = $node->psql('postgres', "SELECT ranread_run(2, 1000, 'lab_t', mode => 'direct', iodepth => 4)",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+$batch = $node->safe_psql('postgres', 'SELECT last_value FROM ranread_batch_seq');
+is(sqlstate_of($err), '58030', 'iodepth 4: EIO on blocks 1000-1003 fails the run with 58030');
+like($err, qr/ranread worker [12] of batch $batch failed: could not read block 100[0-3] of "\Q$path\E": Input\/output error/,
+	'iodepth 4: the error names the failing block, in the range, and the device\'s error');
+
 # EIO at block 0 is the device's error, not a refusal of direct I/O.
 lab_fuse("clear count=$file eio=$file:0-8192");
 my $batches = $node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches');
