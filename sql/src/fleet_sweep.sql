@@ -62,6 +62,9 @@ BEGIN
 	-- every fleet run of the sweeps so far ($1), in order, through the
 	-- sweep's rule book: a step with a server outside the SLO is outside it,
 	-- one in which a server's burst bucket ran empty counts at its baseline
+	-- (ranread_fleet_gather() found it in the server's series: b, the fleet's
+	-- IOPS with that server's baseline, the sustained level, and with its
+	-- burst, their bands in quadrature as the fleet run's)
 	rule_book := format(
 		'SELECT d.* FROM (SELECT array_agg(f.fleet_sweep ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS sweep, '
 		'	array_agg(f.sweep_step ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS step, '
@@ -80,33 +83,30 @@ BEGIN
 		'			  ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS outside, '
 		'	array_agg(ARRAY[b.burst_iops, b.burst_band_pct, b.baseline_iops, b.baseline_band_pct, b.bucket_reads, '
 		'		b.bucket_band, b.shift_s] ORDER BY f.fleet_sweep, f.sweep_step, f.fleet) AS bucket '
-		'	FROM %1$I.ranread_fleet_runs f LEFT JOIN LATERAL (%2$s) b ON true WHERE f.fleet_sweep = ANY ($1)) a, '
+		'	FROM %1$I.ranread_fleet_runs f LEFT JOIN LATERAL ('
+		'SELECT pg_catalog.sum(s.l) AS baseline_iops, pg_catalog.sum(s.h) AS burst_iops, '
+		'	CASE WHEN pg_catalog.bool_and(s.lb IS NOT NULL) THEN pg_catalog.sqrt(pg_catalog.sum((s.l OPERATOR(pg_catalog.*) s.lb) '
+		'		OPERATOR(pg_catalog.^) 2)) OPERATOR(pg_catalog./) pg_catalog.sum(s.l) END AS baseline_band_pct, '
+		'	CASE WHEN pg_catalog.bool_and(s.hb IS NOT NULL) THEN pg_catalog.sqrt(pg_catalog.sum((s.h OPERATOR(pg_catalog.*) s.hb) '
+		'		OPERATOR(pg_catalog.^) 2)) OPERATOR(pg_catalog./) pg_catalog.sum(s.h) END AS burst_band_pct, '
+		'	pg_catalog.sum(s.bucket_reads) AS bucket_reads, '
+		'	pg_catalog.sqrt(pg_catalog.sum(s.bucket_band OPERATOR(pg_catalog.^) 2)) AS bucket_band, '
+		'	pg_catalog.max(s.shift_s) AS shift_s '
+		'FROM (SELECT coalesce(s.baseline_iops, s.iops) AS l, coalesce(s.burst_iops, s.iops) AS h, '
+		'		CASE WHEN s.baseline_iops IS NULL THEN s.iops_band_pct ELSE s.baseline_band_pct END AS lb, '
+		'		CASE WHEN s.burst_iops IS NULL THEN s.iops_band_pct ELSE s.burst_band_pct END AS hb, '
+		'		s.baseline_iops, s.bucket_reads, s.bucket_band, s.shift_s '
+		'	FROM %1$I.ranread_fleet_servers s '
+		'	WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.iops IS NOT NULL) s '
+		'HAVING pg_catalog.bool_or(s.baseline_iops IS NOT NULL) AND pg_catalog.sum(s.l) OPERATOR(pg_catalog.>) 0 '
+		'	AND pg_catalog.sum(s.h) OPERATOR(pg_catalog.>) 0'
+		') b ON true WHERE f.fleet_sweep = ANY ($1)) a, '
 		'LATERAL %1$I.ranread_sweep_decide(sweep => a.sweep, step => a.step, processes => a.processes, '
 		'	status => a.status, iops => a.iops, mean_ms => a.mean_ms, p99_ms => a.p99_ms, p999_ms => a.p999_ms, '
 		'	max_ms => a.max_ms, iops_band_pct => a.iops_band_pct, mean_band_pct => a.mean_band_pct, '
 		'	p99_band_pct => a.p99_band_pct, part_outside_slo => a.outside, max_processes => $4::int, '
 		'	max_processes_by => $5::text, stop_latency_ms => $6::float8, min_scaling_pct => $7::float8, '
-		'	slo_mean_ms => $2::float8, slo_p99_ms => $3::float8, ended_by => $8::text, bucket => a.bucket) d', own,
-		-- a run in which a server's burst bucket ran empty (ranread_fleet_gather()
-		-- found it in the server's series): the fleet's IOPS with that
-		-- server's baseline, the sustained level, and with its burst; their
-		-- bands in quadrature, as the fleet run's
-		format('SELECT pg_catalog.sum(s.l) AS baseline_iops, pg_catalog.sum(s.h) AS burst_iops, '
-			   '	CASE WHEN pg_catalog.bool_and(s.lb IS NOT NULL) THEN pg_catalog.sqrt(pg_catalog.sum((s.l OPERATOR(pg_catalog.*) s.lb) '
-			   '		OPERATOR(pg_catalog.^) 2)) OPERATOR(pg_catalog./) pg_catalog.sum(s.l) END AS baseline_band_pct, '
-			   '	CASE WHEN pg_catalog.bool_and(s.hb IS NOT NULL) THEN pg_catalog.sqrt(pg_catalog.sum((s.h OPERATOR(pg_catalog.*) s.hb) '
-			   '		OPERATOR(pg_catalog.^) 2)) OPERATOR(pg_catalog./) pg_catalog.sum(s.h) END AS burst_band_pct, '
-			   '	pg_catalog.sum(s.bucket_reads) AS bucket_reads, '
-			   '	pg_catalog.sqrt(pg_catalog.sum(s.bucket_band OPERATOR(pg_catalog.^) 2)) AS bucket_band, '
-			   '	pg_catalog.max(s.shift_s) AS shift_s '
-			   'FROM (SELECT coalesce(s.baseline_iops, s.iops) AS l, coalesce(s.burst_iops, s.iops) AS h, '
-			   '		CASE WHEN s.baseline_iops IS NULL THEN s.iops_band_pct ELSE s.baseline_band_pct END AS lb, '
-			   '		CASE WHEN s.burst_iops IS NULL THEN s.iops_band_pct ELSE s.burst_band_pct END AS hb, '
-			   '		s.baseline_iops, s.bucket_reads, s.bucket_band, s.shift_s '
-			   '	FROM %1$I.ranread_fleet_servers s '
-			   '	WHERE s.fleet OPERATOR(pg_catalog.=) f.fleet AND s.iops IS NOT NULL) s '
-			   'HAVING pg_catalog.bool_or(s.baseline_iops IS NOT NULL) AND pg_catalog.sum(s.l) OPERATOR(pg_catalog.>) 0 '
-			   '	AND pg_catalog.sum(s.h) OPERATOR(pg_catalog.>) 0', own));
+		'	slo_mean_ms => $2::float8, slo_p99_ms => $3::float8, ended_by => $8::text, bucket => a.bucket) d', own);
 	FOR sweep_index IN 1 .. repeat LOOP
 		sweep_no := nextval(format('%I.ranread_fleet_seq', own)::regclass);
 		sweeps := sweeps || sweep_no;

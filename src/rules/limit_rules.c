@@ -178,7 +178,9 @@ judge_plateau(const RanreadLimitProbe *size_probe, RanreadLimit *limit)
 	band = joint_band(limit->rate_band_pct, probe->iops_band_pct);
 	limit->probe_band_pct = 100 * band;
 	bandwidth_ratio = 1 / size_probe->size_ratio;
-	if (fabs(limit->probe_ratio - 1) <= band)
+	if (fabs(limit->probe_ratio - 1) <= band && fabs(limit->probe_ratio / bandwidth_ratio - 1) <= band)
+		limit->reason = "a flat plateau, and the size probe's noise covers both an IOPS and a bandwidth cap";
+	else if (fabs(limit->probe_ratio - 1) <= band)
 	{
 		limit->kind = RANREAD_LIMIT_IOPS_CAP;
 		limit->reason = "a flat plateau whose IOPS the size probe kept: a cap on reads a second";

@@ -81,7 +81,7 @@ main(void)
 	RanreadLimitProbe refill = {0};
 	int			n;
 
-	printf("1..25\n");
+	printf("1..26\n");
 
 	n = sweep(cap, 4);
 	probe = size_probe(8, 1002);
@@ -107,6 +107,12 @@ main(void)
 	ranread_limit_judge(steps, n, false, NULL, NULL, NULL, &limit);
 	ok(limit.kind == RANREAD_LIMIT_UNDECIDED && limit.plateau_first == 0, "without a probe a plateau is undecided");
 	ok(strstr(limit.reason, "another size") != NULL, "and says what would decide it");
+
+	probe = size_probe(8, 500);
+	probe.step.iops_band_pct = 60;
+	ranread_limit_judge(steps, n, false, NULL, &probe, NULL, &limit);
+	ok(limit.kind == RANREAD_LIMIT_UNDECIDED && strstr(limit.reason, "covers both") != NULL,
+	   "a probe whose noise covers both caps decides nothing, and says so");
 
 	probe = size_probe(8, 1002);
 	probe.step.physical_pct = 50;
