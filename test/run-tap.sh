@@ -71,7 +71,7 @@ lab_fuse_down() {
 # (a reason) asks for none: scripts/test-major.sh --no-capped-lab.
 lab=$(pwd)/test/lab/capped_zram.sh
 lab_name=tap-$$
-lab_made=
+lab_made= lab2_made=
 lab_vars=()
 if [ -n "${RANREAD_LAB_CAP_SKIP:-}" ]; then
 	lab_vars+=("RANREAD_LAB_CAP_MISSING=$RANREAD_LAB_CAP_SKIP")
@@ -143,5 +143,5 @@ if [ "$status" -ne 0 ]; then
 	exit "$status"
 fi
 cleanup
-lab_made=
+lab_made= lab2_made=
 rm -rf "$scratch"
