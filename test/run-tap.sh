@@ -73,16 +73,22 @@ lab=$(pwd)/test/lab/capped_zram.sh
 lab_name=tap-$$
 lab_made= lab2_made=
 lab_vars=()
+# add_lab_vars PREFIX <<<"$out": a lab's shell assignments (what
+# capped_zram.sh make prints, RANREAD_LAB_X='v') to lab_vars, as PREFIX_X=v
+add_lab_vars() {
+	local line key value
+	while IFS= read -r line; do
+		key=${line%%=*} value=${line#*=}
+		value=${value#\'} value=${value%\'}
+		lab_vars+=("$1_${key#RANREAD_LAB_}=$value")
+	done
+}
 if [ -n "${RANREAD_LAB_CAP_SKIP:-}" ]; then
 	lab_vars+=("RANREAD_LAB_CAP_MISSING=$RANREAD_LAB_CAP_SKIP")
 	echo "run-tap.sh: no capped lab device: $RANREAD_LAB_CAP_SKIP" >&2
 elif lab_out=$("$lab" make --name "$lab_name" 2>"$scratch/lab.err"); then
 	lab_made=1
-	while IFS= read -r line; do
-		key=${line%%=*} value=${line#*=}
-		value=${value#\'} value=${value%\'}
-		lab_vars+=("$key=$value")
-	done <<<"$lab_out"
+	add_lab_vars RANREAD_LAB <<<"$lab_out"
 	# (v2 only) the runner's tree goes into the lab's uncapped group, whence
 	# postgres may move its own processes into the capped one
 	"$lab" adopt "$lab_name" $$ ||
@@ -95,15 +101,10 @@ fi
 # %on_second_lab) run beside the first's: its variables as RANREAD_LAB2_*.
 # Under cgroup v2 the runner can stand in one lab's uncapped group only, so
 # there is none; the second's files then take turns on the first.
-lab2_made=
 if [ -n "$lab_made" ] && printf '%s\n' "${lab_vars[@]}" | grep -qx 'RANREAD_LAB_CGROUP_KIND=v1' &&
 	lab2_out=$("$lab" make --name "$lab_name-2" 2>"$scratch/lab2.err"); then
 	lab2_made=1
-	while IFS= read -r line; do
-		key=${line%%=*} value=${line#*=}
-		value=${value#\'} value=${value%\'}
-		lab_vars+=("RANREAD_LAB2_${key#RANREAD_LAB_}=$value")
-	done <<<"$lab2_out"
+	add_lab_vars RANREAD_LAB2 <<<"$lab2_out"
 fi
 # every exit path: the laboratories, then the file systems
 cleanup() {
