@@ -4,22 +4,22 @@
  *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
  *
  * The worker queues a read in the ring as soon as it picks it
- * (ranread_uring_queue), and whenever reads complete it refills every
- * freed slot at once: ranread_uring_reap() then submits all the reads
- * queued since the last reap and waits for the next completion in one
- * system call, as t/io_uring does (1.3 submitted each read by a system
- * call of its own).  No read waits for others to be picked: a
- * refill queues only reads whose slots are free now, and none waits for a
- * batch to fill (fio's iodepth_batch_submit above 1 did, which lost 6 to
- * 20 % of the IOPS on the virtio-blk disk of docs/benchmarks.md).  The
+ * (ranread_uring_queue).  Whether the ring submits it then, by a system
+ * call of its own, or the reap submits every read queued since the last
+ * reap together with its wait for the next completion, as t/io_uring does,
+ * follows the device (ranread_uring_submits_each()): together where reads
+ * complete inside the call that submits them, each at once where they
+ * complete later.  No read waits for others to be picked: a refill queues
+ * only reads whose slots are free now, and none waits for a batch to fill
+ * (fio's iodepth_batch_submit above 1 did, which lost 6 to 20 % of the IOPS
+ * on the virtio-blk disk of docs/benchmarks.md).  The
  * segment files are registered with the ring (fio's registerfiles): a read
  * names a file by its index, and the ring keeps its own reference to each
  * file, so the worker holds no descriptor per segment (a 1 TB target has
  * 1024).  The buffers are registered too (fio's fixedbufs: 18 % less CPU
  * per read there at queue depth 32) unless the locked-memory limit refuses
  * them: then the worker records why (registered_buffers) and the run warns.
- * They are
- * allocated with malloc, not palloc: a read still in flight when an error
+ * They are allocated with malloc, not palloc: a read still in flight when an error
  * aborts the worker's transaction completes into memory that stays
  * allocated until ranread_uring_close() has waited for every read.
  *
@@ -78,6 +78,13 @@ ranread_uring_queue(RanreadUring *ring, int tag, BlockNumber first_block)
 	refuse_without_liburing();
 }
 
+bool
+ranread_uring_submits_each(RanreadUring *ring)
+{
+	refuse_without_liburing();
+	return false;				/* keep compiler quiet */
+}
+
 int
 ranread_uring_reap(RanreadUring *ring, int *tags)
 {
@@ -126,7 +133,26 @@ struct RanreadUring
 	 * and the offset filled in once, so that queueing a read copies it.
 	 */
 	struct io_uring_sqe *entries;
+
+	/*
+	 * How reads are submitted (see ranread_uring_submits_each()): each as it
+	 * is queued, or together by the reap.  While submitting each, the reads
+	 * that completed inside their own submission are counted; in batches,
+	 * the refills left until the next check.
+	 */
+	bool		submit_each;
+	int			last_choice;	/* what the last check chose, -1 before one */
+	int			checked_reads;
+	int			inline_reads;
+	int			batch_refills_left;
 };
+
+/*
+ * Reads submitted one by one that decide how the next are submitted, and
+ * refills submitted together before the next such check.
+ */
+#define CHECK_READS			64
+#define BATCH_REFILLS		1024
 
 /* kernel.io_uring_disabled (Linux 6.6 on), or -1 where the kernel has none. */
 static int
@@ -344,6 +370,8 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 			fail_open(u, -ret, psprintf("register file \"%s\" with io_uring", paths[i]), NULL);
 	}
 	fill_entries(u);
+	u->submit_each = true;
+	u->last_choice = -1;
 	return u;
 }
 
@@ -395,9 +423,50 @@ queue_split(RanreadUring *u, int tag, BlockNumber first_block)
 }
 
 /*
+ * Submit tag's read, just queued, by itself, and take the completions that
+ * have come meanwhile, as fio's io_uring engine does; count whether the read
+ * completed inside that system call, as a read that a device serves from
+ * memory does (zram, a RAM disk).  The kernel posts a read's completion
+ * that comes inside its submission before the completions it then takes
+ * (DEFER_TASKRUN's), so only those the call posted are looked at.
+ */
+static void
+submit_one(RanreadUring *u, int tag)
+{
+	struct io_uring_cq *cq = &u->ring.cq;
+	unsigned	tail = io_uring_smp_load_acquire(cq->ktail);
+	unsigned	new_tail;
+	int			ret;
+
+	do
+		ret = io_uring_submit_and_get_events(&u->ring);
+	while (ret == -EINTR);
+	if (ret < 0)
+	{
+		errno = -ret;
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not submit a read to io_uring: %m")));
+	}
+	new_tail = io_uring_smp_load_acquire(cq->ktail);
+	u->checked_reads++;
+	for (unsigned next = tail; next != new_tail; next++)
+	{
+		uint32		piece = (uint32) cq->cqes[next & cq->ring_mask].user_data;
+
+		if (piece / PIECES_PER_READ == (uint32) tag)
+		{
+			u->inline_reads++;
+			break;
+		}
+	}
+}
+
+/*
  * Queue the read of the unit of block_size bytes from first_block on (of the
  * files taken as one relation's segments) into tag's buffer: one read per
- * segment it spans.  The next ranread_uring_reap() submits it.
+ * segment it spans.  Submitted at once if ranread_uring_submits_each() said
+ * so for this refill, else by the next ranread_uring_reap().
  */
 void
 ranread_uring_queue(RanreadUring *u, int tag, BlockNumber first_block)
@@ -407,17 +476,19 @@ ranread_uring_queue(RanreadUring *u, int tag, BlockNumber first_block)
 
 	Assert(u->pending[tag] == 0);
 	u->first_block[tag] = first_block;
-	if (unlikely((size_t) (RELSEG_SIZE - block) * BLCKSZ < (size_t) u->block_size))
+	if (likely((size_t) (RELSEG_SIZE - block) * BLCKSZ >= (size_t) u->block_size))
 	{
-		queue_split(u, tag, first_block);
-		return;
+		/* the unit lies in one segment: its entry as filled in, at the offset */
+		sqe = next_entry(u);
+		*sqe = u->entries[tag];
+		sqe->fd = first_block / RELSEG_SIZE;
+		sqe->off = (uint64) block * BLCKSZ;
+		u->pending[tag] = 1;
 	}
-	/* the unit lies in one segment: its entry as filled in, at the offset */
-	sqe = next_entry(u);
-	*sqe = u->entries[tag];
-	sqe->fd = first_block / RELSEG_SIZE;
-	sqe->off = (uint64) block * BLCKSZ;
-	u->pending[tag] = 1;
+	else
+		queue_split(u, tag, first_block);
+	if (u->submit_each)
+		submit_one(u, tag);
 }
 
 /*
@@ -561,6 +632,45 @@ int
 ranread_uring_registration(const RanreadUring *u)
 {
 	return u->fixed_buffers ? 0 : u->register_errno;
+}
+
+/*
+ * Whether the reads of the next refill are each submitted as they are queued
+ * (then each takes its own start clock just before its queueing), rather
+ * than together by the reap; asked once per refill.
+ *
+ * Which is faster depends on the device.  Where a read completes inside the
+ * system call that submits it (zram), submitting a refill's reads together
+ * saves a system call per read: 3 to 6 % more reads per second there.  Where
+ * completions come later (a virtio disk, FUSE), submitting each at once lets
+ * the device start on the first while the rest are picked: 11 % more reads
+ * per second on the virtio disk of docs/benchmarks.md at iodepth 32.  So a
+ * ring submits each read of its first CHECK_READS and counts how many
+ * completed inline; if most did, it submits BATCH_REFILLS refills together,
+ * then checks again, so a device that changes (a cache that fills) is
+ * followed.  A choice that differs from the last is logged at DEBUG1.
+ */
+bool
+ranread_uring_submits_each(RanreadUring *u)
+{
+	if (u->submit_each)
+	{
+		if (u->checked_reads >= CHECK_READS)
+		{
+			u->submit_each = u->inline_reads * 2 < u->checked_reads;
+			if (u->submit_each != u->last_choice)
+				elog(DEBUG1, "%d of %d reads completed inside the system call that submitted them: submitting %s",
+					 u->inline_reads, u->checked_reads,
+					 u->submit_each ? "each read as it is queued" : "each refill's reads together");
+			u->last_choice = u->submit_each;
+			u->checked_reads = 0;
+			u->inline_reads = 0;
+			u->batch_refills_left = BATCH_REFILLS;
+		}
+	}
+	else if (--u->batch_refills_left == 0)
+		u->submit_each = true;
+	return u->submit_each;
 }
 
 /* Leader: create a ring of iodepth entries and read the first block through it. */

@@ -27,6 +27,7 @@ extern void ranread_uring_check(const char *path, int iodepth, int block_size);
 /* worker */
 extern RanreadUring *ranread_uring_open(char *const *paths, int nfiles, int iodepth,
 										int block_size);
+extern bool ranread_uring_submits_each(RanreadUring *ring);
 extern void ranread_uring_queue(RanreadUring *ring, int tag, BlockNumber first_block);
 extern int	ranread_uring_reap(RanreadUring *ring, int *tags);
 extern void ranread_uring_close(RanreadUring *ring);

@@ -14,9 +14,10 @@
  *
  * A path flagged RANREAD_PATH_QUEUES can also keep several reads in flight
  * (iodepth > 1), the way fio's io_uring engine does: queue prepares the
- * read of a unit into the buffer named by tag (0 to iodepth - 1), reap
- * submits every read queued since the last reap, together, and waits until
- * at least one read has completed and says which, and close waits for
+ * read of a unit into the buffer named by tag (0 to iodepth - 1) and, if
+ * submits_each said so for this refill, submits it; reap submits every read
+ * queued and not yet submitted, together, and waits until at least one read
+ * has completed and says which, and close waits for
  * every read still in flight.  buffer_registration, if the path has it, says
  * whether the kernel accepted its buffers (recorded as registered_buffers).
  * A path flagged RANREAD_PATH_PRIVATE_BUFFERS reads into iodepth x
@@ -100,11 +101,18 @@ typedef struct RanreadReadPath
 	bool		(*read_unit) (void *state, BlockNumber first_block);
 	/* worker, prefetch > 0: advise that the unit from first_block on will be read soon */
 	void		(*prefetch) (void *state, BlockNumber first_block);
-	/* worker, iodepth > 1: queue the read of a unit from first_block on (reap submits it) */
+	/*
+	 * worker, iodepth > 1, once per refill: whether queue will submit each
+	 * read itself (then each read's clock starts just before its queue
+	 * call), rather than reap submitting them together
+	 */
+	bool		(*submits_each) (void *state);
+	/* worker, iodepth > 1: queue the read of a unit from first_block on */
 	void		(*queue) (void *state, int tag, BlockNumber first_block);
 	/*
-	 * worker, iodepth > 1: submit the reads queued, together, and wait for
-	 * completions; fills tags (room for every read in flight), returns how many
+	 * worker, iodepth > 1: submit the reads queued and not yet submitted,
+	 * together, and wait for completions; fills tags (room for every read in
+	 * flight), returns how many
 	 */
 	int			(*reap) (void *state, int *tags);
 	/*

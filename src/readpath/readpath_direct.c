@@ -21,8 +21,9 @@
  *
  * With iodepth > 1 it keeps that many reads in flight through io_uring
  * (uring.c), like `fio --direct=1 --ioengine=io_uring --iodepth=N`: the same
- * reads at the same offsets, one unit into each of iodepth buffers; the
- * reads queued whenever slots free up are submitted together by the reap.
+ * reads at the same offsets, one unit into each of iodepth buffers.  The
+ * reads queued whenever slots free up are submitted each as it is queued or
+ * together by the reap, whichever the device serves faster (uring.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -196,6 +197,13 @@ direct_read_unit(void *state, BlockNumber first_block)
 	return true;
 }
 
+/* Whether this refill's reads are submitted as they are queued (uring.c decides). */
+static bool
+direct_submits_each(void *state)
+{
+	return ranread_uring_submits_each(((DirectReadState *) state)->ring);
+}
+
 /* Queue the read of a unit into tag's buffer (uring.c splits it by segment). */
 static void
 direct_queue(void *state, int tag, BlockNumber first_block)
@@ -203,7 +211,7 @@ direct_queue(void *state, int tag, BlockNumber first_block)
 	ranread_uring_queue(((DirectReadState *) state)->ring, tag, first_block);
 }
 
-/* Submit the reads queued, together, and wait for at least one to complete. */
+/* Submit the reads queued and not yet submitted, and wait for at least one to complete. */
 static int
 direct_reap(void *state, int *tags)
 {
@@ -240,6 +248,7 @@ const RanreadReadPath ranread_readpath_direct = {
 	.check = direct_check,
 	.open = direct_open,
 	.read_unit = direct_read_unit,
+	.submits_each = direct_submits_each,
 	.queue = direct_queue,
 	.reap = direct_reap,
 	.buffer_registration = direct_buffer_registration,

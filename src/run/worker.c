@@ -604,11 +604,13 @@ complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64
 
 /*
  * iodepth reads in flight (closed loop only): whenever reads complete, as
- * many new ones are queued, all of them at once, and the path's reap
- * submits them together (one system call) before it waits for the next
- * completion.  A read's latency runs from the clock read just before that
- * submission, one for all the reads of a refill, to the clock read after
- * the reap that saw it complete.  Reads issued during
+ * many new ones are queued, all of them at once.  The path says, once per
+ * refill, whether its queue call submits each read (then each read's
+ * latency starts at a clock read just before its queue call) or its reap
+ * submits them together, in the system call that waits for the next
+ * completion (then one clock read just before the reap starts them all).
+ * A read's latency ends at the clock read after the reap that saw it
+ * complete.  Reads issued during
  * the ramp are not counted; after the duration no read is issued and those
  * in flight are counted as they complete, as the read that crosses the end
  * is at iodepth 1.  Once told to stop, the worker issues nothing more and
@@ -635,21 +637,29 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		int			ndone;
 		int			was_free = nfree;
 		int			allowed;
+		bool		each;
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
 		allowed = reads_allowed(shared, loop, i, now_ns, nfree);
+		each = allowed > 0 && path->submits_each(state);
 		for (; allowed > 0 && !stop_requested; allowed--)
 		{
 			int			tag = free_tags[--nfree];
 			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
 
+			if (each)
+			{
+				/* queue submits it: it starts now */
+				RANREAD_TIME_SET_CURRENT(now);
+				flight[tag].start_ns = ranread_instr_time_ns(now);
+			}
 			path->queue(state, tag, unit * shared->blocks_per_read);
 		}
 		note_why_issuing_ended(slot, loop, i, now_ns);
 		if (nfree == depth)
 			break;
-		if (nfree < was_free)
+		if (nfree < was_free && !each)
 		{
 			/* the reads just queued (free_tags[nfree .. was_free - 1]) start now */
 			uint64		start_ns;

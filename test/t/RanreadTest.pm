@@ -58,7 +58,7 @@ my $lab_turn;
 our @EXPORT = qw(new_node start_psql wait_until wait_for_readers wait_for_no_workers worker_count sqlstate_of
   log_is_clean orphan_bytes shown lines_matching interrupt_run io_worker_reads batch_of
   lab_missing lab_node lab_set_cap lab_set_readahead lab_run lab_done lab_fuse lab_fuse_stats
-  extra_enabled timing_skip restart_denying png_facts);
+  submission_choice extra_enabled timing_skip restart_denying png_facts);
 
 # Whether RANREAD_TEST_EXTRA (words separated by spaces or commas, as
 # PostgreSQL's PG_TEST_EXTRA) names $group.  The opt-in group "timing" holds
@@ -88,6 +88,23 @@ sub batch_of
 	my ($node, $run, $columns) = @_;
 	my $batch = $node->safe_psql('postgres', $run);
 	return $node->safe_psql('postgres', "$columns FROM ranread_batches WHERE batch = $batch");
+}
+
+# How a worker of the run $run (SQL returning a batch, one worker, iodepth
+# above 1 in mode direct) chose to submit its reads: the first choice it
+# logged (src/os/uring.c, at DEBUG1, which is on for the run only), or ''.
+sub submission_choice
+{
+	my ($node, $run) = @_;
+	my $log_start = -s $node->logfile;
+	$node->safe_psql('postgres', 'ALTER SYSTEM SET log_min_messages = debug1');
+	$node->reload;
+	$node->safe_psql('postgres', $run);
+	$node->safe_psql('postgres', 'ALTER SYSTEM RESET log_min_messages');
+	$node->reload;
+	my ($choice) = PostgreSQL::Test::Utils::slurp_file($node->logfile, $log_start) =~
+	  /DEBUG:  (\d+ of \d+ reads completed inside the system call that submitted them: [^\n]*)/;
+	return $choice // '';
 }
 
 # A started cluster with ranread created in database postgres.

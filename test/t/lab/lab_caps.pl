@@ -393,6 +393,12 @@ my $in_flight = $iops * $mean / 1000;
 cmp_ok(abs($in_flight / 4 - 1), '<=', 0.05, sprintf("the mid-run drop: Little's law holds over the whole run, %.2f reads in flight for 4", $in_flight));
 
 lab_set_cap('none');
+# --- submission follows the device (src/os/uring.c): uncapped, zram completes a
+# read inside the io_uring_enter() that submits it, so after its first reads,
+# each submitted alone, a worker submits each refill's reads together.
+like(submission_choice($node, "SELECT batch FROM ranread_run(1, 2000, 'lab', mode => 'direct', iodepth => 8)"),
+	qr/^\d+ of \d+ reads completed inside the system call that submitted them: submitting each refill's reads together$/,
+	'uncapped zram: reads complete inside their submission, so refills are submitted together');
 # the lab device is the run's, and the next file on it needs the room
 $node->safe_psql('postgres', "SELECT ranread_drop('lab')");
 diag(sprintf('lab/lab_caps.pl on PostgreSQL %d took %.0f s', $major, Time::HiRes::time() - $started));

@@ -245,6 +245,15 @@ unlike($err, qr/direct I\/O|HINT:  Use mode 'smgr'/, 'and it does not blame dire
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ranread_batches'), $batches, 'no batch was recorded');
 lab_fuse('clear');
 
+# --- submission follows the device (src/os/uring.c): a read of this file
+# system completes in its daemon, never inside the io_uring_enter() that
+# submits it, so a worker submits each read as it is queued.
+lab_fuse("reset count=$file delay_us=200");
+like(submission_choice($node, "SELECT batch FROM ranread_run(1, 400, 'lab_t', mode => 'direct', iodepth => 4)"),
+	qr/^0 of \d+ reads completed inside the system call that submitted them: submitting each read as it is queued$/,
+	'FUSE: no read completes inside its submission, so each is submitted as it is queued');
+lab_fuse('clear');
+
 # --- faults: a stalled read ------------------------------------------------------
 # Every block but 0 stalls (for at most 30 s).  The file system honours FUSE
 # interrupts: a signalled reader's read returns EINTR within 10 ms, and mode
