@@ -410,27 +410,16 @@ queue_piece(RanreadUring *u, int tag, int index, int file, off_t offset, size_t 
 	u->pending[tag]++;
 }
 
-/* Queue a unit that spans two segments: a piece in each. */
-static pg_noinline void
-queue_split(RanreadUring *u, int tag, BlockNumber first_block)
-{
-	BlockNumber block = first_block % RELSEG_SIZE;
-	int			file = first_block / RELSEG_SIZE;
-	size_t		to_end = (size_t) (RELSEG_SIZE - block) * BLCKSZ;
-
-	queue_piece(u, tag, 0, file, (off_t) block * BLCKSZ, to_end, 0);
-	queue_piece(u, tag, 1, file + 1, 0, u->block_size - to_end, to_end);
-}
 
 /*
  * Submit tag's read, just queued, by itself, and take the completions that
  * have come meanwhile, as fio's io_uring engine does; count whether the read
  * completed inside that system call, as a read that a device serves from
- * memory does (zram, a RAM disk).  The kernel posts a read's completion
- * that comes inside its submission before the completions it then takes
- * (DEFER_TASKRUN's), so only those the call posted are looked at.
+ * memory does (zram, a RAM disk).  Of the completions the call posted, one
+ * with the read's tag is the read's own: a tag is queued again only once
+ * its read has been reaped.
  */
-static void
+static pg_noinline void
 submit_one(RanreadUring *u, int tag)
 {
 	struct io_uring_cq *cq = &u->ring.cq;
@@ -463,6 +452,23 @@ submit_one(RanreadUring *u, int tag)
 }
 
 /*
+ * Queue a unit that spans two segments: a piece in each; submitted at once
+ * as ranread_uring_queue() submits a unit.
+ */
+static pg_noinline void
+queue_split(RanreadUring *u, int tag, BlockNumber first_block)
+{
+	BlockNumber block = first_block % RELSEG_SIZE;
+	int			file = first_block / RELSEG_SIZE;
+	size_t		to_end = (size_t) (RELSEG_SIZE - block) * BLCKSZ;
+
+	queue_piece(u, tag, 0, file, (off_t) block * BLCKSZ, to_end, 0);
+	queue_piece(u, tag, 1, file + 1, 0, u->block_size - to_end, to_end);
+	if (u->submit_each)
+		submit_one(u, tag);
+}
+
+/*
  * Queue the read of the unit of block_size bytes from first_block on (of the
  * files taken as one relation's segments) into tag's buffer: one read per
  * segment it spans.  Submitted at once if ranread_uring_submits_each() said
@@ -476,17 +482,17 @@ ranread_uring_queue(RanreadUring *u, int tag, BlockNumber first_block)
 
 	Assert(u->pending[tag] == 0);
 	u->first_block[tag] = first_block;
-	if (likely((size_t) (RELSEG_SIZE - block) * BLCKSZ >= (size_t) u->block_size))
+	if (unlikely((size_t) (RELSEG_SIZE - block) * BLCKSZ < (size_t) u->block_size))
 	{
-		/* the unit lies in one segment: its entry as filled in, at the offset */
-		sqe = next_entry(u);
-		*sqe = u->entries[tag];
-		sqe->fd = first_block / RELSEG_SIZE;
-		sqe->off = (uint64) block * BLCKSZ;
-		u->pending[tag] = 1;
-	}
-	else
 		queue_split(u, tag, first_block);
+		return;
+	}
+	/* the unit lies in one segment: its entry as filled in, at the offset */
+	sqe = next_entry(u);
+	*sqe = u->entries[tag];
+	sqe->fd = first_block / RELSEG_SIZE;
+	sqe->off = (uint64) block * BLCKSZ;
+	u->pending[tag] = 1;
 	if (u->submit_each)
 		submit_one(u, tag);
 }

@@ -618,7 +618,7 @@ complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64
  * the free tags first (nfree of them), then those in flight: the reap puts
  * the tags of the reads it completed right after the free ones.
  */
-static void
+static pg_noinline void
 read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
 			   void *state, int worker, ReadLoop *loop)
 {
@@ -637,38 +637,43 @@ read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadRead
 		int			ndone;
 		int			was_free = nfree;
 		int			allowed;
-		bool		each;
 
 		if (!loop->counting && now_ns >= loop->count_from_ns)
 			begin_counting(slot, loop);
 		allowed = reads_allowed(shared, loop, i, now_ns, nfree);
-		each = allowed > 0 && path->submits_each(state);
-		for (; allowed > 0 && !stop_requested; allowed--)
+		if (allowed > 0 && path->submits_each(state))
 		{
-			int			tag = free_tags[--nfree];
-			BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
-
-			if (each)
+			/* queue submits each read: each starts at a clock read of its own */
+			for (; allowed > 0 && !stop_requested; allowed--)
 			{
-				/* queue submits it: it starts now */
+				int			tag = free_tags[--nfree];
+				BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
+
 				RANREAD_TIME_SET_CURRENT(now);
 				flight[tag].start_ns = ranread_instr_time_ns(now);
+				path->queue(state, tag, unit * shared->blocks_per_read);
 			}
-			path->queue(state, tag, unit * shared->blocks_per_read);
 		}
-		note_why_issuing_ended(slot, loop, i, now_ns);
-		if (nfree == depth)
-			break;
-		if (nfree < was_free && !each)
+		else if (allowed > 0)
 		{
-			/* the reads just queued (free_tags[nfree .. was_free - 1]) start now */
 			uint64		start_ns;
 
+			for (; allowed > 0 && !stop_requested; allowed--)
+			{
+				int			tag = free_tags[--nfree];
+				BlockNumber unit = issue_read(shared, loop, &flight[tag], i++, worker);
+
+				path->queue(state, tag, unit * shared->blocks_per_read);
+			}
+			/* reap submits them together: the reads just queued start now */
 			RANREAD_TIME_SET_CURRENT(now);
 			start_ns = ranread_instr_time_ns(now);
 			for (int q = nfree; q < was_free; q++)
 				flight[free_tags[q]].start_ns = start_ns;
 		}
+		note_why_issuing_ended(slot, loop, i, now_ns);
+		if (nfree == depth)
+			break;
 		ndone = path->reap(state, free_tags + nfree);
 		RANREAD_TIME_SET_CURRENT(now);
 		now_ns = ranread_instr_time_ns(now);
