@@ -610,13 +610,15 @@ complete_read(RanreadWorkerSlot *slot, ReadLoop *loop, const InFlight *f, uint64
  * submits them together, in the system call that waits for the next
  * completion (then one clock read just before the reap starts them all).
  * A read's latency ends at the clock read after the reap that saw it
- * complete.  Reads issued during
- * the ramp are not counted; after the duration no read is issued and those
- * in flight are counted as they complete, as the read that crosses the end
- * is at iodepth 1.  Once told to stop, the worker issues nothing more and
- * waits for the reads in flight without counting them.  free_tags holds
- * the free tags first (nfree of them), then those in flight: the reap puts
- * the tags of the reads it completed right after the free ones.
+ * complete.  Reads issued during the ramp are not counted; after the
+ * duration no read is issued and those in flight are counted as they
+ * complete, as the read that crosses the end is at iodepth 1.  Once told to
+ * stop, the worker issues nothing more and waits for the reads in flight
+ * without counting them.  free_tags holds the free tags first (nfree of
+ * them), then those in flight: the reap puts the tags of the reads it
+ * completed right after the free ones.  Never inlined, so that its code
+ * does not change how read_one_at_a_time()'s is compiled (the instructions
+ * bench/instructions_guard.sh counts at iodepth 1).
  */
 static pg_noinline void
 read_in_flight(RanreadShared *shared, RanreadWorkerSlot *slot, const RanreadReadPath *path,
