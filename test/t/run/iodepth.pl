@@ -211,5 +211,16 @@ SKIP:
 	is(last_batch('batch'), $batches, 'nothing was recorded');
 }
 
+# A unit across the first 1 GiB segment's end (units of 24 kB: 1 GiB is not a
+# multiple of them) is read as two pieces, one per segment file
+# (src/os/uring.c, queue_split()), submitted as its worker submits any unit:
+# a sequential run from block 0 reaches it at unit 43,690.
+$node->safe_psql('postgres', "SELECT ranread_setup('1100 MB', target => 'wide', log_level => 0)");
+$node->safe_psql('postgres',
+	"SELECT ranread_run(1, 43700, 'wide', mode => 'direct', iodepth => 4, block_size => 24576, distribution => 'sequential')");
+is(last_batch("status || ' ' || reads"), 'completed 43700',
+	'iodepth 4, 24 kB units: the run read past the unit that spans two segment files');
+$node->safe_psql('postgres', "SELECT ranread_drop('wide')");
+
 ok(log_is_clean($node, $log_start), 'no crash, assertion or internal error in the log');
 done_testing();
