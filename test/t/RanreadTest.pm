@@ -92,16 +92,21 @@ sub batch_of
 
 # How a worker of the run $run (SQL returning a batch, one worker, iodepth
 # above 1 in mode direct) chose to submit its reads: the first choice it
-# logged (src/os/uring.c, at DEBUG1, which is on for the run only), or ''.
+# logged (src/os/uring.c, at DEBUG1, which is on for the run only: a new
+# session sees it once the postmaster, whose workers inherit it, has
+# reloaded), or ''.
 sub submission_choice
 {
 	my ($node, $run) = @_;
 	my $log_start = -s $node->logfile;
 	$node->safe_psql('postgres', 'ALTER SYSTEM SET log_min_messages = debug1');
 	$node->reload;
+	wait_until($node, "SELECT current_setting('log_min_messages') = 'debug1'")
+	  or die 'the server did not reload log_min_messages = debug1';
 	$node->safe_psql('postgres', $run);
 	$node->safe_psql('postgres', 'ALTER SYSTEM RESET log_min_messages');
 	$node->reload;
+	wait_until($node, "SELECT current_setting('log_min_messages') <> 'debug1'");
 	my ($choice) = PostgreSQL::Test::Utils::slurp_file($node->logfile, $log_start) =~
 	  /DEBUG:  (\d+ of \d+ reads completed inside the system call that submitted them: [^\n]*)/;
 	return $choice // '';
