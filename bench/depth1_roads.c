@@ -2,9 +2,9 @@
  * depth1_roads.c: one O_DIRECT read at a time, two roads, the rest alike.
  *
  * Which is cheaper for a read at iodepth 1: pread() into an ordinary
- * buffer (what ranread's direct path does), or io_uring with the file and
- * the buffer registered (what t/io_uring -d 1 does), submitting the read and
- * waiting for it in one io_uring_enter()?  Each road reads the same random
+ * buffer (what ranread's direct path does), or io_uring with the file, the
+ * buffer and the ring's own descriptor registered (what t/io_uring -d 1
+ * does), submitting the read and waiting for it in one io_uring_enter()?  Each road reads the same random
  * 8 kB blocks of FILE, timing each read with clock_gettime() as ranread
  * does, and prints its CPU time (user and system, getrusage) per read.
  * Run under callgrind, its user-space instructions per read are the road's
@@ -135,6 +135,8 @@ main(int argc, char **argv)
 			die("io_uring_register_buffers", -ret);
 		if ((ret = io_uring_register_files(&ring, &fd, 1)) < 0)
 			die("io_uring_register_files", -ret);
+		if ((ret = io_uring_register_ring_fd(&ring)) < 0)
+			die("io_uring_register_ring_fd", -ret);
 	}
 	getrusage(RUSAGE_SELF, &r0);
 	sum = read_loop(uring, fd, &ring, buf, reads, (uint64_t) st.st_size / BLOCK);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 #
 # bench/depth1_roads.sh: at iodepth 1, is a read cheaper through pread()
-# (ranread's direct path) or through io_uring with the file and buffer
-# registered (t/io_uring -d 1)?  Builds bench/depth1_roads.c, which reads
+# (ranread's direct path) or through io_uring with the file, the buffer and
+# the ring's descriptor registered (t/io_uring -d 1)?  Builds bench/depth1_roads.c, which reads
 # the same random 8 kB O_DIRECT blocks of a 1 GB file on a RAM-backed device
 # either way, one at a time, and measures each road three ways:
 #
