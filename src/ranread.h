@@ -133,8 +133,9 @@ typedef struct RanreadWorkerSlot
 	bool		covered;		/* stopped: it had read all of its units once */
 	bool		reached_deadline;	/* stopped: the duration had passed */
 	bool		recording;		/* inserting its ranread_results row */
-	bool		uring_opened;	/* it read through io_uring (iodepth > 1) */
+	bool		uring_opened;	/* it read through io_uring */
 	int			unregistered_errno; /* then: 0, or why its buffers are not registered */
+	int			uring_refused_errno;	/* else 0, or why io_uring was refused */
 	pg_atomic_uint64 interval_max_ns;	/* longest read since the leader last sampled */
 	char		error_message[256];
 	RanreadHistogram hist;		/* one entry per counted read: its response time */

@@ -1,9 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * uring.c
- *		Several O_DIRECT reads in flight through io_uring (iodepth > 1).
+ *		O_DIRECT reads through io_uring: one at a time, or several in flight.
  *
- * The worker queues a read in the ring as soon as it picks it
+ * At iodepth 1 a read is submitted and waited for in one system call
+ * (ranread_uring_read()), as t/io_uring -d 1 does: with the file, the
+ * buffer and the ring's own descriptor registered it costs 2 % less CPU
+ * than pread() (bench/depth1_roads.sh).  Where io_uring is refused there,
+ * the caller reads by pread() instead (ranread_uring_open()'s unavailable).
+ *
+ * At iodepth > 1 the worker queues a read in the ring as soon as it picks it
  * (ranread_uring_queue).  Whether the ring submits it then, by a system
  * call of its own, or the reap submits every read queued since the last
  * reap together with its wait for the next completion, as t/io_uring does,
@@ -25,6 +31,13 @@
  *
  * Where io_uring is unavailable (a kernel without it, kernel.io_uring_disabled,
  * a seccomp profile), the errors say which and hint at iodepth => 1.
+ *
+ * A stalled read does not keep a stop or cancel waiting: once the worker's
+ * stop flag is raised, the signal that ends the wait for it cancels every
+ * read in flight (cancel_in_flight()), and the reap takes their failed
+ * completions as given up rather than as errors; a read that has not ended
+ * CANCEL_WAIT_MS later (FUSE serves O_DIRECT reads asynchronously, and no
+ * cancel reaches them) is abandoned, its buffer left to it.
  *
  *-------------------------------------------------------------------------
  */
@@ -66,10 +79,23 @@ ranread_uring_check(const char *path, int iodepth, int block_size)
 }
 
 RanreadUring *
-ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
+ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size,
+				   volatile sig_atomic_t *stop, int *unavailable)
 {
+	if (unavailable != NULL)
+	{
+		*unavailable = ENOSYS;
+		return NULL;
+	}
 	refuse_without_liburing();
 	return NULL;				/* keep compiler quiet */
+}
+
+bool
+ranread_uring_read(RanreadUring *ring, BlockNumber first_block)
+{
+	refuse_without_liburing();
+	return false;				/* keep compiler quiet */
 }
 
 void
@@ -117,6 +143,13 @@ ranread_uring_registration(const RanreadUring *ring)
  */
 #define PIECE_DATA(len, piece)	(((uint64) (len) << 32) | (uint32) (piece))
 
+/*
+ * The user data of the entry that cancels the reads in flight: its result
+ * (how many it cancelled, or an error) never equals the length in its upper
+ * half, so the reap meets it only where a read failed.
+ */
+#define CANCEL_DATA				PIECE_DATA(PG_INT32_MAX, PG_UINT32_MAX)
+
 struct RanreadUring
 {
 	struct io_uring ring;
@@ -128,6 +161,10 @@ struct RanreadUring
 	int			register_errno; /* else why not */
 	int		   *pending;		/* per tag: pieces queued or in flight */
 	BlockNumber *first_block;	/* per tag: the unit's first block, for errors */
+	volatile sig_atomic_t *stop;	/* the worker's: it must stop reading */
+	bool		cancelled;		/* told to stop, it cancelled the reads in flight */
+	bool		gave_up;		/* a read ended short after that: not counted */
+	bool		abandoned;		/* reads in flight were given up without ending */
 	/*
 	 * Per tag: its entry for a whole unit in one segment, all but the file
 	 * and the offset filled in once, so that queueing a read copies it.
@@ -153,6 +190,9 @@ struct RanreadUring
  */
 #define CHECK_READS			64
 #define BATCH_REFILLS		1024
+
+/* How long reads cancelled at a stop may take to end before they are abandoned. */
+#define CANCEL_WAIT_MS		1000
 
 /* kernel.io_uring_disabled (Linux 6.6 on), or -1 where the kernel has none. */
 static int
@@ -249,7 +289,7 @@ kernel_before(int major, int minor)
 }
 
 /*
- * Create the ring as fio does: the worker is its only user, so completions
+ * Create the ring as fio and t/io_uring do: the worker is its only user, so completions
  * can wait until it asks for them (DEFER_TASKRUN, Linux 6.1 on) rather than
  * interrupt it.  Older kernels refuse the flags with EINVAL: then without.
  */
@@ -264,6 +304,9 @@ create_ring(RanreadUring *u)
 	ret = io_uring_queue_init_params(u->iodepth * PIECES_PER_READ, &u->ring, &params);
 	if (ret == -EINVAL)
 		ret = io_uring_queue_init(u->iodepth * PIECES_PER_READ, &u->ring, 0);
+	/* name the ring by a registered index, not a descriptor (Linux 5.18 on) */
+	if (ret == 0)
+		(void) io_uring_register_ring_fd(&u->ring);
 	return ret;
 }
 
@@ -314,11 +357,15 @@ fill_entries(RanreadUring *u)
 
 /*
  * A ring for iodepth reads of up to block_size bytes from the files at
- * paths, opened O_DIRECT and registered with it.  Errors out, saying why,
- * if io_uring is unavailable.
+ * paths, opened O_DIRECT and registered with it; stop is the worker's flag
+ * (see cancel_in_flight()).  If io_uring is unavailable (the kernel, its
+ * settings or the locked-memory limit refuse the ring, or the kernel
+ * cannot register the files sparsely) it errors out, saying why; or, given
+ * unavailable, returns NULL with the errno there.
  */
 RanreadUring *
-ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
+ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size,
+				   volatile sig_atomic_t *stop, int *unavailable)
 {
 	RanreadUring *u = palloc0(sizeof(RanreadUring));
 	int			ret;
@@ -326,6 +373,7 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 	u->paths = paths;
 	u->iodepth = iodepth;
 	u->block_size = block_size;
+	u->stop = stop;
 	u->pending = palloc0(sizeof(int) * iodepth);
 	u->first_block = palloc0(sizeof(BlockNumber) * iodepth);
 
@@ -334,6 +382,11 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 	if (ret < 0)
 	{
 		ReleaseExternalFD();
+		if (unavailable != NULL)
+		{
+			*unavailable = -ret;
+			return NULL;
+		}
 		report_setup_failure(-ret, iodepth);
 	}
 	if (posix_memalign((void **) &u->buffers, RANREAD_IO_ALIGN, (size_t) iodepth * block_size) != 0)
@@ -350,6 +403,11 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 		io_uring_queue_exit(&u->ring);
 		ReleaseExternalFD();
 		free(u->buffers);
+		if (unavailable != NULL)
+		{
+			*unavailable = EINVAL;
+			return NULL;
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("io_uring on this kernel cannot register the target's files as ranread needs"),
@@ -370,7 +428,8 @@ ranread_uring_open(char *const *paths, int nfiles, int iodepth, int block_size)
 			fail_open(u, -ret, psprintf("register file \"%s\" with io_uring", paths[i]), NULL);
 	}
 	fill_entries(u);
-	u->submit_each = true;
+	/* at iodepth 1 the reap submits the read and waits for it in one call */
+	u->submit_each = iodepth > 1;
 	u->last_choice = -1;
 	return u;
 }
@@ -499,8 +558,8 @@ ranread_uring_queue(RanreadUring *u, int tag, BlockNumber first_block)
 
 /*
  * Submit the reads queued and, unless a completion is ready already, wait
- * for one, in one system call.  A signal ends the wait early (-EINTR): the
- * caller waits again.
+ * for one, in one system call.  A signal ends the wait early (with -EINTR,
+ * or the number submitted if it submitted any): the caller waits again.
  */
 static void
 submit_and_wait(RanreadUring *u)
@@ -521,6 +580,53 @@ submit_and_wait(RanreadUring *u)
 				 errmsg("could not submit reads to io_uring: %m") :
 				 errmsg("could not wait for reads from io_uring: %m")));
 	}
+}
+
+/*
+ * The worker was told to stop while it waited for reads: cancel every read
+ * in flight, so that one stalled in a file system that honours interrupts
+ * (FUSE) ends now (the kernel interrupts the thread that issued it) rather
+ * than when the file system answers, as a signal ends pread() there.  A
+ * read the device already has completes as usual.
+ */
+static pg_noinline void
+cancel_in_flight(RanreadUring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	u->cancelled = true;
+	if (sqe == NULL)
+		return;					/* cannot be: every read queued was submitted */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, CANCEL_DATA);
+	(void) io_uring_submit(&u->ring);
+}
+
+/*
+ * After cancel_in_flight(): wait up to CANCEL_WAIT_MS for a completion.  If
+ * none comes (or a signal ends the wait), give up every read still in
+ * flight: put their tags in tags and return how many; else 0.
+ */
+static pg_noinline int
+wait_after_cancel(RanreadUring *u, int *tags)
+{
+	struct __kernel_timespec wait = {.tv_sec = CANCEL_WAIT_MS / 1000,
+	.tv_nsec = (CANCEL_WAIT_MS % 1000) * 1000000L};
+	struct io_uring_cqe *cqe;
+	int			ndone = 0;
+
+	if (io_uring_wait_cqe_timeout(&u->ring, &cqe, &wait) == 0)
+		return 0;
+	for (int tag = 0; tag < u->iodepth; tag++)
+		if (u->pending[tag] > 0)
+			tags[ndone++] = tag;
+	ereport(LOG,
+			(errmsg_plural("gave up %d read still in flight %d ms after it was cancelled at a stop",
+						   "gave up %d reads still in flight %d ms after they were cancelled at a stop",
+						   ndone, ndone, CANCEL_WAIT_MS)));
+	u->abandoned = true;
+	u->gave_up = true;
+	return ndone;
 }
 
 /*
@@ -559,8 +665,10 @@ report_failed_piece(const RanreadUring *u, uint32 piece, int res, size_t len)
  * is queued and a completion is ready.  Puts the tags of the completed
  * reads in tags, which has room for iodepth, and returns how many there
  * are.  The completions are taken in one pass over the completion queue,
- * which is then advanced once.  A signal does not end the wait: the reads
- * in flight end it soon enough.
+ * which is then advanced once.  A signal does not end the wait, unless the
+ * worker's stop flag is raised: then the reads in flight are cancelled, and
+ * those that end short are returned as completed, given up (gave_up), as
+ * are those still in flight CANCEL_WAIT_MS later (abandoned).
  */
 int
 ranread_uring_reap(RanreadUring *u, int *tags)
@@ -573,9 +681,19 @@ ranread_uring_reap(RanreadUring *u, int *tags)
 		unsigned	head;
 		unsigned	tail;
 
-		submit_and_wait(u);
+		if (unlikely(u->cancelled))
+		{
+			ndone = wait_after_cancel(u, tags);
+			if (ndone > 0)
+				return ndone;
+		}
+		else
+			submit_and_wait(u);
 		head = *cq->khead;
 		tail = io_uring_smp_load_acquire(cq->ktail);
+		/* only a signal ends the wait with no completion */
+		if (unlikely(head == tail) && *u->stop && !u->cancelled)
+			cancel_in_flight(u);
 		for (unsigned next = head; next != tail; next++)
 		{
 			const struct io_uring_cqe *cqe = &cq->cqes[next & cq->ring_mask];
@@ -585,9 +703,15 @@ ranread_uring_reap(RanreadUring *u, int *tags)
 
 			if (unlikely(cqe->res != (int) (data >> 32)))
 			{
-				u->pending[tag]--;
-				io_uring_cq_advance(&u->ring, next + 1 - head);
-				report_failed_piece(u, piece, cqe->res, (size_t) (data >> 32));
+				if (data == CANCEL_DATA)
+					continue;
+				if (!u->cancelled)
+				{
+					u->pending[tag]--;
+					io_uring_cq_advance(&u->ring, next + 1 - head);
+					report_failed_piece(u, piece, cqe->res, (size_t) (data >> 32));
+				}
+				u->gave_up = true;
 			}
 			if (--u->pending[tag] == 0)
 				tags[ndone++] = tag;
@@ -606,6 +730,13 @@ ranread_uring_close(RanreadUring *u)
 {
 	int			in_flight = 0;
 
+	if (u->abandoned)
+	{
+		/* the kernel ends the ring once they end; their buffers stay theirs */
+		io_uring_queue_exit(&u->ring);
+		ReleaseExternalFD();
+		return;
+	}
 	/* reads queued but not submitted (an error before the reap) will never complete */
 	if (io_uring_sq_ready(&u->ring) > 0)
 		(void) io_uring_submit(&u->ring);
@@ -622,15 +753,32 @@ ranread_uring_close(RanreadUring *u)
 		if (ret < 0 && ret != -EINTR)
 			break;
 		io_uring_for_each_cqe(&u->ring, head, cqe)
+		{
 			seen++;
+			in_flight -= cqe->user_data != CANCEL_DATA;
+		}
 		io_uring_cq_advance(&u->ring, seen);
-		in_flight -= seen;
 	}
 	io_uring_queue_exit(&u->ring);
 	ReleaseExternalFD();
 	/* a read the kernel could not be waited for keeps its buffer */
 	if (in_flight == 0)
 		free(u->buffers);
+}
+
+/*
+ * Read the unit of block_size bytes from first_block on into the ring's one
+ * buffer (iodepth 1): submitted and waited for in one system call.  False
+ * if the worker was told to stop and the read, cancelled, was given up.
+ */
+bool
+ranread_uring_read(RanreadUring *u, BlockNumber first_block)
+{
+	int			tag;
+
+	ranread_uring_queue(u, 0, first_block);
+	(void) ranread_uring_reap(u, &tag);
+	return !u->gave_up;
 }
 
 /* 0 if the ring's buffers are registered with it, else the errno that refused them. */
@@ -684,7 +832,8 @@ void
 ranread_uring_check(const char *path, int iodepth, int block_size)
 {
 	char	   *paths[1] = {unconstify(char *, path)};
-	RanreadUring *u = ranread_uring_open(paths, 1, iodepth, block_size);
+	volatile sig_atomic_t never = false;
+	RanreadUring *u = ranread_uring_open(paths, 1, iodepth, block_size, &never, NULL);
 	int			tag;
 
 	/* the leader's session lives on: give the ring back whatever happens */

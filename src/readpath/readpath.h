@@ -19,7 +19,8 @@
  * queued and not yet submitted, together, and waits until at least one read
  * has completed and says which, and close waits for
  * every read still in flight.  buffer_registration, if the path has it, says
- * whether the kernel accepted its buffers (recorded as registered_buffers).
+ * whether the kernel accepted its buffers (recorded as registered_buffers),
+ * and uring_refusal why a path that reads around a refused io_uring did.
  * A path flagged RANREAD_PATH_PRIVATE_BUFFERS reads into iodepth x
  * block_size bytes of its own per worker, which ranread.max_run_memory
  * bounds (run_memory.c).
@@ -117,9 +118,16 @@ typedef struct RanreadReadPath
 	int			(*reap) (void *state, int *tags);
 	/*
 	 * worker, after open: -1 if it registered no buffers with the kernel
-	 * (iodepth 1), 0 if it did, else the errno that refused them; may be NULL
+	 * (it reads without io_uring), 0 if it did, else the errno that refused
+	 * them; may be NULL
 	 */
 	int			(*buffer_registration) (void *state);
+	/*
+	 * worker, after open: 0, or the errno for which the kernel refused an
+	 * io_uring that the path reads around (by pread(), at iodepth 1); may be
+	 * NULL
+	 */
+	int			(*uring_refusal) (void *state);
 	/* worker: read the units feed names until it has none; may be NULL */
 	void		(*stream) (void *state, const RanreadStreamFeed *feed);
 	void		(*close) (void *state);

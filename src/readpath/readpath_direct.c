@@ -4,26 +4,29 @@
  *		Read path "direct": O_DIRECT reads of the target's segment files.
  *
  * Bypasses shared buffers and the OS page cache and measures the device the
- * way `fio --direct=1 --ioengine=psync` does: one pread() of block_size bytes
- * into an aligned buffer per read, at the same block offsets smgr would use.
- * A unit that crosses a 1 GiB segment boundary (block sizes that do not
- * divide 1 GiB) is two pread() calls, one per segment.  PostgreSQL 15 has no
- * direct I/O of its own, so this path opens the segment files itself, through
- * PostgreSQL's virtual file descriptors so that a target of many segments
- * cannot exhaust the process's descriptors.  tmpfs and ramfs are refused even
+ * way `fio --direct=1` does, at the same block offsets smgr would use, into
+ * aligned buffers.  PostgreSQL 15 has no direct I/O of its own, so this
+ * path opens the segment files itself.  tmpfs and ramfs are refused even
  * where the kernel accepts O_DIRECT on them: they keep files in memory.
  *
- * A read interrupted by a signal (EINTR: a file system that honours
- * interrupts, such as FUSE, while a read is stalled) is issued again, as
- * PostgreSQL's FileRead() does, unless the worker has raised the stop flag it handed open():
- * then the read is given up, uncounted, so that ranread_stop() and a cancel
- * end a run whose reads hang (FileRead() would retry the stalled read).
+ * It reads through io_uring (uring.c), with the segment files and the
+ * buffers registered: at iodepth 1 one read at a time, submitted and
+ * waited for in one system call (as fio's t/io_uring -d 1 does, 2 % less
+ * CPU than pread()); with iodepth > 1, that many reads in flight, like
+ * `fio --ioengine=io_uring --iodepth=N`, submitted each as it is queued or
+ * together by the reap, whichever the device serves faster.  A stop or a
+ * cancel cancels a read stalled in a file system that honours interrupts.
  *
- * With iodepth > 1 it keeps that many reads in flight through io_uring
- * (uring.c), like `fio --direct=1 --ioengine=io_uring --iodepth=N`: the same
- * reads at the same offsets, one unit into each of iodepth buffers.  The
- * reads queued whenever slots free up are submitted each as it is queued or
- * together by the reap, whichever the device serves faster (uring.c).
+ * Where io_uring is refused at iodepth 1 (kernel.io_uring_disabled, a
+ * seccomp profile, the locked-memory limit), the worker reads by pread(),
+ * as `fio --ioengine=psync` does, through PostgreSQL's virtual file
+ * descriptors so that a target of many segments cannot exhaust the
+ * process's descriptors, and the run warns.  A unit that crosses a 1 GiB
+ * segment boundary (block sizes that do not divide 1 GiB) is then two
+ * pread() calls.  A pread() interrupted by a signal (EINTR: a file system
+ * that honours interrupts, such as FUSE, while a read is stalled) is issued
+ * again, as PostgreSQL's FileRead() does, unless the worker has raised the
+ * stop flag it handed open(): then the read is given up, uncounted.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,7 +55,8 @@ typedef struct DirectReadState
 	char	  **paths;
 	int			blocks_per_read;
 	char	   *buffer;
-	RanreadUring *ring;			/* iodepth > 1; then files is unused */
+	RanreadUring *ring;			/* NULL: pread() of files */
+	int			uring_refused;	/* at iodepth 1, the errno that refused the ring */
 	volatile sig_atomic_t *stop;	/* the worker's: it must stop reading */
 } DirectReadState;
 
@@ -129,12 +133,12 @@ direct_open(const RanreadShared *shared, volatile sig_atomic_t *stop)
 	for (int i = 0; i < state->nsegments; i++)
 		state->paths[i] = ranread_segment_path(shared->target_file, i);
 	state->blocks_per_read = shared->blocks_per_read;
-	if (shared->params.iodepth > 1)
-	{
-		state->ring = ranread_uring_open(state->paths, state->nsegments,
-										 shared->params.iodepth, shared->params.block_size);
+	/* at iodepth 1 a refused ring leaves pread() */
+	state->ring = ranread_uring_open(state->paths, state->nsegments,
+									 shared->params.iodepth, shared->params.block_size, stop,
+									 shared->params.iodepth == 1 ? &state->uring_refused : NULL);
+	if (state->ring != NULL)
 		return state;
-	}
 	for (int i = 0; i < state->nsegments; i++)
 		state->files[i] = open_direct(state->paths[i]);
 	state->buffer = ranread_alloc_io_buffer(shared->params.block_size);
@@ -165,10 +169,10 @@ read_or_stop(const DirectReadState *s, File file, char *dest, size_t len, off_t 
 	}
 }
 
-static bool
-direct_read_unit(void *state, BlockNumber first_block)
+/* Read a unit by pread(): one call per segment it spans. */
+static pg_noinline bool
+pread_unit(DirectReadState *s, BlockNumber first_block)
 {
-	DirectReadState *s = (DirectReadState *) state;
 	BlockNumber block = first_block;
 	int			remaining = s->blocks_per_read;
 	char	   *dest = s->buffer;
@@ -195,6 +199,17 @@ direct_read_unit(void *state, BlockNumber first_block)
 		dest += len;
 	}
 	return true;
+}
+
+/* iodepth 1: read a unit through the ring, or by pread() where it was refused */
+static bool
+direct_read_unit(void *state, BlockNumber first_block)
+{
+	DirectReadState *s = (DirectReadState *) state;
+
+	if (likely(s->ring != NULL))
+		return ranread_uring_read(s->ring, first_block);
+	return pread_unit(s, first_block);
 }
 
 /* Whether this refill's reads are submitted as they are queued (uring.c decides). */
@@ -226,6 +241,12 @@ direct_buffer_registration(void *state)
 	return s->ring != NULL ? ranread_uring_registration(s->ring) : -1;
 }
 
+static int
+direct_uring_refusal(void *state)
+{
+	return ((DirectReadState *) state)->uring_refused;
+}
+
 static void
 direct_close(void *state)
 {
@@ -252,5 +273,6 @@ const RanreadReadPath ranread_readpath_direct = {
 	.queue = direct_queue,
 	.reap = direct_reap,
 	.buffer_registration = direct_buffer_registration,
+	.uring_refusal = direct_uring_refusal,
 	.close = direct_close,
 };

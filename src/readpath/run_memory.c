@@ -15,7 +15,9 @@
  * With io_uring the buffers are also registered with the ring, which counts
  * against the locked-memory limit (ulimit -l) of the server's OS user; where
  * it refuses them the reads use them unregistered, at some CPU cost per
- * read.  The workers note it in their slots and the leader says so here.
+ * read.  At iodepth 1 a ring the kernel refuses (the same limit, or
+ * io_uring disabled) leaves pread(), at some CPU cost per read too.  The
+ * workers note either in their slots and the leader says so here.
  *
  *-------------------------------------------------------------------------
  */
@@ -132,16 +134,45 @@ ranread_unregistered_workers(const RanreadShared *shared, int *opened, int *err)
 }
 
 /*
+ * After the run: say whether any worker read by pread() because the kernel
+ * refused it an io_uring (iodepth 1), and why.
+ */
+static void
+warn_about_refused_rings(const RanreadShared *shared)
+{
+	int			refused = 0;
+	int			err = 0;
+
+	for (int i = 0; i < shared->params.processes; i++)
+	{
+		if (shared->slots[i].uring_refused_errno == 0)
+			continue;
+		refused++;
+		err = shared->slots[i].uring_refused_errno;
+	}
+	if (refused == 0)
+		return;
+	errno = err;
+	RANREAD_BATCH_WARNING(
+			(errmsg("%d of %d ranread workers of batch " INT64_FORMAT " read by pread(), not through io_uring",
+					refused, shared->params.processes, shared->batch),
+			 errdetail("The kernel refused them an io_uring: %m. pread() costs more CPU per read; registered_buffers in ranread_results and ranread_batches is NULL for them."),
+			 errhint("Allow io_uring to the server (kernel.io_uring_disabled, a container's seccomp profile), or raise the locked-memory limit of its OS user (ulimit -l).")));
+}
+
+/*
  * After the run: say whether any worker read into io_uring buffers the
- * kernel refused to register (they then cost more CPU per read), and why.
+ * kernel refused to register (they then cost more CPU per read), or read by
+ * pread() because it refused the ring, and why.
  */
 void
-ranread_warn_about_unregistered_buffers(const RanreadShared *shared)
+ranread_warn_about_io_uring_refusals(const RanreadShared *shared)
 {
 	int			opened;
 	int			err;
 	int			refused = ranread_unregistered_workers(shared, &opened, &err);
 
+	warn_about_refused_rings(shared);
 	if (refused == 0)
 		return;
 	errno = err;

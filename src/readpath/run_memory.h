@@ -20,8 +20,8 @@ extern void ranread_define_run_memory_guc(void);
 extern void ranread_check_run_memory(int processes, int iodepth, int block_size,
 									 const RanreadReadPath *path);
 
-/* leader, after the run: WARN if a worker read into unregistered io_uring buffers */
+/* leader, after the run: WARN if a worker read into unregistered io_uring buffers, or by pread() */
 extern int	ranread_unregistered_workers(const RanreadShared *shared, int *opened, int *err);
-extern void ranread_warn_about_unregistered_buffers(const RanreadShared *shared);
+extern void ranread_warn_about_io_uring_refusals(const RanreadShared *shared);
 
 #endif							/* RANREAD_RUN_MEMORY_H */

@@ -595,7 +595,7 @@ ranread_run_batch(const RanreadParams *params, volatile sig_atomic_t *stop,
 
 	ranread_summarize_batch(shared, &summary);
 	ranread_report_run(shared, &summary);
-	ranread_warn_about_unregistered_buffers(shared);
+	ranread_warn_about_io_uring_refusals(shared);
 	ranread_record_warnings(shared, ranread_batch_warnings_end());
 	outcome->batch = shared->batch;
 	outcome->recorded = shared->batch_recorded;

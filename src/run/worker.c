@@ -912,6 +912,7 @@ run_worker(RanreadShared *shared, int worker)
 	registration = path->buffer_registration != NULL ? path->buffer_registration(state) : -1;
 	slot->uring_opened = registration >= 0;
 	slot->unregistered_errno = Max(registration, 0);
+	slot->uring_refused_errno = path->uring_refusal != NULL ? path->uring_refusal(state) : 0;
 
 	ranread_worker_report_activity(shared, false, worker, "waiting to start");
 	/* a SIGTERM from here on withdraws the worker; one before it ends it now */

@@ -3,7 +3,8 @@
 # before any number is drawn; only a superuser can raise it, also before
 # the library is loaded (a placeholder); and io_uring buffers that the
 # locked-memory limit refuses are recorded (registered_buffers) and warned
-# about.
+# about, as is a ring it refuses at iodepth 1, where the workers then read
+# by pread().
 use strict;
 use warnings;
 use FindBin;
@@ -98,13 +99,14 @@ is($sqlstate, '53400', "a non-superuser's SET before the library is loaded does 
 like($err, qr/WARNING:  permission denied to set parameter "ranread\.max_run_memory"/, 'loading the library says so') or diag($err);
 
 # --- io_uring buffers refused by the locked-memory limit ---------------------------------------
-my $registered = q{SELECT b.registered_buffers || ' ' || string_agg(coalesce(r.registered_buffers::text, 'null'), ',' ORDER BY r.worker)
+my $registered = q{SELECT coalesce(b.registered_buffers::text, 'null') || ' ' || string_agg(coalesce(r.registered_buffers::text, 'null'), ',' ORDER BY r.worker)
 	FROM ranread_batches b JOIN ranread_results r USING (batch) WHERE batch = (SELECT max(batch) FROM ranread_batches) GROUP BY b.batch, b.registered_buffers};
 $node->safe_psql('postgres', "SELECT ranread_run(1, 10, 'mem', mode => 'direct', iodepth => 4)");
 is($node->safe_psql('postgres', $registered), 'true true', 'iodepth 4 of 8 kB under the usual limit: registered, in the batch and the worker row');
 $node->safe_psql('postgres', "SELECT ranread_run(2, 10, 'mem', mode => 'direct')");
-is($node->safe_psql('postgres', "SELECT coalesce(registered_buffers::text, 'null') FROM ranread_batches ORDER BY batch DESC LIMIT 1"),
-	'null', 'iodepth 1 (pread, no io_uring): NULL');
+is($node->safe_psql('postgres', $registered), 'true true,true', 'iodepth 1 reads through io_uring too: registered');
+$node->safe_psql('postgres', "SELECT ranread_run(1, 10, 'mem', mode => 'smgr')");
+is($node->safe_psql('postgres', $registered), 'null null', 'smgr (no io_uring of its own): NULL');
 
 # restart the server with a locked-memory limit of KB kB (lowering it needs no privilege)
 sub restart_with_memlock
@@ -127,6 +129,19 @@ SKIP:
 	like($err, qr/^ERROR:  could not create an io_uring for 32 reads in flight: Cannot allocate memory
 DETAIL:  The kernel counts a ring's memory against the locked-memory limit together with what every other process of the server's OS user "[^"]+" holds locked, other servers' io_uring rings included\.
 HINT:  Raise the server's locked-memory limit \(ulimit -l\), or use a smaller iodepth\./m, 'and the error says whose locked memory counts') or diag($err);
+}
+
+# At iodepth 1 the refused ring leaves pread(): the run completes, warns and records NULL.
+($sqlstate, $err) = refusal("SELECT status FROM ranread_run(2, 10, 'mem', mode => 'direct')");
+is($sqlstate, '', 'iodepth 1 under ulimit -l 0: the run completes');
+SKIP:
+{
+	skip('this kernel does not count an io_uring\'s own memory as locked', 2) if $err !~ /WARNING/;
+	like($err, qr/^WARNING:  2 of 2 ranread workers of batch \d+ read by pread\(\), not through io_uring
+DETAIL:  The kernel refused them an io_uring: Cannot allocate memory\. pread\(\) costs more CPU per read; registered_buffers in ranread_results and ranread_batches is NULL for them\.
+HINT:  Allow io_uring to the server \(kernel\.io_uring_disabled, a container's seccomp profile\), or raise the locked-memory limit of its OS user \(ulimit -l\)\./m,
+		'a WARNING says the workers read by pread(), why, and what to do') or diag($err);
+	is($node->safe_psql('postgres', $registered), 'null null,null', 'registered_buffers is NULL in the batch and in each worker row');
 }
 
 # At 64 kB the ring fits and its 256 kB of buffers do not, unless other
