@@ -45,6 +45,7 @@
 # Options:
 #   --floor              direct against t/io_uring -t 1 at depth 1, 8, 32,
 #                        with and without registration (-B 1 -F 1, -B 0 -F 0)
+#   --depths "D ..."     with --floor, the iodepths (default "1 8 32")
 #   --pairs N            alternated pairs per comparison (default 6, 8 with --floor)
 #   --duration SECONDS   each run (default 4)
 #
@@ -68,10 +69,12 @@ ARGS=("$@")
 PAIRS=
 DURATION=4
 FLOOR=${FLOOR:-0}
+FLOOR_DEPTHS="1 8 32"
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) bench_usage 0 ;;
         --floor) FLOOR=1; shift ;;
+        --depths) FLOOR_DEPTHS=${2:?}; shift 2 ;;
         --pairs) PAIRS=${2:?}; shift 2 ;;
         --duration) DURATION=${2:?}; shift 2 ;;
         *) echo "fast_device: unknown argument $1" >&2; bench_usage 1 ;;
@@ -80,6 +83,7 @@ done
 [[ -n $PAIRS ]] || PAIRS=$(( FLOOR ? 8 : 6 ))
 [[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "--pairs must be a positive integer"
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration must be whole seconds"
+[[ $FLOOR_DEPTHS =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "--depths must be iodepths separated by spaces"
 
 inner() {
     local datadir pm_pid clk_tck size_bytes setup_out segs filenames so so_id i dev devname model
@@ -181,7 +185,7 @@ PY
     }
     if (( FLOOR )); then
         local d
-        for d in 1 8 32; do
+        for d in $FLOOR_DEPTHS; do
             run_triple "direct, iodepth $d / t/io_uring -d $d -t 1" \
                 "direct, iodepth $d / t/io_uring -d $d -t 1 -B 0 -F 0" \
                 "ranread direct $d" "tio_twin $d 1" "tio_twin $d 0"

@@ -41,7 +41,7 @@ COMMENT ON COLUMN ranread_results.buffer_misses IS 'blocks: sums over the worker
 COMMENT ON COLUMN ranread_results.status IS 'the worst worker status (see Statuses)';
 COMMENT ON COLUMN ranread_results.histogram IS 'reads per bucket: every worker''s histogram merged: the batch''s latency distribution (see The histogram column)';
 COMMENT ON COLUMN ranread_results.iodepth IS 'reads in flight per worker';
-COMMENT ON COLUMN ranread_results.registered_buffers IS 'io_uring buffers registered (NULL: no io_uring, iodepth 1)';
+COMMENT ON COLUMN ranread_results.registered_buffers IS 'io_uring buffers registered (NULL: no io_uring)';
 COMMENT ON COLUMN ranread_results.run_by IS 'the role that ran it (NULL: recorded before 1.4)';
 
 COMMENT ON TABLE ranread_batches IS 'One row per batch, written by the batch''s last worker to finish: the measurements.';
@@ -95,7 +95,7 @@ COMMENT ON COLUMN ranread_batches.service_p999_ms IS 'ms: open loop: from issuin
 COMMENT ON COLUMN ranread_batches.sweep IS 'the sweep the batch is a step of, and which step (0: its drain; -1: its size probe, -2: its refill probe); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.sweep_step IS 'the sweep the batch is a step of, and which step (0: its drain; -1: its size probe, -2: its refill probe); NULL for a plain run';
 COMMENT ON COLUMN ranread_batches.iodepth IS 'reads: reads in flight per worker (1 for batches recorded before it existed)';
-COMMENT ON COLUMN ranread_batches.registered_buffers IS 'iodepth above 1: true if every worker''s io_uring buffers were registered, false if any worker''s were refused';
+COMMENT ON COLUMN ranread_batches.registered_buffers IS 'true if every worker''s io_uring buffers were registered, false if any were refused; NULL without io_uring';
 COMMENT ON COLUMN ranread_batches.ended_by IS 'what ended a completed batch: ''iterations'', ''duration'', ''steady state'' (the steady_state rule), or ''coverage'' (a timed run had read every unit once); NULL when the batch did not complete';
 COMMENT ON COLUMN ranread_batches.device_shared_pct IS '%: share of the bytes the device read during the batch that its workers'' reads did not cause';
 COMMENT ON COLUMN ranread_batches.iops_band_pct IS '%: the noise band of iops, response_time_ms and p99_ms: the 95 % half-width';

@@ -52,7 +52,7 @@ CREATE TABLE ranread_results (
 	status text NOT NULL,
 	histogram bigint[] NOT NULL,
 	iodepth int NOT NULL DEFAULT 1,	-- reads in flight per worker
-	registered_buffers boolean,	-- io_uring buffers registered (NULL: no io_uring, iodepth 1)
+	registered_buffers boolean,	-- io_uring buffers registered (NULL: no io_uring)
 	run_by name,	-- the role that ran it (NULL: recorded before 1.4)
 	PRIMARY KEY (batch, worker)
 );

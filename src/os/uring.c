@@ -774,9 +774,27 @@ ranread_uring_close(RanreadUring *u)
 bool
 ranread_uring_read(RanreadUring *u, BlockNumber first_block)
 {
+	struct io_uring_cq *cq = &u->ring.cq;
 	int			tag;
 
 	ranread_uring_queue(u, 0, first_block);
+	/* the common case: one piece, submitted and completed in one call */
+	if (likely(io_uring_submit_and_wait(&u->ring, 1) >= 0))
+	{
+		unsigned	head = *cq->khead;
+		const struct io_uring_cqe *cqe = &cq->cqes[head & cq->ring_mask];
+
+		if (likely(io_uring_smp_load_acquire(cq->ktail) - head == 1 && u->pending[0] == 1 &&
+				   cqe->res == (int) (cqe->user_data >> 32)))
+		{
+			io_uring_cq_advance(&u->ring, 1);
+			u->pending[0] = 0;
+			return true;
+		}
+	}
+	/* else (a signal, a failed read, a unit in two segments) as any reap */
+	if (io_uring_cq_ready(&u->ring) == 0 && *u->stop && !u->cancelled)
+		cancel_in_flight(u);
 	(void) ranread_uring_reap(u, &tag);
 	return !u->gave_up;
 }
