@@ -289,9 +289,10 @@ kernel_before(int major, int minor)
 }
 
 /*
- * Create the ring as fio and t/io_uring do: the worker is its only user, so completions
- * can wait until it asks for them (DEFER_TASKRUN, Linux 6.1 on) rather than
- * interrupt it.  Older kernels refuse the flags with EINVAL: then without.
+ * Create the ring as fio and t/io_uring do: the worker is its only user, so
+ * completions can wait until it asks for them (DEFER_TASKRUN, Linux 6.1 on)
+ * rather than interrupt it.  Older kernels refuse the flags with EINVAL: then
+ * without.
  */
 static int
 create_ring(RanreadUring *u)
@@ -584,10 +585,10 @@ submit_and_wait(RanreadUring *u)
 
 /*
  * The worker was told to stop while it waited for reads: cancel every read
- * in flight, so that one stalled in a file system that honours interrupts
- * (FUSE) ends now (the kernel interrupts the thread that issued it) rather
- * than when the file system answers, as a signal ends pread() there.  A
- * read the device already has completes as usual.
+ * in flight.  One the kernel has not issued yet, or can interrupt, ends now
+ * with an error; one the device already has completes as usual; one that
+ * neither ends nor completes (FUSE's asynchronous O_DIRECT reads, which no
+ * cancel reaches) is abandoned by wait_after_cancel().
  */
 static pg_noinline void
 cancel_in_flight(RanreadUring *u)

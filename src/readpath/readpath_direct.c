@@ -15,7 +15,8 @@
  * CPU than pread()); with iodepth > 1, that many reads in flight, like
  * `fio --ioengine=io_uring --iodepth=N`, submitted each as it is queued or
  * together by the reap, whichever the device serves faster.  A stop or a
- * cancel cancels a read stalled in a file system that honours interrupts.
+ * cancel cancels the reads in flight, and abandons one still stalled a
+ * second later (uring.c).
  *
  * Where io_uring is refused at iodepth 1 (kernel.io_uring_disabled, a
  * seccomp profile, the locked-memory limit), the worker reads by pread(),
