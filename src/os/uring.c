@@ -604,6 +604,17 @@ cancel_in_flight(RanreadUring *u)
 }
 
 /*
+ * A wait for reads ended with no completion: a signal ended it.  If it told
+ * the worker to stop, cancel the reads in flight (once).
+ */
+static inline void
+cancel_if_told_to_stop(RanreadUring *u)
+{
+	if (*u->stop && !u->cancelled)
+		cancel_in_flight(u);
+}
+
+/*
  * After cancel_in_flight(): wait up to CANCEL_WAIT_MS for a completion.  If
  * none comes (or a signal ends the wait), give up every read still in
  * flight: put their tags in tags and return how many; else 0.
@@ -692,9 +703,8 @@ ranread_uring_reap(RanreadUring *u, int *tags)
 			submit_and_wait(u);
 		head = *cq->khead;
 		tail = io_uring_smp_load_acquire(cq->ktail);
-		/* only a signal ends the wait with no completion */
-		if (unlikely(head == tail) && *u->stop && !u->cancelled)
-			cancel_in_flight(u);
+		if (unlikely(head == tail))
+			cancel_if_told_to_stop(u);
 		for (unsigned next = head; next != tail; next++)
 		{
 			const struct io_uring_cqe *cqe = &cq->cqes[next & cq->ring_mask];
@@ -794,8 +804,8 @@ ranread_uring_read(RanreadUring *u, BlockNumber first_block)
 		}
 	}
 	/* else (a signal, a failed read, a unit in two segments) as any reap */
-	if (io_uring_cq_ready(&u->ring) == 0 && *u->stop && !u->cancelled)
-		cancel_in_flight(u);
+	if (io_uring_cq_ready(&u->ring) == 0)
+		cancel_if_told_to_stop(u);
 	(void) ranread_uring_reap(u, &tag);
 	return !u->gave_up;
 }
